@@ -1,0 +1,18 @@
+package io.pixquota.bacen;
+
+import java.time.Duration;
+
+/**
+ * The bucket's answer to one {@link TokenBucket#acquire(double, Duration) acquire}.
+ *
+ * <p>Granted: the caller's slot is booked; it must wait {@link #waitTime()} and then proceed, with no second call to the
+ * bucket. Refused: nothing was booked or consumed; {@link #waitTime()} is the wait the call would have needed.
+ *
+ * @param granted    whether a slot was booked
+ * @param waitTime   time from the decision to the booked slot (or the slot it would have had)
+ * @param remaining  tokens left after the decision, the smallest over the bucket's limits; negative when slots are
+ *                   already booked ahead
+ * @param slotMicros the booked slot in the bucket's clock (Redis {@code TIME} by default), microseconds since the
+ *                   epoch
+ */
+public record Acquisition(boolean granted, Duration waitTime, double remaining, long slotMicros) {}

@@ -1,0 +1,127 @@
+package io.pixquota.bacen;
+
+import io.pixquota.bacen.internal.Checks;
+import io.pixquota.bacen.internal.LuaScript;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Objects;
+import org.redisson.api.RedissonClient;
+
+/**
+ * A {@link TokenBucket} kept in Redis and shared by every process that uses the same name and key prefix.
+ *
+ * <p>Each operation is one atomic Lua script ({@code token_bucket.lua}, documented in its header) run by EVALSHA
+ * through Redisson: one round trip, refill, decision and record together, so concurrent callers in any number of
+ * processes can never both take the last token. Time is Redis's {@code TIME} unless a client clock is configured;
+ * either way the stored {@code updatedAt} never moves backwards.
+ *
+ * <p>This class is threadsafe. It does not own the {@link RedissonClient}; shut that down yourself.
+ */
+public final class RedisTokenBucket implements TokenBucket {
+  private static final LuaScript SCRIPT = LuaScript.fromResource("token_bucket.lua");
+
+  private final RedissonClient redisson;
+  private final TokenBucketConfig config;
+  private final String key;
+  private final double maxCost;
+  private final Object[] limitArgs;
+  private final Clock clientClock;
+
+  private RedisTokenBucket(RedissonClient redisson, TokenBucketConfig config) {
+    this.redisson = Objects.requireNonNull(redisson, "redisson cannot be null");
+    this.config = Objects.requireNonNull(config, "config cannot be null");
+    this.key = config.key();
+    this.maxCost = config.maxCost();
+    this.clientClock = config.clientClock().orElse(null);
+    List<Limit> limits = config.limits();
+    this.limitArgs = new Object[1 + 2 * limits.size()];
+    limitArgs[0] = Integer.toString(limits.size());
+    for (int i = 0; i < limits.size(); i++) {
+      limitArgs[1 + 2 * i] = Double.toString(limits.get(i).capacity());
+      limitArgs[2 + 2 * i] = Double.toString(limits.get(i).refillPerSecond());
+    }
+  }
+
+  /** A bucket over {@code redisson} with these settings. Makes no call to Redis. */
+  public static RedisTokenBucket create(RedissonClient redisson, TokenBucketConfig config) {
+    return new RedisTokenBucket(redisson, config);
+  }
+
+  @Override
+  public String name() {
+    return config.name();
+  }
+
+  public TokenBucketConfig config() {
+    return config;
+  }
+
+  @Override
+  public Acquisition acquire(double cost, Duration maxWait) throws InterruptedException {
+    checkCost(cost);
+    Checks.notNegative("maxWait", maxWait);
+    long maxWaitMicros = saturatedMicros(maxWait);
+    List<Object> reply = run("acquire", cost, maxWaitMicros);
+    long waitMicros = asLong(reply.get(1));
+    long nowMicros = asLong(reply.get(3));
+    return new Acquisition(asLong(reply.get(0)) == 1, Duration.of(waitMicros, ChronoUnit.MICROS),
+        Double.parseDouble(reply.get(2).toString()), nowMicros + waitMicros);
+  }
+
+  @Override
+  public double charge(double cost) throws InterruptedException {
+    Checks.positive("cost", cost);
+    return Double.parseDouble(run("charge", cost, 0).get(2).toString());
+  }
+
+  @Override
+  public double refund(double cost) throws InterruptedException {
+    Checks.positive("cost", cost);
+    return Double.parseDouble(run("refund", cost, 0).get(2).toString());
+  }
+
+  private void checkCost(double cost) {
+    if (!(cost > 0) || cost > maxCost) {
+      throw new IllegalArgumentException("cost must be > 0 and <= capacity " + maxCost + ", but was " + cost);
+    }
+  }
+
+  private List<Object> run(String op, double cost, long maxWaitMicros) throws InterruptedException {
+    Object[] args = new Object[4 + limitArgs.length];
+    args[0] = op;
+    args[1] = Double.toString(cost);
+    args[2] = Long.toString(maxWaitMicros);
+    args[3] = clientClock == null ? "" : Long.toString(micros(clientClock.instant()));
+    System.arraycopy(limitArgs, 0, args, 4, limitArgs.length);
+    try {
+      return SCRIPT.call(redisson, key, args, config.redisTimeout().toNanos());
+    } catch (LuaScript.CallFailedException e) {
+      throw new BucketUnavailableException(config.name(), e.getMessage() + " (redisTimeout "
+          + config.redisTimeout().toMillis() + " ms)", e.getCause());
+    }
+  }
+
+  private static long asLong(Object value) {
+    return value instanceof Number n ? n.longValue() : Long.parseLong(value.toString());
+  }
+
+  private static long micros(Instant instant) {
+    return ChronoUnit.MICROS.between(Instant.EPOCH, instant);
+  }
+
+  private static long saturatedMicros(Duration d) {
+    try {
+      return d.toNanos() / 1000;
+    } catch (ArithmeticException overflow) {
+      return Long.MAX_VALUE / 2;
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "RedisTokenBucket{" + config + "}";
+  }
+}

@@ -1,0 +1,46 @@
+package io.pixquota.bacen;
+
+import java.time.Duration;
+
+/**
+ * A token bucket, possibly shared by many processes, that books slots instead of refusing: a call that finds too few
+ * tokens is told how long to wait for its own slot, and proceeds after exactly that wait.
+ *
+ * <p>Blocking operations, one Redis round trip each in {@link RedisTokenBucket}:
+ * <ul>
+ *   <li>{@link #acquire(double, Duration)} books a slot or refuses, without sleeping;</li>
+ *   <li>{@link #charge(double)} takes tokens after the fact (a provider that charges more for some responses);</li>
+ *   <li>{@link #refund(double)} gives tokens back, never beyond capacity.</li>
+ * </ul>
+ * Implementations are threadsafe.
+ */
+public interface TokenBucket {
+  /** The bucket's name, as configured. */
+  String name();
+
+  /**
+   * Books a slot for work of the given cost, or refuses if the slot is further away than {@code maxWait}.
+   *
+   * @param cost    {@code 0 < cost <= capacity} of every limit; fractions allowed
+   * @param maxWait the longest wait the caller accepts, {@code >= 0}
+   * @return granted with the wait until the booked slot, or refused with the wait it would have needed
+   * @throws IllegalArgumentException  for a bad cost or maxWait, before any I/O
+   * @throws BucketUnavailableException when the bucket's store does not answer in time or fails
+   * @throws InterruptedException      when interrupted while waiting for the store's answer
+   */
+  Acquisition acquire(double cost, Duration maxWait) throws InterruptedException;
+
+  /**
+   * Takes {@code cost} more tokens now, whatever is left; the balance may go below zero, delaying later callers.
+   *
+   * @return tokens left, the smallest over the limits
+   */
+  double charge(double cost) throws InterruptedException;
+
+  /**
+   * Gives back {@code cost} tokens, never beyond each limit's capacity.
+   *
+   * @return tokens left, the smallest over the limits
+   */
+  double refund(double cost) throws InterruptedException;
+}

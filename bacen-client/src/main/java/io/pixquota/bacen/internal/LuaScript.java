@@ -1,0 +1,128 @@
+package io.pixquota.bacen.internal;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.redisson.api.RScript;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Lua script kept in a resource and called by its SHA1 (EVALSHA). The SHA is computed locally, so the common path
+ * is exactly one round trip; on NOSCRIPT (a restarted Redis, a failover, {@code SCRIPT FLUSH}) the script is loaded
+ * and the call retried once.
+ */
+public final class LuaScript {
+  private static final Logger LOG = LoggerFactory.getLogger(LuaScript.class);
+
+  private final String source;
+  private final String sha;
+
+  private LuaScript(String source) {
+    this.source = source;
+    this.sha = sha1(source);
+  }
+
+  /** Reads a script from the classpath, next to this class. */
+  public static LuaScript fromResource(String name) {
+    try (InputStream in = LuaScript.class.getResourceAsStream(name)) {
+      if (in == null) {
+        throw new IllegalStateException("script resource missing: " + name);
+      }
+      return new LuaScript(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  public String sha() {
+    return sha;
+  }
+
+  /** Thrown by {@link #call} when Redis fails or does not answer in time. */
+  public static final class CallFailedException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    CallFailedException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
+  /**
+   * Runs the script on {@code key} with {@code args}, waiting at most {@code timeoutNanos} in all.
+   *
+   * @return the script's array reply: Long for integers, String for bulk strings
+   */
+  public List<Object> call(RedissonClient redisson, String key, Object[] args, long timeoutNanos)
+      throws InterruptedException, CallFailedException {
+    long deadline = System.nanoTime() + timeoutNanos;
+    RScript script = redisson.getScript(StringCodec.INSTANCE);
+    try {
+      return await(evalSha(script, key, args), deadline);
+    } catch (ExecutionException e) {
+      if (!isNoScript(e.getCause())) {
+        throw new CallFailedException("Redis call failed: " + describe(e.getCause()), e.getCause());
+      }
+    }
+    LOG.debug("Script {} not in Redis's cache (NOSCRIPT); loading it and retrying once", sha);
+    try {
+      await(script.scriptLoadAsync(key, source).toCompletableFuture(), deadline);
+      return await(evalSha(script, key, args), deadline);
+    } catch (ExecutionException e) {
+      throw new CallFailedException("Redis call failed after reloading the script: " + describe(e.getCause()),
+          e.getCause());
+    }
+  }
+
+  private CompletableFuture<List<Object>> evalSha(RScript script, String key, Object[] args) {
+    return script.<List<Object>>evalShaAsync(key, RScript.Mode.READ_WRITE, sha, RScript.ReturnType.MULTI,
+        List.of(key), args).toCompletableFuture();
+  }
+
+  private static <T> T await(CompletableFuture<T> future, long deadlineNanos)
+      throws InterruptedException, ExecutionException, CallFailedException {
+    long left = deadlineNanos - System.nanoTime();
+    try {
+      return future.get(Math.max(0, left), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      future.cancel(false);
+      throw new CallFailedException("Redis did not answer within the timeout", e);
+    } catch (InterruptedException e) {
+      future.cancel(false);
+      throw e;
+    }
+  }
+
+  static boolean isNoScript(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c.getMessage() != null && c.getMessage().contains("NOSCRIPT")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static String describe(Throwable t) {
+    return t == null ? "unknown" : t.getClass().getSimpleName() + ": " + t.getMessage();
+  }
+
+  private static String sha1(String text) {
+    try {
+      return HexFormat.of().formatHex(
+          MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-1 is required of every JVM", e);
+    }
+  }
+}
