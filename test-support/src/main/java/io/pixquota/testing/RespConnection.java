@@ -39,6 +39,16 @@ public final class RespConnection implements AutoCloseable {
     }
   }
 
+  /** Sets how long {@link #read()} waits for a reply before failing with a {@code SocketTimeoutException}. */
+  public RespConnection readTimeout(int millis) {
+    try {
+      socket.setSoTimeout(millis);
+      return this;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   /** Sends one command and reads its reply: String, Long, List, or null; an error reply throws. */
   public Object call(String... args) {
     send(args);
