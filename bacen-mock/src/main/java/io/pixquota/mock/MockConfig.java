@@ -1,0 +1,167 @@
+package io.pixquota.mock;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Settings of a {@link MockBacen}: {@link #defaults()}, or {@link #builder()} to change some; every value is
+ * validated when built.
+ *
+ * @param bind              address of the API listener (default 127.0.0.1; 0.0.0.0 in a container)
+ * @param port              port of the API listener, 0 for a free one
+ * @param policy            the quota per integrator
+ * @param policyName        the name under which {@code GET /policies/{policy}} serves it
+ * @param integrators       client id to client secret
+ * @param tokenTtlSeconds   lifetime of a bearer token
+ * @param latencyMs         delay added before the quota decision, as network delay would
+ * @param jitterMs          extra uniform random delay in [0, jitterMs]
+ * @param retryAfter        whether a 429 carries Retry-After (the real DICT sends none)
+ * @param statusCosts       tokens a response of that status costs in all (e.g. 404 -> 20); others cost 1
+ * @param redisUrl          when set, the quota (a sliding window) lives in Redis, shared by every instance
+ * @param adminFromAnywhere whether /admin answers requests from other hosts than loopback
+ * @param threads           request threads
+ */
+public record MockConfig(String bind, int port, QuotaPolicy policy, String policyName,
+    Map<String, String> integrators, long tokenTtlSeconds, long latencyMs, long jitterMs, boolean retryAfter,
+    Map<Integer, Double> statusCosts, String redisUrl, boolean adminFromAnywhere, int threads) {
+
+  public MockConfig {
+    Objects.requireNonNull(integrators, "integrators cannot be null");
+    Objects.requireNonNull(statusCosts, "statusCosts cannot be null");
+    Objects.requireNonNull(bind, "bind cannot be null");
+    Objects.requireNonNull(policy, "policy cannot be null");
+    Objects.requireNonNull(policyName, "policyName cannot be null");
+    if (port < 0 || port > 65535) {
+      throw new IllegalArgumentException("port must be within 0..65535, but was " + port);
+    }
+    if (integrators.isEmpty()) {
+      throw new IllegalArgumentException("integrators must not be empty");
+    }
+    if (tokenTtlSeconds < 1) {
+      throw new IllegalArgumentException("tokenTtlSeconds must be >= 1, but was " + tokenTtlSeconds);
+    }
+    if (latencyMs < 0) {
+      throw new IllegalArgumentException("latencyMs must be >= 0, but was " + latencyMs);
+    }
+    if (jitterMs < 0) {
+      throw new IllegalArgumentException("jitterMs must be >= 0, but was " + jitterMs);
+    }
+    if (threads < 1) {
+      throw new IllegalArgumentException("threads must be >= 1, but was " + threads);
+    }
+    statusCosts.forEach((status, cost) -> {
+      if (status < 100 || status > 599 || !(cost > 0)) {
+        throw new IllegalArgumentException("status cost must be <status 100..599>=<cost > 0>, but was "
+            + status + "=" + cost);
+      }
+    });
+    integrators = Map.copyOf(integrators);
+    statusCosts = Map.copyOf(statusCosts);
+  }
+
+  /** Loopback, a free port, the default token bucket (10, 10/s), integrator {@code demo} / {@code demo-secret}. */
+  public static MockConfig defaults() {
+    return builder().build();
+  }
+
+  /** A builder holding the defaults. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link MockConfig}; the record's constructor validates every value. */
+  public static final class Builder {
+    private String bind = "127.0.0.1";
+    private int port;
+    private QuotaPolicy policy = QuotaPolicy.defaultBucket();
+    private String policyName = "pix";
+    private final Map<String, String> integrators = new LinkedHashMap<>();
+    private long tokenTtlSeconds = 3600;
+    private long latencyMs;
+    private long jitterMs;
+    private boolean retryAfter = true;
+    private final Map<Integer, Double> statusCosts = new LinkedHashMap<>();
+    private String redisUrl;
+    private boolean adminFromAnywhere;
+    private int threads = 64;
+
+    private Builder() {}
+
+    public Builder bind(String bind) {
+      this.bind = bind;
+      return this;
+    }
+
+    public Builder port(int port) {
+      this.port = port;
+      return this;
+    }
+
+    public Builder policy(QuotaPolicy policy) {
+      this.policy = policy;
+      return this;
+    }
+
+    public Builder policyName(String name) {
+      this.policyName = name;
+      return this;
+    }
+
+    /** Adds an integrator; with none, {@code demo} / {@code demo-secret}. */
+    public Builder integrator(String clientId, String secret) {
+      integrators.put(Objects.requireNonNull(clientId, "clientId cannot be null"),
+          Objects.requireNonNull(secret, "secret cannot be null"));
+      return this;
+    }
+
+    public Builder tokenTtlSeconds(long ttl) {
+      this.tokenTtlSeconds = ttl;
+      return this;
+    }
+
+    public Builder latency(long latencyMs, long jitterMs) {
+      this.latencyMs = latencyMs;
+      this.jitterMs = jitterMs;
+      return this;
+    }
+
+    public Builder retryAfter(boolean retryAfter) {
+      this.retryAfter = retryAfter;
+      return this;
+    }
+
+    public Builder statusCost(int status, double cost) {
+      statusCosts.put(status, cost);
+      return this;
+    }
+
+    public Builder redisUrl(String redisUrl) {
+      this.redisUrl = redisUrl;
+      return this;
+    }
+
+    public Builder adminFromAnywhere(boolean anywhere) {
+      this.adminFromAnywhere = anywhere;
+      return this;
+    }
+
+    public Builder threads(int threads) {
+      this.threads = threads;
+      return this;
+    }
+
+    public MockConfig build() {
+      Map<String, String> ids = integrators.isEmpty() ? Map.of("demo", "demo-secret") : integrators;
+      return new MockConfig(bind, port, policy, policyName, ids, tokenTtlSeconds, latencyMs, jitterMs, retryAfter,
+          statusCosts, redisUrl, adminFromAnywhere, threads);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "MockConfig{bind=" + bind + ", port=" + port + ", policy=" + policy + ", integrators="
+        + integrators.keySet() + ", latencyMs=" + latencyMs + ", jitterMs=" + jitterMs + ", retryAfter="
+        + retryAfter + ", statusCosts=" + statusCosts + ", shared=" + (redisUrl != null) + "}";
+  }
+}
