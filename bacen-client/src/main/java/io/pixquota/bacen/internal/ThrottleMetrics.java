@@ -1,0 +1,81 @@
+package io.pixquota.bacen.internal;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The throttle's meters, tagged by bucket name only (low cardinality). Without a registry, a composite registry with
+ * no children: every meter is a no-op.
+ */
+public final class ThrottleMetrics {
+  private final MeterRegistry registry;
+  private final Map<String, Meters> byBucket = new ConcurrentHashMap<>();
+
+  private final class Meters {
+    final Timer wait;
+    final Timer lateness;
+    final Counter granted;
+    final Counter refused;
+    final Counter redisErrors;
+    final AtomicInteger fallbackActive = new AtomicInteger();
+
+    Meters(String bucket) {
+      wait = Timer.builder("bacen.throttle.wait")
+          .description("Time a call waited for its slot in the shared bucket; rising = demand above the quota")
+          .tag("bucket", bucket).publishPercentiles(0.5, 0.9, 0.99).publishPercentileHistogram()
+          .maximumExpectedValue(Duration.ofSeconds(60)).register(registry);
+      lateness = Timer.builder("bacen.throttle.lateness")
+          .description("How late a call left after its booked slot; the quota plan assumes a bound on it")
+          .tag("bucket", bucket).publishPercentiles(0.5, 0.99).register(registry);
+      granted = Counter.builder("bacen.throttle.permits").description("Slots booked or refused by the bucket")
+          .tag("bucket", bucket).tag("result", "granted").register(registry);
+      refused = Counter.builder("bacen.throttle.permits").description("Slots booked or refused by the bucket")
+          .tag("bucket", bucket).tag("result", "refused").register(registry);
+      redisErrors = Counter.builder("bacen.throttle.redis.errors")
+          .description("Calls to the shared bucket that failed or timed out").tag("bucket", bucket)
+          .register(registry);
+      registry.gauge("bacen.throttle.fallback.active",
+          io.micrometer.core.instrument.Tags.of("bucket", bucket), fallbackActive);
+    }
+  }
+
+  public ThrottleMetrics(MeterRegistry registry) {
+    this.registry = registry == null ? new CompositeMeterRegistry() : registry;
+  }
+
+  public MeterRegistry registry() {
+    return registry;
+  }
+
+  private Meters of(String bucket) {
+    return byBucket.computeIfAbsent(bucket, Meters::new);
+  }
+
+  public void granted(String bucket, Duration wait) {
+    Meters m = of(bucket);
+    m.granted.increment();
+    m.wait.record(wait);
+  }
+
+  public void refused(String bucket) {
+    of(bucket).refused.increment();
+  }
+
+  public void lateness(String bucket, long nanos) {
+    of(bucket).lateness.record(Duration.ofNanos(Math.max(0, nanos)));
+  }
+
+  public void redisError(String bucket) {
+    of(bucket).redisErrors.increment();
+  }
+
+  public void fallback(String bucket, boolean active) {
+    of(bucket).fallbackActive.set(active ? 1 : 0);
+  }
+}
