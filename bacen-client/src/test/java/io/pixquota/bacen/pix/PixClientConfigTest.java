@@ -1,0 +1,75 @@
+package io.pixquota.bacen.pix;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.pixquota.bacen.RedisUnavailablePolicy;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class PixClientConfigTest {
+  private static Map<String, String> env(String... pairs) {
+    Map<String, String> env = new HashMap<>(Map.of("BACEN_BASE_URL", "https://pix.example.com",
+        "BACEN_CLIENT_ID", "bank", "BACEN_CLIENT_SECRET", "s3cr3t"));
+    for (int i = 0; i < pairs.length; i += 2) {
+      env.put(pairs[i], pairs[i + 1]);
+    }
+    return env;
+  }
+
+  @Test
+  void readsEveryDocumentedVariable() {
+    PixClientConfig c = PixClientConfig.fromEnvironment(env("BACEN_TOKEN_URL", "https://auth.example.com/token",
+        "REDIS_URL", "redis://r:6379", "BACEN_BUCKET_NAME", "pix-bank", "BACEN_BUCKET_CAPACITY", "9",
+        "BACEN_BUCKET_RATE", "9.8", "BACEN_MAX_WAIT_MS", "2500", "BACEN_CALL_TIMEOUT_MS", "4000",
+        "BACEN_REDIS_TIMEOUT_MS", "300", "BACEN_RETRY_MAX_ATTEMPTS", "4", "BACEN_RETRY_INITIAL_BACKOFF_MS", "100",
+        "BACEN_RETRY_MAX_BACKOFF_MS", "2000", "BACEN_RETRY_MAX_TOTAL_MS", "9000",
+        "BACEN_REDIS_UNAVAILABLE", "local_fallback", "BACEN_LOCAL_SHARE", "0.25"));
+    assertThat(c.tokenUrl().toString()).isEqualTo("https://auth.example.com/token");
+    assertThat(c.redisUrl()).isEqualTo("redis://r:6379");
+    assertThat(c.bucketName()).isEqualTo("pix-bank");
+    assertThat(c.bucketCapacity()).isEqualTo(9);
+    assertThat(c.bucketRate()).isEqualTo(9.8);
+    assertThat(c.maxWait()).isEqualTo(Duration.ofMillis(2500));
+    assertThat(c.callTimeout()).isEqualTo(Duration.ofMillis(4000));
+    assertThat(c.redisTimeout()).isEqualTo(Duration.ofMillis(300));
+    assertThat(c.retryMaxAttempts()).isEqualTo(4);
+    assertThat(c.retryInitialBackoff()).isEqualTo(Duration.ofMillis(100));
+    assertThat(c.retryMaxBackoff()).isEqualTo(Duration.ofMillis(2000));
+    assertThat(c.retryMaxTotal()).isEqualTo(Duration.ofMillis(9000));
+    assertThat(c.redisUnavailable()).isEqualTo(RedisUnavailablePolicy.LOCAL_FALLBACK);
+    assertThat(c.localShare()).isEqualTo(0.25);
+  }
+
+  @Test
+  void defaultsWhenOnlyTheRequiredOnesAreSet() {
+    PixClientConfig c = PixClientConfig.fromEnvironment(env());
+    assertThat(c.tokenUrl().toString()).isEqualTo("https://pix.example.com/oauth/token");
+    assertThat(c.bucketCapacity()).isEqualTo(8);
+    assertThat(c.bucketRate()).isEqualTo(9);
+    assertThat(c.redisUnavailable()).isEqualTo(RedisUnavailablePolicy.FAIL_CLOSED);
+  }
+
+  @Test
+  void badValuesNameTheVariableAndTheValue() {
+    Map<String, String> missing = env();
+    missing.remove("BACEN_CLIENT_SECRET");
+    assertThatThrownBy(() -> PixClientConfig.fromEnvironment(missing))
+        .isExactlyInstanceOf(IllegalArgumentException.class)
+        .hasMessage("BACEN_CLIENT_SECRET must be set, but was missing");
+    assertThatThrownBy(() -> PixClientConfig.fromEnvironment(env("BACEN_BUCKET_CAPACITY", "abc")))
+        .hasMessage("BACEN_BUCKET_CAPACITY must be a number, but was 'abc'");
+    assertThatThrownBy(() -> PixClientConfig.fromEnvironment(env("BACEN_BUCKET_CAPACITY", "0")))
+        .hasMessage("BACEN_BUCKET_CAPACITY is invalid, was '0': capacity must be positive and finite, but was 0.0");
+    assertThatThrownBy(() -> PixClientConfig.fromEnvironment(env("BACEN_MAX_WAIT_MS", "1.5s")))
+        .hasMessage("BACEN_MAX_WAIT_MS must be a whole number of milliseconds, but was '1.5s'");
+    assertThatThrownBy(() -> PixClientConfig.fromEnvironment(env("BACEN_REDIS_UNAVAILABLE", "open")))
+        .hasMessage("BACEN_REDIS_UNAVAILABLE must be FAIL_CLOSED or LOCAL_FALLBACK, but was 'open'");
+    assertThatThrownBy(() -> PixClientConfig.fromEnvironment(env("REDIS_URL", "http://user:pw@r")))
+        .hasMessageStartingWith("REDIS_URL is invalid").hasMessageNotContaining("pw@");
+    assertThatThrownBy(() -> PixClientConfig.fromEnvironment(env("BACEN_BASE_URL", "ftp://x")))
+        .hasMessage("baseUrl must be http or https, but was 'ftp://x'");
+  }
+}

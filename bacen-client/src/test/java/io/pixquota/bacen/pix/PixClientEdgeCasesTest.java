@@ -1,0 +1,269 @@
+package io.pixquota.bacen.pix;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.pixquota.bacen.Limit;
+import io.pixquota.bacen.internal.LocalTokenBucket;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import mockwebserver3.Dispatcher;
+import mockwebserver3.MockResponse;
+import mockwebserver3.MockWebServer;
+import mockwebserver3.RecordedRequest;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * HTTP edge cases with MockWebServer: retries, Retry-After, malformed answers, timeouts, token refresh. The bucket
+ * here is a large in-memory one so that only the HTTP behaviour is under test (the Redis bucket has its own tests).
+ */
+class PixClientEdgeCasesTest {
+  private static final String E2E = "E12345678202611301200ABCDEFGHIJK";
+  private static final String PIX_JSON = "{\"endToEndId\":\"" + E2E + "\",\"txid\":\"abcdefghijklmnopqrstuvwxyz1\","
+      + "\"valor\":\"10.50\",\"horario\":\"2026-11-30T12:00:05.000Z\",\"extra\":{\"ignored\":true},"
+      + "\"devolucoes\":[{\"id\":\"D1\",\"rtrId\":\"D12345678202611301200abcdefghijk\",\"valor\":\"1.00\","
+      + "\"natureza\":\"ORIGINAL\",\"horario\":{\"solicitacao\":\"2026-11-30T12:05:00Z\"},\"status\":\"DEVOLVIDO\"}]}";
+
+  private final MockWebServer server = new MockWebServer();
+  private final Queue<MockResponse> apiResponses = new ConcurrentLinkedQueue<>();
+  private final AtomicInteger tokenFetches = new AtomicInteger();
+  private final AtomicInteger apiCalls = new AtomicInteger();
+  private final List<String> bearers = new ArrayList<>();
+  private volatile long tokenLifetimeSeconds = 3600;
+  private volatile long tokenDelayMs;
+  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+  @BeforeEach
+  void start() throws Exception {
+    server.setDispatcher(new Dispatcher() {
+      @Override
+      public MockResponse dispatch(RecordedRequest request) throws InterruptedException {
+        if (request.getUrl().encodedPath().equals("/oauth/token")) {
+          Thread.sleep(tokenDelayMs);
+          int n = tokenFetches.incrementAndGet();
+          return json(200, "{\"access_token\":\"token-" + n + "\",\"token_type\":\"Bearer\",\"expires_in\":"
+              + tokenLifetimeSeconds + "}");
+        }
+        apiCalls.incrementAndGet();
+        synchronized (bearers) {
+          bearers.add(request.getHeaders().get("Authorization"));
+        }
+        MockResponse next = apiResponses.poll();
+        return next != null ? next : json(200, PIX_JSON);
+      }
+    });
+    server.start();
+  }
+
+  @AfterEach
+  void stop() {
+    server.close();
+  }
+
+  private static MockResponse json(int code, String body) {
+    return new MockResponse.Builder().code(code).setHeader("Content-Type", "application/json").body(body).build();
+  }
+
+  private static MockResponse problem(int code, String name) {
+    return new MockResponse.Builder().code(code).setHeader("Content-Type", "application/problem+json")
+        .body("{\"type\":\"https://pix.bcb.gov.br/api/v2/error/" + name + "\",\"title\":\"t\",\"status\":" + code
+            + ",\"correlationId\":\"corr-1\"}").build();
+  }
+
+  private PixClient client(PixClientConfig.Builder config) {
+    return PixClient.builder(config.baseUrl(URI.create(server.url("/").toString())).credentials("bank", "s3cr3t")
+        .build()).tokenBucket(new LocalTokenBucket("local", List.of(Limit.of(1000, 1000)), System::nanoTime))
+        .meterRegistry(registry).build();
+  }
+
+  private PixClient client() {
+    return client(PixClientConfig.builder().retry(3, Duration.ofMillis(10), Duration.ofMillis(50),
+        Duration.ofSeconds(10)));
+  }
+
+  @Test
+  void parsesThePixAndIgnoresUnknownFields() {
+    try (PixClient client = client()) {
+      Pix pix = client.getPix(E2E);
+      assertThat(pix.valor()).isEqualByComparingTo("10.50");
+      assertThat(pix.devolucoes()).singleElement().satisfies(d -> {
+        assertThat(d.status()).isEqualTo(DevolucaoStatus.DEVOLVIDO);
+        assertThat(d.horario().liquidacao()).isNull();
+      });
+    }
+  }
+
+  @Test
+  void a429WithRetryAfterIsRetriedAfterAtLeastThatLong() {
+    apiResponses.add(new MockResponse.Builder(problem(429, "LimiteDeRequisicoesExcedido")).setHeader("Retry-After", "1")
+        .build());
+    try (PixClient client = client()) {
+      long t0 = System.nanoTime();
+      assertThat(client.getPix(E2E).endToEndId()).isEqualTo(E2E);
+      assertThat((System.nanoTime() - t0) / 1e6).isGreaterThanOrEqualTo(1000);
+    }
+    assertThat(apiCalls.get()).isEqualTo(2);
+    assertThat(registry.get("bacen.client.retries").counter().count()).isEqualTo(1);
+  }
+
+  @Test
+  void a429WithoutRetryAfterIsRetriedWithBackoffThenReported() {
+    for (int i = 0; i < 3; i++) {
+      apiResponses.add(problem(429, "LimiteDeRequisicoesExcedido"));
+    }
+    try (PixClient client = client()) {
+      assertThatThrownBy(() -> client.getPix(E2E)).isInstanceOfSatisfying(PixRateLimitedException.class, e -> {
+        assertThat(e.retryAfter()).isEmpty();
+        assertThat(e.correlationId()).isEqualTo("corr-1");
+      });
+    }
+    assertThat(apiCalls.get()).as("3 attempts in all").isEqualTo(3);
+  }
+
+  @Test
+  void aRetryAfterLongerThanTheBudgetIsNotWaitedFor() {
+    apiResponses.add(new MockResponse.Builder(problem(429, "LimiteDeRequisicoesExcedido"))
+        .setHeader("Retry-After", "3600").build());
+    try (PixClient client = client()) {
+      long t0 = System.nanoTime();
+      assertThatThrownBy(() -> client.getPix(E2E)).isInstanceOfSatisfying(PixRateLimitedException.class,
+          e -> assertThat(e.retryAfter()).hasValue(Duration.ofHours(1)));
+      assertThat((System.nanoTime() - t0) / 1e6).isLessThan(1000);
+    }
+    assertThat(apiCalls.get()).isEqualTo(1);
+  }
+
+  @Test
+  void a503ThenA200Succeeds() {
+    apiResponses.add(problem(503, "ServicoIndisponivel"));
+    try (PixClient client = client()) {
+      assertThat(client.getPix(E2E).endToEndId()).isEqualTo(E2E);
+    }
+    assertThat(apiCalls.get()).isEqualTo(2);
+  }
+
+  @Test
+  void a500IsNotRetried() {
+    apiResponses.add(problem(500, "ErroInternoDoServidor"));
+    try (PixClient client = client()) {
+      assertThatThrownBy(() -> client.getPix(E2E)).isInstanceOfSatisfying(PixUnavailableException.class,
+          e -> assertThat(e.status()).isEqualTo(500));
+    }
+    assertThat(apiCalls.get()).isEqualTo(1);
+  }
+
+  @Test
+  void malformedJsonIsATypedError() {
+    apiResponses.add(json(200, "{\"endToEndId\": \"E1"));
+    try (PixClient client = client()) {
+      assertThatThrownBy(() -> client.getPix(E2E)).isInstanceOf(PixUnexpectedResponseException.class)
+          .hasMessageContaining("unreadable body");
+    }
+  }
+
+  @Test
+  void anUnknownEnumValueIsATypedError() {
+    apiResponses.add(json(200, PIX_JSON.replace("DEVOLVIDO", "PERDIDO")));
+    try (PixClient client = client()) {
+      assertThatThrownBy(() -> client.getPix(E2E)).isInstanceOf(PixUnexpectedResponseException.class);
+    }
+  }
+
+  @Test
+  void aWrongContentTypeIsATypedError() {
+    apiResponses.add(new MockResponse.Builder().code(200).setHeader("Content-Type", "text/html")
+        .body("<html>maintenance</html>").build());
+    try (PixClient client = client()) {
+      assertThatThrownBy(() -> client.getPix(E2E)).isInstanceOf(PixUnexpectedResponseException.class)
+          .hasMessageContaining("expected application/json, got 'text/html'");
+    }
+  }
+
+  @Test
+  void aSlowServerMeetsTheCallTimeoutAndIsReportedAfterRetries() {
+    for (int i = 0; i < 2; i++) {
+      apiResponses.add(new MockResponse.Builder(json(200, PIX_JSON)).headersDelay(2, TimeUnit.SECONDS).build());
+    }
+    try (PixClient client = client(PixClientConfig.builder().callTimeout(Duration.ofMillis(300))
+        .retry(2, Duration.ofMillis(10), Duration.ofMillis(20), Duration.ofSeconds(10)))) {
+      long t0 = System.nanoTime();
+      assertThatThrownBy(() -> client.getPix(E2E)).isInstanceOf(PixTransportException.class)
+          .hasMessageContaining("timeout");
+      assertThat((System.nanoTime() - t0) / 1e6).isBetween(550.0, 1500.0);
+    }
+    assertThat(apiCalls.get()).isEqualTo(2);
+  }
+
+  @Test
+  void concurrentCallersShareOneTokenFetchAndRefreshBeforeExpiry() throws Exception {
+    tokenLifetimeSeconds = 6; // refreshed after min(90%, lifetime - 5 s) = 1 s
+    tokenDelayMs = 100;
+    try (PixClient client = client()) {
+      ExecutorService pool = Executors.newFixedThreadPool(16);
+      CountDownLatch go = new CountDownLatch(1);
+      List<Future<Pix>> calls = new ArrayList<>();
+      for (int i = 0; i < 16; i++) {
+        calls.add(pool.submit(() -> {
+          go.await();
+          return client.getPix(E2E);
+        }));
+      }
+      go.countDown();
+      for (Future<Pix> f : calls) {
+        f.get(10, TimeUnit.SECONDS);
+      }
+      assertThat(tokenFetches.get()).as("one fetch for 16 concurrent callers").isEqualTo(1);
+      Thread.sleep(1100);
+      client.getPix(E2E);
+      pool.shutdownNow();
+    }
+    assertThat(tokenFetches.get()).as("refreshed before expiry").isEqualTo(2);
+    assertThat(bearers.get(bearers.size() - 1)).isEqualTo("Bearer token-2");
+  }
+
+  @Test
+  void a401FetchesAFreshTokenOnceAndTriesAgain() {
+    apiResponses.add(problem(401, "AcessoNegado"));
+    try (PixClient client = client()) {
+      assertThat(client.getPix(E2E).endToEndId()).isEqualTo(E2E);
+    }
+    assertThat(tokenFetches.get()).isEqualTo(2);
+    assertThat(bearers).containsExactly("Bearer token-1", "Bearer token-2");
+  }
+
+  @Test
+  void anOversizedBodyIsNotRead() {
+    apiResponses.add(json(200, "{\"x\":\"" + "a".repeat(2 * 1024 * 1024) + "\"}"));
+    try (PixClient client = client()) {
+      assertThatThrownBy(() -> client.getPix(E2E)).isInstanceOf(PixUnexpectedResponseException.class)
+          .hasMessageContaining("body larger than 1048576 bytes");
+    }
+  }
+
+  @Test
+  void noMessageEverCarriesTheTokenOrTheSecret() {
+    apiResponses.add(problem(403, "AcessoNegado"));
+    apiResponses.add(problem(400, "RequisicaoInvalida"));
+    try (PixClient client = client()) {
+      for (int i = 0; i < 2; i++) {
+        assertThatThrownBy(() -> client.getPix(E2E)).isInstanceOf(PixException.class)
+            .satisfies(e -> assertThat(e.getMessage()).doesNotContain("token-1").doesNotContain("s3cr3t")
+                .doesNotContain(E2E));
+      }
+      assertThat(client.toString()).doesNotContain("s3cr3t");
+    }
+  }
+}
