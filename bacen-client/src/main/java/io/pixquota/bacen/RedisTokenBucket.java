@@ -50,6 +50,20 @@ public final class RedisTokenBucket implements TokenBucket {
     return new RedisTokenBucket(redisson, config);
   }
 
+  /**
+   * Loads the bucket's script into Redis now, so that the first calls of a burst do not each meet NOSCRIPT and pay a
+   * second round trip (a fresh or restarted Redis has no scripts). Optional.
+   *
+   * @throws BucketUnavailableException when Redis fails or does not answer in time
+   */
+  public void preload() throws InterruptedException {
+    try {
+      SCRIPT.load(redisson, key, config.redisTimeout().toNanos());
+    } catch (LuaScript.CallFailedException e) {
+      throw new BucketUnavailableException(config.name(), e.getMessage(), e.getCause());
+    }
+  }
+
   @Override
   public String name() {
     return config.name();

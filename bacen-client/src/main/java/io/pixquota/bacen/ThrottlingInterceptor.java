@@ -27,6 +27,12 @@ import org.slf4j.LoggerFactory;
  * that slot, and only then proceeds: no request reaches the network before its slot, and {@code chain.proceed} is
  * called exactly once.
  *
+ * <p><b>Where to add it.</b> As a <em>network</em> interceptor
+ * ({@code OkHttpClient.Builder.addNetworkInterceptor}, what {@code PixClient} does), the slot is booked after OkHttp
+ * has a connection, so connection set-up on a cold start cannot make calls leave late and bunch with the next slots;
+ * every request that reaches the network, retries and redirects included, takes its own slot. As an application
+ * interceptor it works too, but connection set-up then happens after the wait.
+ *
  * <p>Which bucket and what cost: the first matching {@link Builder#rule rule} (method and path pattern), else the
  * default bucket with cost 1. After the response, optional {@link Builder#responseCost response costs} charge or
  * refund the difference on the same bucket (a provider that charges 20 tokens for a 404).
@@ -49,11 +55,20 @@ public final class ThrottlingInterceptor implements Interceptor {
   private static final Logger LOG = LoggerFactory.getLogger(ThrottlingInterceptor.class);
   /** How often a sleeping call checks whether it was cancelled: well under the 50 ms in which it must let go. */
   private static final long CANCEL_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+  /**
+   * How many times a call that woke too late books a fresh slot before it leaves anyway: each rebooking costs a
+   * token and a round trip, and a machine that oversleeps three times in a row will not do better on the fourth.
+   */
+  static final int MAX_REBOOKS = 3;
+
+  /** Default of {@link Builder#lateLimit}: 50 ms. */
+  public static final Duration DEFAULT_LATE_LIMIT = Duration.ofMillis(50);
 
   private final TokenBucket defaultBucket;
   private final List<Rule> rules;
   private final Map<Integer, Double> responseCosts;
   private final Duration maxWait;
+  private final Duration lateLimit;
   private final RedisUnavailablePolicy unavailablePolicy;
   private final double localShare;
   private final Duration localRetryInterval;
@@ -83,6 +98,7 @@ public final class ThrottlingInterceptor implements Interceptor {
     this.rules = List.copyOf(b.rules);
     this.responseCosts = Map.copyOf(b.responseCosts);
     this.maxWait = b.maxWait;
+    this.lateLimit = b.lateLimit;
     this.unavailablePolicy = b.unavailablePolicy;
     this.localShare = b.localShare;
     this.localRetryInterval = b.localRetryInterval;
@@ -111,7 +127,6 @@ public final class ThrottlingInterceptor implements Interceptor {
       throw new ThrottleRefusedException(bucket.name(), a.waitTime(), effectiveMaxWait);
     }
     long answeredAt = System.nanoTime();
-    metrics.granted(bucket.name(), Duration.ofNanos(answeredAt - askedAt).plus(a.waitTime()));
     long slotNanos = answeredAt + a.waitTime().toNanos();
     try {
       sleepUntil(slotNanos, chain.call());
@@ -119,7 +134,29 @@ public final class ThrottlingInterceptor implements Interceptor {
       giveBack(used, cost);
       throw e;
     }
-    metrics.lateness(bucket.name(), System.nanoTime() - slotNanos);
+    long late = System.nanoTime() - slotNanos;
+    for (int rebooks = 0; late > lateLimit.toNanos() && rebooks < MAX_REBOOKS; rebooks++) {
+      // Woke too late: leaving now could bunch with the calls booked right after us and breach the provider's
+      // bucket. Book a fresh slot after them instead. The missed slot is not given back (conservative).
+      metrics.rebooked(bucket.name());
+      Duration left = effectiveMaxWait(chain.call()).minusNanos(System.nanoTime() - askedAt);
+      outcome = acquire(used, cost, left.isNegative() ? Duration.ZERO : left);
+      a = outcome.result();
+      if (!a.granted()) {
+        metrics.refused(bucket.name());
+        throw new ThrottleRefusedException(bucket.name(), a.waitTime(), effectiveMaxWait);
+      }
+      slotNanos = System.nanoTime() + a.waitTime().toNanos();
+      try {
+        sleepUntil(slotNanos, chain.call());
+      } catch (InterruptedIOException e) {
+        giveBack(used, cost);
+        throw e;
+      }
+      late = System.nanoTime() - slotNanos;
+    }
+    metrics.granted(bucket.name(), Duration.ofNanos(System.nanoTime() - askedAt));
+    metrics.lateness(bucket.name(), late);
 
     Response response = chain.proceed(request);
     Double total = responseCosts.get(response.code());
@@ -247,6 +284,7 @@ public final class ThrottlingInterceptor implements Interceptor {
     private final List<Rule> rules = new ArrayList<>();
     private final Map<Integer, Double> responseCosts = new java.util.LinkedHashMap<>();
     private Duration maxWait = Duration.ofSeconds(10);
+    private Duration lateLimit = DEFAULT_LATE_LIMIT;
     private RedisUnavailablePolicy unavailablePolicy = RedisUnavailablePolicy.FAIL_CLOSED;
     private double localShare = 0.5;
     private Duration localRetryInterval = Duration.ofSeconds(1);
@@ -286,8 +324,18 @@ public final class ThrottlingInterceptor implements Interceptor {
     }
 
     /**
+     * A call that leaves more than this after its slot (a thread that overslept, a GC pause, a cold start) books a
+     * fresh slot instead of leaving together with the calls booked after it; default 50 ms. Keep it within the
+     * delay spread J that the bucket's margin below the provider's quota allows (see QuotaPlanner, docs).
+     */
+    public Builder lateLimit(Duration lateLimit) {
+      this.lateLimit = Checks.notNegative("lateLimit", lateLimit);
+      return this;
+    }
+
+    /**
      * What to do while the bucket cannot be reached; default {@link RedisUnavailablePolicy#FAIL_CLOSED}. With
-     * {@link RedisUnavailablePolicy#LOCAL_FALLBACK}, {@code localShare} (0 < share <= 1) of each limit is used in
+     * {@link RedisUnavailablePolicy#LOCAL_FALLBACK}, {@code localShare} ({@code 0 < share <= 1}) of each limit is used in
      * memory, and Redis is tried again every {@code retryInterval}. Fallback needs {@link RedisTokenBucket}s.
      */
     public Builder redisUnavailable(RedisUnavailablePolicy policy, double localShare, Duration retryInterval) {

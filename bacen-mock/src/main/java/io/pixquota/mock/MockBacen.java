@@ -74,6 +74,40 @@ public final class MockBacen implements AutoCloseable {
     server.setExecutor(executor);
     server.createContext("/", this::handle);
     server.start();
+    if (config.redisUrl() == null) {
+      warmUp(); // in shared mode a reset would clear the other instances' quota too
+    }
+  }
+
+  /**
+   * Serves a few requests to itself, then forgets them: a cold JVM takes hundreds of milliseconds over its first
+   * requests (class loading, interpreter), which would delay and bunch the arrivals it records; a provider that
+   * measures arrivals late would blame its clients for its own start-up.
+   */
+  private void warmUp() {
+    java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
+    try {
+      Map.Entry<String, String> integrator = config.integrators().entrySet().iterator().next();
+      String basic = Base64.getEncoder().encodeToString((integrator.getKey() + ":" + integrator.getValue())
+          .getBytes(StandardCharsets.UTF_8));
+      java.net.http.HttpResponse<String> token = client.send(java.net.http.HttpRequest.newBuilder(
+          url().resolve("/oauth/token")).header("Authorization", "Basic " + basic)
+          .POST(java.net.http.HttpRequest.BodyPublishers.ofString("grant_type=client_credentials")).build(),
+          java.net.http.HttpResponse.BodyHandlers.ofString());
+      String bearer = json.readTree(token.body()).get("access_token").asText();
+      for (int i = 0; i < 30; i++) {
+        client.send(java.net.http.HttpRequest.newBuilder(url().resolve(
+            "/api/v2/pix/E00000000202601010000WARMUP" + (10_000 + i))).header("Authorization", "Bearer " + bearer)
+            .build(), java.net.http.HttpResponse.BodyHandlers.discarding());
+      }
+      sessions.remove(bearer);
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("warm-up failed; the first requests will be slower: {}", e.toString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      reset();
+    }
   }
 
   /** Starts a mock with these settings; port 0 picks a free port. */

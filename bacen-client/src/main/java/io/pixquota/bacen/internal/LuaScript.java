@@ -104,6 +104,17 @@ public final class LuaScript {
     }
   }
 
+  /** SCRIPT LOAD now, so that the first calls do not meet NOSCRIPT (one round trip). */
+  public void load(RedissonClient redisson, String key, long timeoutNanos)
+      throws InterruptedException, CallFailedException {
+    try {
+      await(redisson.getScript(StringCodec.INSTANCE).scriptLoadAsync(key, source).toCompletableFuture(),
+          System.nanoTime() + timeoutNanos);
+    } catch (ExecutionException e) {
+      throw new CallFailedException("SCRIPT LOAD failed: " + describe(e.getCause()), e.getCause());
+    }
+  }
+
   static boolean isNoScript(Throwable t) {
     for (Throwable c = t; c != null; c = c.getCause()) {
       if (c.getMessage() != null && c.getMessage().contains("NOSCRIPT")) {

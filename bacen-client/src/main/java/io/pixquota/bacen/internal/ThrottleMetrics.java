@@ -23,6 +23,7 @@ public final class ThrottleMetrics {
     final Counter granted;
     final Counter refused;
     final Counter redisErrors;
+    final Counter rebooked;
     final AtomicInteger fallbackActive = new AtomicInteger();
 
     Meters(String bucket) {
@@ -40,6 +41,9 @@ public final class ThrottleMetrics {
       redisErrors = Counter.builder("bacen.throttle.redis.errors")
           .description("Calls to the shared bucket that failed or timed out").tag("bucket", bucket)
           .register(registry);
+      rebooked = Counter.builder("bacen.throttle.rebooked")
+          .description("Calls that woke later than the late limit after their slot and booked a fresh one")
+          .tag("bucket", bucket).register(registry);
       registry.gauge("bacen.throttle.fallback.active",
           io.micrometer.core.instrument.Tags.of("bucket", bucket), fallbackActive);
     }
@@ -69,6 +73,10 @@ public final class ThrottleMetrics {
 
   public void lateness(String bucket, long nanos) {
     of(bucket).lateness.record(Duration.ofNanos(Math.max(0, nanos)));
+  }
+
+  public void rebooked(String bucket) {
+    of(bucket).rebooked.increment();
   }
 
   public void redisError(String bucket) {

@@ -1,0 +1,315 @@
+package io.pixquota.demo;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.pixquota.mock.MockBacen;
+import io.pixquota.mock.MockConfig;
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import redis.embedded.RedisServer;
+
+/**
+ * {@code java -jar demo/target/bacen-demo.jar}: the reference scenario. Two replica processes fire 20 PIX status
+ * queries each at the same instant, first straight at the mock BACEN (10 per second), then through the shared bucket
+ * (burst 8, 9 per second), and the two runs are printed side by side.
+ */
+@Command(name = "bacen-demo", mixinStandardHelpOptions = true, version = "bacen-demo 0.1.0-SNAPSHOT",
+    description = "Replicas in a burst against a mock BACEN: direct vs through the shared Redis bucket.",
+    subcommands = ReplicaCommand.class)
+public final class DemoMain implements Callable<Integer> {
+  /** Which runs to make. */
+  enum Mode { DIRECT, THROTTLED, BOTH }
+
+  @Option(names = "--replicas", defaultValue = "2", description = "Replica processes (default ${DEFAULT-VALUE}).")
+  int replicas;
+
+  @Option(names = "--calls", defaultValue = "20", description = "Queries per replica (default ${DEFAULT-VALUE}).")
+  int calls;
+
+  @Option(names = "--capacity", defaultValue = "8", description = "Shared bucket burst (default ${DEFAULT-VALUE}).")
+  double capacity;
+
+  @Option(names = "--rate", defaultValue = "9", description = "Shared bucket refill per second (default ${DEFAULT-VALUE}).")
+  double rate;
+
+  @Option(names = "--max-wait", defaultValue = "10000", description = "Max wait for a slot, ms (default ${DEFAULT-VALUE}).")
+  long maxWaitMs;
+
+  @Option(names = "--mode", defaultValue = "BOTH", description = "${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE}).")
+  Mode mode;
+
+  @Option(names = "--bacen-url", description = "Use this mock BACEN instead of one in-process (its /admin on loopback).")
+  URI bacenUrl;
+
+  @Option(names = "--latency-ms", defaultValue = "0", description = "Latency of the in-process mock (default ${DEFAULT-VALUE}).")
+  long latencyMs;
+
+  @Option(names = "--jitter-ms", defaultValue = "0", description = "Jitter of the in-process mock (default ${DEFAULT-VALUE}).")
+  long jitterMs;
+
+  @Option(names = "--report", description = "Write a self-contained HTML report with timelines to this file.")
+  Path report;
+
+  @Option(names = "--json", description = "Print only a JSON object {\"direct\": {...}, \"throttled\": {...}}.")
+  boolean jsonOnly;
+
+  private final ObjectMapper json = new ObjectMapper();
+  private final HttpClient http = HttpClient.newHttpClient();
+  private PrintStream out = System.out;
+
+  @Override
+  public Integer call() throws Exception {
+    if (replicas < 1 || replicas > 99) {
+      throw new CommandLine.ParameterException(new CommandLine(this), "--replicas must be within 1..99, but was "
+          + replicas);
+    }
+    if (calls < 1) {
+      throw new CommandLine.ParameterException(new CommandLine(this), "--calls must be >= 1, but was " + calls);
+    }
+    RedisServer embedded = null;
+    MockBacen mock = null;
+    try {
+      String redisUrl = System.getenv("REDIS_URL");
+      if (redisUrl == null || redisUrl.isBlank()) {
+        int port = freePort();
+        embedded = RedisServer.newRedisServer().port(port).bind("127.0.0.1").setting("appendonly no")
+            .setting("save \"\"").build();
+        embedded.start();
+        redisUrl = "redis://127.0.0.1:" + port;
+      }
+      URI provider = bacenUrl;
+      if (provider == null) {
+        mock = MockBacen.start(MockConfig.builder().latency(latencyMs, jitterMs).build());
+        provider = mock.url();
+      }
+      if (!jsonOnly) {
+        out.printf(Locale.ROOT, "Provider %s (quota: 10 per second per integrator), Redis %s%n", provider,
+            embedded != null ? "embedded" : "from REDIS_URL");
+        out.printf(Locale.ROOT, "%d replicas x %d PIX status queries, fired at the same instant%n%n", replicas, calls);
+      }
+      Map<String, ModeResult> results = new LinkedHashMap<>();
+      if (mode != Mode.THROTTLED) {
+        results.put("direct", run(ReplicaCommand.Mode.DIRECT, provider, redisUrl));
+      }
+      if (mode != Mode.DIRECT) {
+        results.put("throttled", run(ReplicaCommand.Mode.THROTTLED, provider, redisUrl));
+      }
+      if (jsonOnly) {
+        Map<String, Object> all = new LinkedHashMap<>();
+        results.forEach((k, v) -> all.put(k, v.toJson()));
+        out.println(json.writeValueAsString(all));
+      } else {
+        printTable(results);
+      }
+      if (report != null) {
+        Files.writeString(report, Report.html(results, capacity, rate, replicas, calls), StandardCharsets.UTF_8);
+        if (!jsonOnly) {
+          out.println("Report written to " + report.toAbsolutePath());
+        }
+      }
+      ModeResult throttled = results.get("throttled");
+      return throttled != null && throttled.tooManyRequests() > 0 ? 2 : 0;
+    } finally {
+      if (mock != null) {
+        mock.close();
+      }
+      if (embedded != null) {
+        embedded.stop();
+      }
+    }
+  }
+
+  private ModeResult run(ReplicaCommand.Mode replicaMode, URI provider, String redisUrl) throws Exception {
+    String name = replicaMode.name().toLowerCase(Locale.ROOT);
+    post(provider.resolve("/admin/reset"));
+    String bucket = "demo-" + System.currentTimeMillis();
+    ModeResult result = new ModeResult(name);
+    CommandCounter counter = null;
+    try {
+      List<Process> children = new ArrayList<>();
+      for (int i = 1; i <= replicas; i++) {
+        children.add(new ProcessBuilder(javaBin(), "-cp", System.getProperty("java.class.path"),
+            DemoMain.class.getName(), "replica", "--bacen-url", provider.toString(), "--redis-url", redisUrl,
+            "--mode", replicaMode.name(), "--calls", Integer.toString(calls), "--replica-id", Integer.toString(i),
+            "--start-on-stdin", "--capacity", Double.toString(capacity),
+            "--rate", Double.toString(rate), "--max-wait-ms", Long.toString(maxWaitMs), "--bucket-name", bucket)
+            .redirectError(ProcessBuilder.Redirect.INHERIT).start());
+      }
+      Map<String, Integer> progress = new TreeMap<>();
+      java.util.concurrent.CountDownLatch ready = new java.util.concurrent.CountDownLatch(children.size());
+      List<Thread> readers = new ArrayList<>();
+      for (Process child : children) {
+        Thread t = new Thread(() -> readReplica(child, result, progress, name, ready));
+        t.start();
+        readers.add(t);
+      }
+      // Every replica has started its JVM, its Redis connections and its token: now fire them all together.
+      if (!ready.await(60, java.util.concurrent.TimeUnit.SECONDS)) {
+        children.forEach(Process::destroyForcibly);
+        throw new IllegalStateException("replicas not ready within 60 s");
+      }
+      for (Process child : children) {
+        if (!child.isAlive()) {
+          children.forEach(Process::destroyForcibly);
+          throw new IllegalStateException("a replica exited before the burst with code " + child.exitValue()
+              + " (see its error output above)");
+        }
+      }
+      long startAt = System.currentTimeMillis() + 300;
+      if (replicaMode == ReplicaCommand.Mode.THROTTLED) {
+        counter = new CommandCounter(URI.create(redisUrl), startAt);
+      }
+      for (Process child : children) {
+        child.getOutputStream().write(("GO " + startAt + "\n").getBytes(StandardCharsets.UTF_8));
+        child.getOutputStream().flush();
+      }
+      for (int i = 0; i < children.size(); i++) {
+        readers.get(i).join();
+        if (children.get(i).waitFor() != 0) {
+          throw new IllegalStateException("replica " + (i + 1) + " failed with exit code "
+              + children.get(i).exitValue());
+        }
+      }
+      if (counter != null) {
+        counter.settle();
+        result.redisCommands = counter.commands();
+      }
+    } finally {
+      if (counter != null) {
+        counter.close();
+      }
+    }
+    JsonNode stats = json.readTree(get(provider.resolve("/admin/stats?events=true"))).path("integrators")
+        .path("demo");
+    result.providerMaxInWindow = stats.path("maxInWindow").asLong();
+    result.providerEvents = json.convertValue(stats.path("events"), new TypeReference<List<Map<String, Object>>>() {});
+    return result;
+  }
+
+  private void readReplica(Process child, ModeResult result, Map<String, Integer> progress, String mode,
+      java.util.concurrent.CountDownLatch ready) {
+    boolean sawReady = false;
+    try (BufferedReader in = new BufferedReader(new InputStreamReader(child.getInputStream(),
+        StandardCharsets.UTF_8))) {
+      String line;
+      while ((line = in.readLine()) != null) {
+        if (line.startsWith("READY ")) {
+          sawReady = true;
+          ready.countDown();
+        } else if (line.startsWith("PROGRESS ")) {
+          String[] parts = line.split(" ");
+          int done = Integer.parseInt(parts[2].split("/")[0]);
+          synchronized (progress) {
+            int before = progress.getOrDefault(parts[1], 0);
+            if (done > before) {
+              progress.put(parts[1], done);
+              int step = Math.max(1, calls / 4);
+              if (!jsonOnly && (done / step > before / step || done == calls)) {
+                StringBuilder sb = new StringBuilder("  " + mode + ":");
+                progress.forEach((r, n) -> sb.append("  ").append(r).append(' ').append(n).append('/').append(calls));
+                out.println(sb);
+              }
+            }
+          }
+        } else if (line.startsWith("RESULT ")) {
+          JsonNode node = json.readTree(line.substring("RESULT ".length()));
+          List<CallRecord> records = json.convertValue(node.get("calls"), new TypeReference<List<CallRecord>>() {});
+          synchronized (result) {
+            result.callsByReplica.put(node.get("replica").asText(), records);
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new IllegalStateException("reading a replica's output failed", e);
+    } finally {
+      if (!sawReady) {
+        ready.countDown(); // it died before it was ready: do not keep the others waiting
+      }
+    }
+  }
+
+  private void printTable(Map<String, ModeResult> results) {
+    List<String> modes = new ArrayList<>(results.keySet());
+    String[] rows = {"served", "429 Too Many Requests", "other failures", "elapsed", "wait p50", "wait p99",
+        "Redis round trips per call", "provider: most accepted in any 1 s"};
+    out.println();
+    out.printf(Locale.ROOT, "%-36s", "");
+    modes.forEach(m -> out.printf(Locale.ROOT, "%14s", m));
+    out.println();
+    for (String row : rows) {
+      out.printf(Locale.ROOT, "%-36s", row);
+      for (String m : modes) {
+        ModeResult r = results.get(m);
+        String cell = switch (row) {
+          case "served" -> Long.toString(r.served());
+          case "429 Too Many Requests" -> Long.toString(r.tooManyRequests());
+          case "other failures" -> Long.toString(r.otherFailures());
+          case "elapsed" -> String.format(Locale.ROOT, "%.2f s", r.elapsedMs() / 1000);
+          case "wait p50" -> String.format(Locale.ROOT, "%.0f ms", r.waitPercentileMs(50));
+          case "wait p99" -> String.format(Locale.ROOT, "%.0f ms", r.waitPercentileMs(99));
+          case "Redis round trips per call" -> String.format(Locale.ROOT, "%.2f", r.redisRoundTripsPerCall());
+          default -> Long.toString(r.providerMaxInWindow);
+        };
+        out.printf(Locale.ROOT, "%14s", cell);
+      }
+      out.println();
+    }
+    ModeResult throttled = results.get("throttled");
+    if (throttled != null) {
+      double ideal = Math.max(0, (replicas * calls - capacity) / rate);
+      out.printf(Locale.ROOT, "%nThrottled ideal: (%d - %.0f) / %.0f = %.2f s; %s%n", replicas * calls, capacity, rate,
+          ideal, throttled.tooManyRequests() == 0 ? "zero 429." : "429s seen: the bucket is not under the quota!");
+    }
+  }
+
+  private void post(URI uri) throws IOException, InterruptedException {
+    http.send(HttpRequest.newBuilder(uri).POST(HttpRequest.BodyPublishers.noBody()).build(),
+        HttpResponse.BodyHandlers.discarding());
+  }
+
+  private String get(URI uri) throws IOException, InterruptedException {
+    return http.send(HttpRequest.newBuilder(uri).GET().build(), HttpResponse.BodyHandlers.ofString()).body();
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  private static String javaBin() {
+    return System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
+  }
+
+  /** For tests: where the demo prints. */
+  DemoMain printTo(PrintStream stream) {
+    this.out = stream;
+    return this;
+  }
+
+  public static void main(String[] args) {
+    System.exit(new CommandLine(new DemoMain()).setCaseInsensitiveEnumValuesAllowed(true).execute(args));
+  }
+}
