@@ -126,8 +126,11 @@ public final class ThrottlingInterceptor implements Interceptor {
       metrics.refused(bucket.name());
       throw new ThrottleRefusedException(bucket.name(), a.waitTime(), effectiveMaxWait);
     }
-    long answeredAt = System.nanoTime();
-    long slotNanos = answeredAt + a.waitTime().toNanos();
+    // The slot in our clock: Redis decided between askedAt and now, so askedAt + wait is the earliest the slot can
+    // be. Measuring from askedAt, not from when this thread got round to reading the answer, counts a thread that
+    // was starved of CPU after Redis answered as late: on a loaded 2-core machine that was up to 400 ms, and calls
+    // that left "on time" by their own reckoning bunched with the burst and earned a 429.
+    long slotNanos = askedAt + a.waitTime().toNanos();
     try {
       sleepUntil(slotNanos, chain.call());
     } catch (InterruptedIOException e) {
@@ -139,14 +142,15 @@ public final class ThrottlingInterceptor implements Interceptor {
       // Woke too late: leaving now could bunch with the calls booked right after us and breach the provider's
       // bucket. Book a fresh slot after them instead. The missed slot is not given back (conservative).
       metrics.rebooked(bucket.name());
-      Duration left = effectiveMaxWait(chain.call()).minusNanos(System.nanoTime() - askedAt);
+      long reaskedAt = System.nanoTime();
+      Duration left = effectiveMaxWait(chain.call()).minusNanos(reaskedAt - askedAt);
       outcome = acquire(used, cost, left.isNegative() ? Duration.ZERO : left);
       a = outcome.result();
       if (!a.granted()) {
         metrics.refused(bucket.name());
         throw new ThrottleRefusedException(bucket.name(), a.waitTime(), effectiveMaxWait);
       }
-      slotNanos = System.nanoTime() + a.waitTime().toNanos();
+      slotNanos = reaskedAt + a.waitTime().toNanos();
       try {
         sleepUntil(slotNanos, chain.call());
       } catch (InterruptedIOException e) {

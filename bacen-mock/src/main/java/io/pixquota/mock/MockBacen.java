@@ -182,6 +182,7 @@ public final class MockBacen implements AutoCloseable {
       Map<String, Object> body = new LinkedHashMap<>();
       body.put("policy", policyJson());
       body.put("windowMillis", config.policy().periodMillis());
+      body.put("originNanoTime", originNanos); // events' atMicros count from this System.nanoTime()
       body.put("integrators", integrators);
       send(exchange, 200, "application/json", json.writeValueAsBytes(body));
     } else if (path.equals("/admin/reset") && method.equals("POST")) {

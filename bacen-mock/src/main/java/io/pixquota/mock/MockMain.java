@@ -70,8 +70,8 @@ public final class MockMain implements Callable<Integer> {
   @Option(names = "--threads", defaultValue = "64", description = "Request threads (default ${DEFAULT-VALUE}).")
   int threads;
 
-  /** Builds the configuration these options describe. */
-  MockConfig config() {
+  /** The configuration these options describe (after parsing); validated. */
+  public MockConfig config() {
     QuotaPolicy quota = switch (policy) {
       case BUCKET -> QuotaPolicy.bucket(capacity, refillTokens, periodMs);
       case SLIDING -> QuotaPolicy.sliding(capacity, periodMs);

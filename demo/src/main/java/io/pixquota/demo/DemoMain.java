@@ -72,6 +72,10 @@ public final class DemoMain implements Callable<Integer> {
   @Option(names = "--report", description = "Write a self-contained HTML report with timelines to this file.")
   Path report;
 
+  @Option(names = "--timeline", hidden = true,
+      description = "Print when each call left and when the provider saw it (for explaining a 429).")
+  boolean timeline;
+
   @Option(names = "--json", description = "Print only a JSON object {\"direct\": {...}, \"throttled\": {...}}.")
   boolean jsonOnly;
 
@@ -204,6 +208,11 @@ public final class DemoMain implements Callable<Integer> {
     JsonNode stats = json.readTree(get(provider.resolve("/admin/stats?events=true"))).path("integrators")
         .path("demo");
     result.providerMaxInWindow = stats.path("maxInWindow").asLong();
+    result.providerOriginNanoTime = json.readTree(get(provider.resolve("/admin/stats"))).path("originNanoTime")
+        .asLong();
+    if (timeline) {
+      System.err.println(result.timeline(16));
+    }
     result.providerEvents = json.convertValue(stats.path("events"), new TypeReference<List<Map<String, Object>>>() {});
     return result;
   }
@@ -238,6 +247,7 @@ public final class DemoMain implements Callable<Integer> {
           List<CallRecord> records = json.convertValue(node.get("calls"), new TypeReference<List<CallRecord>>() {});
           synchronized (result) {
             result.callsByReplica.put(node.get("replica").asText(), records);
+            result.replicaStartNanoTime.put(node.get("replica").asText(), node.path("startNanoTime").asLong());
           }
         }
       }

@@ -12,6 +12,8 @@ final class ModeResult {
   final Map<String, List<CallRecord>> callsByReplica = new LinkedHashMap<>();
   List<Map<String, Object>> providerEvents = new ArrayList<>();
   long providerMaxInWindow;
+  long providerOriginNanoTime;
+  final Map<String, Long> replicaStartNanoTime = new LinkedHashMap<>();
   long redisCommands = -1;
 
   ModeResult(String mode) {
@@ -53,6 +55,36 @@ final class ModeResult {
   /** Redis commands sent during the burst per call; 0 when the mode does not use Redis. */
   double redisRoundTripsPerCall() {
     return redisCommands <= 0 || all().isEmpty() ? 0 : (double) redisCommands / all().size();
+  }
+
+  /**
+   * When each call left its replica and when the provider saw it, on one clock (System.nanoTime is the machine's
+   * monotonic clock, shared by every process): what to read when a 429 needs explaining.
+   */
+  String timeline(int max) {
+    List<double[]> left = new ArrayList<>();
+    callsByReplica.forEach((replica, calls) -> {
+      long start = replicaStartNanoTime.getOrDefault(replica, 0L);
+      for (CallRecord c : calls) {
+        left.add(new double[] {start / 1e6 + c.leftAtMs(), c.waitMs(), Double.parseDouble(replica.substring(1))});
+      }
+    });
+    List<double[]> arrived = new ArrayList<>();
+    for (Map<String, Object> e : providerEvents) {
+      arrived.add(new double[] {providerOriginNanoTime / 1e6 + ((Number) e.get("atMicros")).longValue() / 1e3,
+          ((Number) e.get("status")).intValue()});
+    }
+    left.sort((a, b) -> Double.compare(a[0], b[0]));
+    arrived.sort((a, b) -> Double.compare(a[0], b[0]));
+    double t0 = Math.min(left.isEmpty() ? Double.MAX_VALUE : left.get(0)[0],
+        arrived.isEmpty() ? Double.MAX_VALUE : arrived.get(0)[0]);
+    StringBuilder sb = new StringBuilder(mode + " left (ms/replica/wait):");
+    left.stream().limit(max).forEach(l -> sb.append(String.format(java.util.Locale.ROOT, " %.0f/r%.0f/w%.0f",
+        l[0] - t0, l[2], l[1])));
+    sb.append("\n").append(mode).append(" arrived (ms, X = 429):");
+    arrived.stream().limit(max).forEach(a -> sb.append(String.format(java.util.Locale.ROOT, " %.0f%s", a[0] - t0,
+        a[1] == 429 ? "X" : "")));
+    return sb.toString();
   }
 
   Map<String, Object> toJson() {

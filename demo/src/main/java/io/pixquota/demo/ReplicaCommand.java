@@ -100,11 +100,16 @@ public final class ReplicaCommand implements Callable<Integer> {
   @Option(names = "--pause-ms", defaultValue = "5000", description = "Pause between bursts (default ${DEFAULT-VALUE}).")
   long pauseMs;
 
+  @Option(names = "--linger-ms", defaultValue = "0",
+      description = "Keep serving /metrics this long after the last burst (default ${DEFAULT-VALUE}).")
+  long lingerMs;
+
   @Option(names = "--metrics-port", defaultValue = "0",
       description = "Serve /metrics (Prometheus text) on this port; 0 = off (default ${DEFAULT-VALUE}).")
   int metricsPort;
 
   private final ObjectMapper json = new ObjectMapper();
+  private volatile long lastStartNanos;
 
   @Override
   public Integer call() throws Exception {
@@ -168,6 +173,7 @@ public final class ReplicaCommand implements Callable<Integer> {
         result.put("replica", "r" + replicaId);
         result.put("mode", mode.name().toLowerCase());
         result.put("startAtMs", startAt);
+        result.put("startNanoTime", lastStartNanos);
         result.put("calls", records);
         result.put("rebooked", registry.find("bacen.throttle.rebooked").counters().stream()
             .mapToDouble(c -> c.count()).sum());
@@ -175,6 +181,9 @@ public final class ReplicaCommand implements Callable<Integer> {
             .mapToDouble(t -> t.max(TimeUnit.MILLISECONDS)).max().orElse(0));
         System.out.println("RESULT " + json.writeValueAsString(result));
         System.out.flush();
+      }
+      if (metrics != null && lingerMs > 0) {
+        Thread.sleep(lingerMs);
       }
     } finally {
       if (redisson != null) {
@@ -211,6 +220,7 @@ public final class ReplicaCommand implements Callable<Integer> {
     ExecutorService pool = Executors.newFixedThreadPool(calls);
     AtomicInteger done = new AtomicInteger();
     long startNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(startAtMs - System.currentTimeMillis());
+    lastStartNanos = startNanos;
     String minute = LocalDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyyMMddHHmm"));
     List<Future<CallRecord>> futures = new ArrayList<>();
     for (int i = 0; i < calls; i++) {
