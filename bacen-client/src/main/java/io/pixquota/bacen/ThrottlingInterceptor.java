@@ -103,6 +103,10 @@ public final class ThrottlingInterceptor implements Interceptor {
     this.localShare = b.localShare;
     this.localRetryInterval = b.localRetryInterval;
     this.metrics = new ThrottleMetrics(b.registry);
+    // Meters are made now, not on a call's path: registering a histogram for the first time took hundreds of
+    // milliseconds on a cold, loaded JVM, between the lateness check and the send.
+    metrics.register(defaultBucket.name());
+    rules.forEach(r -> metrics.register(r.bucket().name()));
   }
 
   /** A builder whose default bucket takes every request that no rule matches. */
@@ -159,10 +163,14 @@ public final class ThrottlingInterceptor implements Interceptor {
       }
       late = System.nanoTime() - slotNanos;
     }
-    metrics.granted(bucket.name(), Duration.ofNanos(System.nanoTime() - askedAt));
-    metrics.lateness(bucket.name(), late);
-
-    Response response = chain.proceed(request);
+    long waitedNanos = System.nanoTime() - askedAt;
+    Response response;
+    try {
+      response = chain.proceed(request); // nothing between the lateness check and the send
+    } finally {
+      metrics.granted(bucket.name(), Duration.ofNanos(waitedNanos));
+      metrics.lateness(bucket.name(), late);
+    }
     Double total = responseCosts.get(response.code());
     if (total != null && total != cost) {
       settle(used, total - cost);

@@ -210,10 +210,10 @@ public final class DemoMain implements Callable<Integer> {
     result.providerMaxInWindow = stats.path("maxInWindow").asLong();
     result.providerOriginNanoTime = json.readTree(get(provider.resolve("/admin/stats"))).path("originNanoTime")
         .asLong();
+    result.providerEvents = json.convertValue(stats.path("events"), new TypeReference<List<Map<String, Object>>>() {});
     if (timeline) {
       System.err.println(result.timeline(16));
     }
-    result.providerEvents = json.convertValue(stats.path("events"), new TypeReference<List<Map<String, Object>>>() {});
     return result;
   }
 

@@ -29,7 +29,7 @@ public final class ThrottleMetrics {
     Meters(String bucket) {
       wait = Timer.builder("bacen.throttle.wait")
           .description("Time a call waited for its slot in the shared bucket; rising = demand above the quota")
-          .tag("bucket", bucket).publishPercentiles(0.5, 0.9, 0.99).publishPercentileHistogram()
+          .tag("bucket", bucket).publishPercentiles(0.5, 0.9, 0.99).publishPercentileHistogram() // Prometheus keeps the histogram
           .maximumExpectedValue(Duration.ofSeconds(60)).register(registry);
       lateness = Timer.builder("bacen.throttle.lateness")
           .description("How late a call left after its booked slot; the quota plan assumes a bound on it")
@@ -55,6 +55,11 @@ public final class ThrottleMetrics {
 
   public MeterRegistry registry() {
     return registry;
+  }
+
+  /** Creates the bucket's meters now, so that no call pays for it. */
+  public void register(String bucket) {
+    of(bucket);
   }
 
   private Meters of(String bucket) {
