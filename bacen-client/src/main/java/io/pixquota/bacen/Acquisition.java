@@ -14,5 +14,9 @@ import java.time.Duration;
  *                   already booked ahead
  * @param slotMicros the booked slot in the bucket's clock (Redis {@code TIME} by default), microseconds since the
  *                   epoch
+ * @param answeredAtNanos {@link System#nanoTime()} when the answer reached this process, taken on the I/O thread
+ *                   that received it, before any delay in waking the caller: the decision was taken no later than
+ *                   this, so {@code answeredAtNanos + waitTime} is never before the booked slot
  */
-public record Acquisition(boolean granted, Duration waitTime, double remaining, long slotMicros) {}
+public record Acquisition(boolean granted, Duration waitTime, double remaining, long slotMicros,
+    long answeredAtNanos) {}

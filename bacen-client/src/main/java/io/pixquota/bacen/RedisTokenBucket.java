@@ -78,23 +78,24 @@ public final class RedisTokenBucket implements TokenBucket {
     checkCost(cost);
     Checks.notNegative("maxWait", maxWait);
     long maxWaitMicros = saturatedMicros(maxWait);
-    List<Object> reply = run("acquire", cost, maxWaitMicros);
+    LuaScript.Reply answer = run("acquire", cost, maxWaitMicros);
+    List<Object> reply = answer.values();
     long waitMicros = asLong(reply.get(1));
     long nowMicros = asLong(reply.get(3));
     return new Acquisition(asLong(reply.get(0)) == 1, Duration.of(waitMicros, ChronoUnit.MICROS),
-        Double.parseDouble(reply.get(2).toString()), nowMicros + waitMicros);
+        Double.parseDouble(reply.get(2).toString()), nowMicros + waitMicros, answer.receivedAtNanos());
   }
 
   @Override
   public double charge(double cost) throws InterruptedException {
     Checks.positive("cost", cost);
-    return Double.parseDouble(run("charge", cost, 0).get(2).toString());
+    return Double.parseDouble(run("charge", cost, 0).values().get(2).toString());
   }
 
   @Override
   public double refund(double cost) throws InterruptedException {
     Checks.positive("cost", cost);
-    return Double.parseDouble(run("refund", cost, 0).get(2).toString());
+    return Double.parseDouble(run("refund", cost, 0).values().get(2).toString());
   }
 
   private void checkCost(double cost) {
@@ -103,7 +104,7 @@ public final class RedisTokenBucket implements TokenBucket {
     }
   }
 
-  private List<Object> run(String op, double cost, long maxWaitMicros) throws InterruptedException {
+  private LuaScript.Reply run(String op, double cost, long maxWaitMicros) throws InterruptedException {
     Object[] args = new Object[4 + limitArgs.length];
     args[0] = op;
     args[1] = Double.toString(cost);

@@ -130,11 +130,11 @@ public final class ThrottlingInterceptor implements Interceptor {
       metrics.refused(bucket.name());
       throw new ThrottleRefusedException(bucket.name(), a.waitTime(), effectiveMaxWait);
     }
-    // The slot in our clock: Redis decided between askedAt and now, so askedAt + wait is the earliest the slot can
-    // be. Measuring from askedAt, not from when this thread got round to reading the answer, counts a thread that
-    // was starved of CPU after Redis answered as late: on a loaded 2-core machine that was up to 400 ms, and calls
-    // that left "on time" by their own reckoning bunched with the burst and earned a 429.
-    long slotNanos = askedAt + a.waitTime().toNanos();
+    // The slot in our clock: Redis decided before its answer reached this process, so answeredAt + wait is never
+    // early. answeredAt is taken on the I/O thread, not when this thread got round to reading the answer: a thread
+    // starved of CPU after Redis answered (up to 400 ms on a loaded 2-core machine) counts as late and rebooks,
+    // instead of leaving "on time" by its own reckoning together with the burst and earning a 429.
+    long slotNanos = a.answeredAtNanos() + a.waitTime().toNanos();
     try {
       sleepUntil(slotNanos, chain.call());
     } catch (InterruptedIOException e) {
@@ -154,7 +154,7 @@ public final class ThrottlingInterceptor implements Interceptor {
         metrics.refused(bucket.name());
         throw new ThrottleRefusedException(bucket.name(), a.waitTime(), effectiveMaxWait);
       }
-      slotNanos = reaskedAt + a.waitTime().toNanos();
+      slotNanos = a.answeredAtNanos() + a.waitTime().toNanos();
       try {
         sleepUntil(slotNanos, chain.call());
       } catch (InterruptedIOException e) {

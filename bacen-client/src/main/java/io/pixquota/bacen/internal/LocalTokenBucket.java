@@ -63,12 +63,12 @@ public final class LocalTokenBucket implements TokenBucket {
     long wait = (long) Math.ceil(waitNanos);
     long micros = now / 1000;
     if (wait > maxWait.toNanos()) {
-      return new Acquisition(false, Duration.ofNanos(wait), smallest(), micros + wait / 1000);
+      return new Acquisition(false, Duration.ofNanos(wait), smallest(), micros + wait / 1000, now);
     }
     for (int i = 0; i < tokens.length; i++) {
       tokens[i] -= cost;
     }
-    return new Acquisition(true, Duration.ofNanos(wait), smallest(), micros + wait / 1000);
+    return new Acquisition(true, Duration.ofNanos(wait), smallest(), micros + wait / 1000, now);
   }
 
   @Override

@@ -64,7 +64,10 @@ public final class LuaScript {
    *
    * @return the script's array reply: Long for integers, String for bulk strings
    */
-  public List<Object> call(RedissonClient redisson, String key, Object[] args, long timeoutNanos)
+  /** A reply and {@link System#nanoTime()} when it reached this process (taken on the I/O thread). */
+  public record Reply(List<Object> values, long receivedAtNanos) {}
+
+  public Reply call(RedissonClient redisson, String key, Object[] args, long timeoutNanos)
       throws InterruptedException, CallFailedException {
     long deadline = System.nanoTime() + timeoutNanos;
     RScript script = redisson.getScript(StringCodec.INSTANCE);
@@ -85,9 +88,11 @@ public final class LuaScript {
     }
   }
 
-  private CompletableFuture<List<Object>> evalSha(RScript script, String key, Object[] args) {
+  private CompletableFuture<Reply> evalSha(RScript script, String key, Object[] args) {
+    // thenApply runs on the thread that completes the future (Redisson's I/O thread): the receive time is not
+    // delayed by however long the caller's thread takes to be scheduled again.
     return script.<List<Object>>evalShaAsync(key, RScript.Mode.READ_WRITE, sha, RScript.ReturnType.MULTI,
-        List.of(key), args).toCompletableFuture();
+        List.of(key), args).toCompletableFuture().thenApply(values -> new Reply(values, System.nanoTime()));
   }
 
   private static <T> T await(CompletableFuture<T> future, long deadlineNanos)
