@@ -264,8 +264,10 @@ public final class MockBacen implements AutoCloseable {
           "quota of " + config.policy() + " exceeded", null);
       return;
     }
-    int status = serve(exchange, path);
+    Answer answer = serve(path);
+    int status = answer.status();
     audit.record(session.integrator(), arrival, status, replica, true);
+    send(exchange, status, answer.contentType(), answer.body());
     Double cost = config.statusCosts().get(status);
     if (cost != null && cost > 1) {
       try {
@@ -276,31 +278,33 @@ public final class MockBacen implements AutoCloseable {
     }
   }
 
-  private int serve(HttpExchange exchange, String path) throws IOException {
+  /** A response not yet sent: the audit records it first, so that stats read after a response include it. */
+  private record Answer(int status, String contentType, byte[] body) {}
+
+  private Answer serve(String path) throws IOException {
     if (path.startsWith("/api/v2/pix/")) {
       String id = path.substring("/api/v2/pix/".length());
       String invalid = PixData.endToEndIdProblem(id);
       if (invalid != null) {
-        return problem(exchange, 400, "RequisicaoInvalida", "Requisição inválida", invalid, "e2eid");
+        return problemAnswer(400, "RequisicaoInvalida", "Requisição inválida", invalid, "e2eid");
       }
       if (PixData.unknown(id)) {
-        return problem(exchange, 404, "PixNaoEncontrado", "Pix não encontrado", "no Pix with this endToEndId", null);
+        return problemAnswer(404, "PixNaoEncontrado", "Pix não encontrado", "no Pix with this endToEndId", null);
       }
-      return send(exchange, 200, "application/json", json.writeValueAsBytes(PixData.pix(id)));
+      return new Answer(200, "application/json", json.writeValueAsBytes(PixData.pix(id)));
     }
     if (path.startsWith("/api/v2/cob/")) {
       String txid = path.substring("/api/v2/cob/".length());
       String invalid = PixData.txidProblem(txid);
       if (invalid != null) {
-        return problem(exchange, 400, "RequisicaoInvalida", "Requisição inválida", invalid, "txid");
+        return problemAnswer(400, "RequisicaoInvalida", "Requisição inválida", invalid, "txid");
       }
       if (PixData.unknown(txid)) {
-        return problem(exchange, 404, "CobNaoEncontrado", "Cobrança não encontrada", "no charge with this txid",
-            null);
+        return problemAnswer(404, "CobNaoEncontrado", "Cobrança não encontrada", "no charge with this txid", null);
       }
-      return send(exchange, 200, "application/json", json.writeValueAsBytes(PixData.cob(txid)));
+      return new Answer(200, "application/json", json.writeValueAsBytes(PixData.cob(txid)));
     }
-    return problem(exchange, 404, "NaoEncontrado", "Recurso não encontrado", "no such endpoint", null);
+    return problemAnswer(404, "NaoEncontrado", "Recurso não encontrado", "no such endpoint", null);
   }
 
   private void policies(HttpExchange exchange, Session session, String name) throws IOException {
@@ -351,6 +355,12 @@ public final class MockBacen implements AutoCloseable {
 
   private int problem(HttpExchange exchange, int status, String name, String title, String detail, String field)
       throws IOException {
+    Answer a = problemAnswer(status, name, title, detail, field);
+    return send(exchange, a.status(), a.contentType(), a.body());
+  }
+
+  private Answer problemAnswer(int status, String name, String title, String detail, String field)
+      throws IOException {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("type", ERROR_TYPE + name);
     body.put("title", title);
@@ -362,7 +372,7 @@ public final class MockBacen implements AutoCloseable {
     if (field != null) {
       body.put("violacoes", java.util.List.of(Map.of("razao", detail, "propriedade", field)));
     }
-    return send(exchange, status, "application/problem+json", json.writeValueAsBytes(body));
+    return new Answer(status, "application/problem+json", json.writeValueAsBytes(body));
   }
 
   private static int send(HttpExchange exchange, int status, String contentType, byte[] body) throws IOException {
