@@ -69,6 +69,9 @@ public final class ThrottlingInterceptor implements Interceptor {
   private final Map<Integer, Double> responseCosts;
   private final Duration maxWait;
   private final Duration lateLimit;
+  private final Duration assumedJitter;
+  private final java.util.concurrent.atomic.AtomicLong lastMarginWarnNanos =
+      new java.util.concurrent.atomic.AtomicLong(System.nanoTime() - TimeUnit.MINUTES.toNanos(2));
   private final RedisUnavailablePolicy unavailablePolicy;
   private final double localShare;
   private final Duration localRetryInterval;
@@ -99,6 +102,7 @@ public final class ThrottlingInterceptor implements Interceptor {
     this.responseCosts = Map.copyOf(b.responseCosts);
     this.maxWait = b.maxWait;
     this.lateLimit = b.lateLimit;
+    this.assumedJitter = b.assumedJitter;
     this.unavailablePolicy = b.unavailablePolicy;
     this.localShare = b.localShare;
     this.localRetryInterval = b.localRetryInterval;
@@ -163,6 +167,9 @@ public final class ThrottlingInterceptor implements Interceptor {
       }
       late = System.nanoTime() - slotNanos;
     }
+    if (assumedJitter != null && late > assumedJitter.toNanos()) {
+      marginExceeded(bucket.name(), late);
+    }
     long waitedNanos = System.nanoTime() - askedAt;
     Response response;
     try {
@@ -176,6 +183,18 @@ public final class ThrottlingInterceptor implements Interceptor {
       settle(used, total - cost);
     }
     return response;
+  }
+
+  /** A call left later than the plan's J allows: the plan is no longer provably safe. WARN at most once a minute. */
+  private void marginExceeded(String bucket, long lateNanos) {
+    metrics.marginExceeded(bucket);
+    long last = lastMarginWarnNanos.get();
+    long now = System.nanoTime();
+    if (now - last > TimeUnit.MINUTES.toNanos(1) && lastMarginWarnNanos.compareAndSet(last, now)) {
+      LOG.warn("Bucket '{}': a call left {} ms after its slot, more than the {} ms of jitter its plan assumes; the "
+          + "settings are no longer provably under the provider's quota (see bacen.throttle.margin.exceeded)",
+          bucket, TimeUnit.NANOSECONDS.toMillis(lateNanos), assumedJitter.toMillis());
+    }
   }
 
   private Rule match(Request request) {
@@ -297,6 +316,7 @@ public final class ThrottlingInterceptor implements Interceptor {
     private final Map<Integer, Double> responseCosts = new java.util.LinkedHashMap<>();
     private Duration maxWait = Duration.ofSeconds(10);
     private Duration lateLimit = DEFAULT_LATE_LIMIT;
+    private Duration assumedJitter;
     private RedisUnavailablePolicy unavailablePolicy = RedisUnavailablePolicy.FAIL_CLOSED;
     private double localShare = 0.5;
     private Duration localRetryInterval = Duration.ofSeconds(1);
@@ -342,6 +362,18 @@ public final class ThrottlingInterceptor implements Interceptor {
      */
     public Builder lateLimit(Duration lateLimit) {
       this.lateLimit = Checks.notNegative("lateLimit", lateLimit);
+      return this;
+    }
+
+    /**
+     * Takes a {@link QuotaPlan}'s settings for watching the margin live: its late limit, and its J. A call that still
+     * leaves later than J after its slot (after rebooking) counts in {@code bacen.throttle.margin.exceeded} and logs
+     * a WARN (at most once a minute), because the plan is then no longer provably safe.
+     */
+    public Builder plan(QuotaPlan plan) {
+      Objects.requireNonNull(plan, "plan cannot be null");
+      this.lateLimit = plan.lateLimit();
+      this.assumedJitter = plan.jitter();
       return this;
     }
 

@@ -24,6 +24,7 @@ public final class ThrottleMetrics {
     final Counter refused;
     final Counter redisErrors;
     final Counter rebooked;
+    final Counter marginExceeded;
     final AtomicInteger fallbackActive = new AtomicInteger();
 
     Meters(String bucket) {
@@ -43,6 +44,9 @@ public final class ThrottleMetrics {
           .register(registry);
       rebooked = Counter.builder("bacen.throttle.rebooked")
           .description("Calls that woke later than the late limit after their slot and booked a fresh one")
+          .tag("bucket", bucket).register(registry);
+      marginExceeded = Counter.builder("bacen.throttle.margin.exceeded")
+          .description("Calls that left later after their slot than the jitter their quota plan assumes")
           .tag("bucket", bucket).register(registry);
       registry.gauge("bacen.throttle.fallback.active",
           io.micrometer.core.instrument.Tags.of("bucket", bucket), fallbackActive);
@@ -82,6 +86,10 @@ public final class ThrottleMetrics {
 
   public void rebooked(String bucket) {
     of(bucket).rebooked.increment();
+  }
+
+  public void marginExceeded(String bucket) {
+    of(bucket).marginExceeded.increment();
   }
 
   public void redisError(String bucket) {

@@ -54,6 +54,7 @@ public final class PixClient implements AutoCloseable {
 
   private final PixClientConfig config;
   private final OkHttpClient http;
+  private final OkHttpClient unthrottledHttp;
   private final OAuthTokenSource tokens;
   private final ObjectMapper json;
   private final MeterRegistry registry;
@@ -70,6 +71,9 @@ public final class PixClient implements AutoCloseable {
         .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS).build();
     ThrottlingInterceptor.Builder throttle = ThrottlingInterceptor.builder(bucket).maxWait(config.maxWait())
         .meterRegistry(registry);
+    if (b.plan != null) {
+      throttle.plan(b.plan);
+    }
     if (config.redisUnavailable() == io.pixquota.bacen.RedisUnavailablePolicy.LOCAL_FALLBACK) {
       throttle.redisUnavailable(config.redisUnavailable(), config.localShare(), Duration.ofSeconds(1));
     }
@@ -82,6 +86,7 @@ public final class PixClient implements AutoCloseable {
     // A network interceptor: the slot is booked once OkHttp holds a connection, so a slow connection set-up cannot
     // make a call leave late and bunch with the next slots (measured: 1 x 429 per cold burst otherwise).
     this.http = base.newBuilder().callTimeout(config.callTimeout()).addNetworkInterceptor(interceptor).build();
+    this.unthrottledHttp = base.newBuilder().callTimeout(config.callTimeout()).build();
   }
 
   /** A builder for a client with these settings. */
@@ -165,6 +170,41 @@ public final class PixClient implements AutoCloseable {
       throw new PixAccessDeniedException("token endpoint refused the client credentials", e.status(), null, null, e);
     } catch (IOException e) {
       throw transport("token request failed", e);
+    }
+  }
+
+  /**
+   * {@code GET /policies/{policy}}: the provider's own limit for this integrator, as BACEN's DICT documents it (the
+   * mock serves it too). Feed it to {@link io.pixquota.bacen.QuotaPlanner} to plan the bucket from the provider's
+   * word instead of a guess. Not throttled: it is not a PIX query.
+   *
+   * @throws PixException when the provider does not serve the policy or answers something unreadable
+   */
+  public io.pixquota.bacen.ProviderPolicy getPolicy(String policy) {
+    io.pixquota.bacen.internal.Checks.notBlank("policy", policy);
+    if (!policy.matches("[A-Za-z0-9_.-]{1,64}")) {
+      throw new IllegalArgumentException("policy must be 1 to 64 letters, digits, '_', '.' or '-', but was '"
+          + policy + "'");
+    }
+    HttpUrl url = HttpUrl.get(config.baseUrl().toString()).resolve("/policies/" + policy);
+    Request request = new Request.Builder().url(url).header("Authorization", "Bearer " + bearer()).get().build();
+    try (Response response = unthrottledHttp.newCall(request).execute()) {
+      JsonNode body = handle(response, node -> node, new CallState());
+      String kind = body.path("kind").asText();
+      double capacity = body.path("capacity").asDouble();
+      double refill = body.path("refillTokens").asDouble();
+      Duration period = Duration.ofMillis(body.path("refillPeriodMillis").asLong());
+      return switch (kind) {
+        case "BUCKET", "TOKEN_BUCKET" -> io.pixquota.bacen.ProviderPolicy.tokenBucket(capacity, refill, period);
+        case "SLIDING", "SLIDING_WINDOW" -> io.pixquota.bacen.ProviderPolicy.slidingWindow(capacity, period);
+        case "FIXED", "FIXED_WINDOW" -> io.pixquota.bacen.ProviderPolicy.fixedWindow(capacity, period);
+        default -> throw new PixUnexpectedResponseException("unknown policy kind '" + kind + "'", 200, null, null,
+            null);
+      };
+    } catch (IllegalArgumentException e) {
+      throw new PixUnexpectedResponseException("unusable policy: " + e.getMessage(), 200, null, null, e);
+    } catch (IOException e) {
+      throw transport("policy request failed", e);
     }
   }
 
@@ -351,6 +391,7 @@ public final class PixClient implements AutoCloseable {
     private TokenBucket bucket;
     private MeterRegistry registry;
     private OkHttpClient okHttpClient;
+    private io.pixquota.bacen.QuotaPlan plan;
 
     private Builder(PixClientConfig config) {
       this.config = Objects.requireNonNull(config, "config cannot be null");
@@ -371,6 +412,15 @@ public final class PixClient implements AutoCloseable {
     /** Where the meters go; default none. */
     public Builder meterRegistry(MeterRegistry registry) {
       this.registry = Objects.requireNonNull(registry, "registry cannot be null");
+      return this;
+    }
+
+    /**
+     * Uses a {@link io.pixquota.bacen.QuotaPlan}: its capacity and rate for the bucket (instead of the config's), its
+     * late limit, and its J to watch the margin live ({@code bacen.throttle.margin.exceeded}).
+     */
+    public Builder quotaPlan(io.pixquota.bacen.QuotaPlan plan) {
+      this.plan = Objects.requireNonNull(plan, "plan cannot be null");
       return this;
     }
 
@@ -396,7 +446,9 @@ public final class PixClient implements AutoCloseable {
           r = Redisson.create(c);
         }
         b = RedisTokenBucket.create(r, TokenBucketConfig.custom(config.bucketName())
-            .limit(config.bucketCapacity(), config.bucketRate()).redisTimeout(config.redisTimeout()).build());
+            .limit(plan != null ? plan.capacity() : config.bucketCapacity(),
+                plan != null ? plan.ratePerSecond() : config.bucketRate())
+            .redisTimeout(config.redisTimeout()).build());
       }
       return new PixClient(this, r, b);
     }
