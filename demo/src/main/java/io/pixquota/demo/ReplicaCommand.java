@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.pixquota.bacen.QuotaPlan;
+import io.pixquota.bacen.QuotaPlanner;
 import io.pixquota.bacen.pix.PixClient;
 import io.pixquota.bacen.pix.PixClientConfig;
 import io.pixquota.bacen.pix.PixException;
@@ -100,6 +102,16 @@ public final class ReplicaCommand implements Callable<Integer> {
   @Option(names = "--pause-ms", defaultValue = "5000", description = "Pause between bursts (default ${DEFAULT-VALUE}).")
   long pauseMs;
 
+  @Option(names = "--duration-ms", defaultValue = "0",
+      description = "Saturating demand: every caller thread calls back to back for this long; 0 = one call each "
+          + "per burst (default ${DEFAULT-VALUE}).")
+  long durationMs;
+
+  @Option(names = "--plan-jitter-ms", defaultValue = "0",
+      description = "Read the provider's policy (GET /policies/pix) and use the QuotaPlanner's settings for this "
+          + "jitter J instead of --capacity and --rate; 0 = off (default ${DEFAULT-VALUE}).")
+  long planJitterMs;
+
   @Option(names = "--linger-ms", defaultValue = "0",
       description = "Keep serving /metrics this long after the last burst (default ${DEFAULT-VALUE}).")
   long lingerMs;
@@ -147,11 +159,20 @@ public final class ReplicaCommand implements Callable<Integer> {
         config.useSingleServer().setAddress(redisUrl).setConnectionMinimumIdleSize(calls)
             .setConnectionPoolSize(Math.max(64, calls));
         redisson = Redisson.create(config);
-        PixClient pix = PixClient.builder(PixClientConfig.builder().baseUrl(bacenUrl)
+        PixClientConfig pixConfig = PixClientConfig.builder().baseUrl(bacenUrl)
             .credentials(clientId, clientSecret).bucketName(bucketName).bucket(capacity, rate)
             .maxWait(Duration.ofMillis(maxWaitMs)).retry(1, Duration.ofMillis(1), Duration.ofMillis(1),
-                Duration.ofSeconds(1)).build())
-            .redisson(redisson).meterRegistry(registry).okHttpClient(base).build();
+                Duration.ofSeconds(1)).build();
+        PixClient.Builder builder = PixClient.builder(pixConfig).redisson(redisson).meterRegistry(registry)
+            .okHttpClient(base);
+        if (planJitterMs > 0) {
+          try (PixClient probe = PixClient.builder(pixConfig).redisson(redisson).build()) {
+            QuotaPlan plan = QuotaPlanner.plan(probe.getPolicy("pix"), Duration.ofMillis(planJitterMs));
+            System.err.println("replica r" + replicaId + " plan: " + plan.reasoning());
+            builder.quotaPlan(plan);
+          }
+        }
+        PixClient pix = builder.build();
         pix.warmUp();
         caller = id -> throttled(pix, id);
       }
@@ -222,46 +243,59 @@ public final class ReplicaCommand implements Callable<Integer> {
     long startNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(startAtMs - System.currentTimeMillis());
     lastStartNanos = startNanos;
     String minute = LocalDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyyMMddHHmm"));
-    List<Future<CallRecord>> futures = new ArrayList<>();
+    long endNanos = startNanos + TimeUnit.MILLISECONDS.toNanos(durationMs);
+    AtomicInteger sequence = new AtomicInteger();
+    List<Future<List<CallRecord>>> futures = new ArrayList<>();
     for (int i = 0; i < calls; i++) {
-      String id = String.format("E12345678%sR%02dC%07d", minute, replicaId, (System.nanoTime() / 1000 + i) % 10_000_000);
       futures.add(pool.submit(() -> {
         long left;
         while ((left = startNanos - System.nanoTime()) > 0) {
           LockSupport.parkNanos(left);
         }
-        long t0 = System.nanoTime();
-        int status;
-        String outcome;
-        try {
-          status = caller.call(id);
-          outcome = status == 200 ? "served" : status == 429 ? "too_many_requests" : "error";
-        } catch (PixRateLimitedException e) {
-          status = 429;
-          outcome = "too_many_requests";
-        } catch (PixThrottledException e) {
-          status = 0;
-          outcome = "throttled";
-        } catch (PixException | IOException e) {
-          status = e instanceof PixException p ? p.status() : 0;
-          outcome = status == 404 ? "served" : "error";
-        }
-        long t1 = System.nanoTime();
-        Long leftAt = timing.take();
-        double waitMs = leftAt == null ? 0 : (leftAt - t0) / 1e6;
-        double leftAtMs = ((leftAt == null ? t0 : leftAt) - startNanos) / 1e6;
-        int n = done.incrementAndGet();
-        System.out.println("PROGRESS r" + replicaId + " " + n + "/" + calls);
-        System.out.flush();
-        return new CallRecord(status, mode == Mode.DIRECT ? 0 : waitMs, leftAtMs, (t1 - startNanos) / 1e6, outcome);
+        List<CallRecord> mine = new ArrayList<>();
+        do {
+          String id = String.format("E12345678%sR%02dC%07d", minute, replicaId,
+              (System.nanoTime() / 1000 + sequence.incrementAndGet()) % 10_000_000);
+          mine.add(one(caller, timing, id, startNanos));
+          int n = done.incrementAndGet();
+          if (durationMs == 0) {
+            System.out.println("PROGRESS r" + replicaId + " " + n + "/" + calls);
+            System.out.flush();
+          }
+        } while (durationMs > 0 && System.nanoTime() < endNanos);
+        return mine;
       }));
     }
     List<CallRecord> records = new ArrayList<>();
-    for (Future<CallRecord> f : futures) {
-      records.add(f.get());
+    for (Future<List<CallRecord>> f : futures) {
+      records.addAll(f.get());
     }
     pool.shutdown();
     return records;
+  }
+
+  private CallRecord one(Caller caller, Timing timing, String id, long startNanos) {
+    long t0 = System.nanoTime();
+    int status;
+    String outcome;
+    try {
+      status = caller.call(id);
+      outcome = status == 200 ? "served" : status == 429 ? "too_many_requests" : "error";
+    } catch (PixRateLimitedException e) {
+      status = 429;
+      outcome = "too_many_requests";
+    } catch (PixThrottledException e) {
+      status = 0;
+      outcome = "throttled";
+    } catch (Exception e) {
+      status = e instanceof PixException p ? p.status() : 0;
+      outcome = status == 404 ? "served" : "error";
+    }
+    long t1 = System.nanoTime();
+    Long leftAt = timing.take();
+    double waitMs = leftAt == null ? 0 : (leftAt - t0) / 1e6;
+    double leftAtMs = ((leftAt == null ? t0 : leftAt) - startNanos) / 1e6;
+    return new CallRecord(status, mode == Mode.DIRECT ? 0 : waitMs, leftAtMs, (t1 - startNanos) / 1e6, outcome);
   }
 
   private String token(OkHttpClient http) throws IOException {
