@@ -254,8 +254,9 @@ public final class ReplicaCommand implements Callable<Integer> {
         }
         List<CallRecord> mine = new ArrayList<>();
         do {
-          String id = String.format("E12345678%sR%02dC%07d", minute, replicaId,
-              (System.nanoTime() / 1000 + sequence.incrementAndGet()) % 10_000_000);
+          // ends in a letter: never in 404, which the mock treats as an unknown Pix
+          String id = String.format("E12345678%sR%02dC%06dA", minute, replicaId,
+              (System.nanoTime() / 1000 + sequence.incrementAndGet()) % 1_000_000);
           mine.add(one(caller, timing, id, startNanos));
           int n = done.incrementAndGet();
           if (durationMs == 0) {
