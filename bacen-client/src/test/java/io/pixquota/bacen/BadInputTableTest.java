@@ -1,0 +1,226 @@
+package io.pixquota.bacen;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.pixquota.bacen.internal.RetryAfter;
+import io.pixquota.bacen.pix.PixClientConfig;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Malformed input, one row each, with its exact outcome: the exception type and message, before any I/O (none of
+ * these rows needs Redis or a network), or for headers, how they are read.
+ */
+class BadInputTableTest {
+  private static Map<String, String> env(String... pairs) {
+    Map<String, String> env = new HashMap<>(Map.of("BACEN_BASE_URL", "https://pix.example.com",
+        "BACEN_CLIENT_ID", "bank", "BACEN_CLIENT_SECRET", "s3cr3t"));
+    for (int i = 0; i < pairs.length; i += 2) {
+      env.put(pairs[i], pairs[i + 1]);
+    }
+    return env;
+  }
+
+  private static Arguments row(String what, ThrowingCallable call, Class<? extends Throwable> type, String message) {
+    return Arguments.of(what, call, type, message);
+  }
+
+  static Stream<Arguments> rows() {
+    return Stream.of(
+        row("capacity 0", () -> Limit.of(0, 1), IllegalArgumentException.class,
+            "capacity must be positive and finite, but was 0.0"),
+        row("capacity -1", () -> Limit.of(-1, 1), IllegalArgumentException.class,
+            "capacity must be positive and finite, but was -1.0"),
+        row("capacity NaN", () -> Limit.of(Double.NaN, 1), IllegalArgumentException.class,
+            "capacity must be positive and finite, but was NaN"),
+        row("capacity infinite", () -> Limit.of(Double.POSITIVE_INFINITY, 1), IllegalArgumentException.class,
+            "capacity must be positive and finite, but was Infinity"),
+        row("refill 0", () -> Limit.of(1, 0), IllegalArgumentException.class,
+            "refillPerSecond must be positive and finite, but was 0.0"),
+        row("refill -0.5", () -> Limit.of(1, -0.5), IllegalArgumentException.class,
+            "refillPerSecond must be positive and finite, but was -0.5"),
+        row("refill infinite", () -> Limit.of(1, Double.POSITIVE_INFINITY), IllegalArgumentException.class,
+            "refillPerSecond must be positive and finite, but was Infinity"),
+        row("bucket name null", () -> TokenBucketConfig.custom(null), NullPointerException.class,
+            "name cannot be null"),
+        row("bucket name empty", () -> TokenBucketConfig.custom(""), IllegalArgumentException.class,
+            "name must not be blank, but was ''"),
+        row("bucket name blank", () -> TokenBucketConfig.custom(" \t"), IllegalArgumentException.class,
+            "name must not be blank, but was ' \t'"),
+        row("bucket name with {", () -> TokenBucketConfig.custom("a{"), IllegalArgumentException.class,
+            "name must not contain '{' or '}', but was 'a{'"),
+        row("bucket name with }", () -> TokenBucketConfig.custom("}"), IllegalArgumentException.class,
+            "name must not contain '{' or '}', but was '}'"),
+        row("key prefix with braces", () -> TokenBucketConfig.custom("pix").keyPrefix("x{y}"),
+            IllegalArgumentException.class, "keyPrefix must not contain '{' or '}', but was 'x{y}'"),
+        row("key prefix null", () -> TokenBucketConfig.custom("pix").keyPrefix(null), NullPointerException.class,
+            "keyPrefix cannot be null"),
+        row("no limit", () -> TokenBucketConfig.custom("pix").build(), IllegalStateException.class,
+            "bucket 'pix' needs at least one limit"),
+        row("null limit", () -> TokenBucketConfig.custom("pix").limit(null), NullPointerException.class,
+            "limit cannot be null"),
+        row("redis timeout zero", () -> TokenBucketConfig.custom("pix").redisTimeout(Duration.ZERO),
+            IllegalArgumentException.class, "redisTimeout must be > 0, but was PT0S"),
+        row("redis timeout negative", () -> TokenBucketConfig.custom("pix").redisTimeout(Duration.ofMillis(-1)),
+            IllegalArgumentException.class, "redisTimeout must be > 0, but was PT-0.001S"),
+        row("redis timeout null", () -> TokenBucketConfig.custom("pix").redisTimeout(null),
+            NullPointerException.class, "redisTimeout cannot be null"),
+        row("client clock null", () -> TokenBucketConfig.custom("pix").clientClock(null),
+            NullPointerException.class, "clientClock cannot be null"),
+        row("provider limit 0", () -> ProviderPolicy.tokenBucket(0, 1, Duration.ofSeconds(1)),
+            IllegalArgumentException.class, "limit must be positive and finite, but was 0.0"),
+        row("provider period 0", () -> ProviderPolicy.slidingWindow(10, Duration.ZERO),
+            IllegalArgumentException.class, "period must be > 0, but was PT0S"),
+        row("provider kind null", () -> new ProviderPolicy(null, 1, 1, Duration.ofSeconds(1)),
+            NullPointerException.class, "kind cannot be null"),
+        row("plan jitter negative", () -> QuotaPlanner.plan(ProviderPolicy.tokenBucket(10, 10,
+            Duration.ofSeconds(1)), Duration.ofMillis(-5)), IllegalArgumentException.class,
+            "jitter must be >= 0, but was PT-0.005S"),
+        row("plan replicas 0", () -> QuotaPlanner.plan(ProviderPolicy.tokenBucket(10, 10, Duration.ofSeconds(1)),
+            Duration.ZERO, 0), IllegalArgumentException.class, "replicas must be >= 1, but was 0"),
+        row("plan provider null", () -> QuotaPlanner.plan(null, Duration.ZERO), NullPointerException.class,
+            "provider cannot be null"),
+        row("env: base URL missing", () -> PixClientConfig.fromEnvironment(Map.of("BACEN_CLIENT_ID", "a",
+            "BACEN_CLIENT_SECRET", "b")), IllegalArgumentException.class, "BACEN_BASE_URL must be set, but was missing"),
+        row("env: base URL blank", () -> PixClientConfig.fromEnvironment(env("BACEN_BASE_URL", " ")),
+            IllegalArgumentException.class, "BACEN_BASE_URL must be set, but was blank"),
+        row("env: base URL ftp", () -> PixClientConfig.fromEnvironment(env("BACEN_BASE_URL", "ftp://x")),
+            IllegalArgumentException.class, "baseUrl must be http or https, but was 'ftp://x'"),
+        row("env: client id blank", () -> PixClientConfig.fromEnvironment(env("BACEN_CLIENT_ID", "")),
+            IllegalArgumentException.class, "BACEN_CLIENT_ID must be set, but was blank"),
+        row("env: capacity text", () -> PixClientConfig.fromEnvironment(env("BACEN_BUCKET_CAPACITY", "ten")),
+            IllegalArgumentException.class, "BACEN_BUCKET_CAPACITY must be a number, but was 'ten'"),
+        row("env: capacity negative", () -> PixClientConfig.fromEnvironment(env("BACEN_BUCKET_CAPACITY", "-3")),
+            IllegalArgumentException.class,
+            "BACEN_BUCKET_CAPACITY is invalid, was '-3': capacity must be positive and finite, but was -3.0"),
+        row("env: rate zero", () -> PixClientConfig.fromEnvironment(env("BACEN_BUCKET_RATE", "0")),
+            IllegalArgumentException.class,
+            "BACEN_BUCKET_RATE is invalid, was '0': refillPerSecond must be positive and finite, but was 0.0"),
+        row("env: rate NaN", () -> PixClientConfig.fromEnvironment(env("BACEN_BUCKET_RATE", "NaN")),
+            IllegalArgumentException.class,
+            "BACEN_BUCKET_RATE is invalid, was 'NaN': refillPerSecond must be positive and finite, but was NaN"),
+        row("env: max wait negative", () -> PixClientConfig.fromEnvironment(env("BACEN_MAX_WAIT_MS", "-1")),
+            IllegalArgumentException.class, "BACEN_MAX_WAIT_MS is invalid, was '-1': maxWait must be >= 0, but was "
+                + "PT-0.001S"),
+        row("env: max wait with unit", () -> PixClientConfig.fromEnvironment(env("BACEN_MAX_WAIT_MS", "5s")),
+            IllegalArgumentException.class, "BACEN_MAX_WAIT_MS must be a whole number of milliseconds, but was '5s'"),
+        row("env: call timeout 0", () -> PixClientConfig.fromEnvironment(env("BACEN_CALL_TIMEOUT_MS", "0")),
+            IllegalArgumentException.class,
+            "BACEN_CALL_TIMEOUT_MS is invalid, was '0': callTimeout must be > 0, but was PT0S"),
+        row("env: redis timeout text", () -> PixClientConfig.fromEnvironment(env("BACEN_REDIS_TIMEOUT_MS", "x")),
+            IllegalArgumentException.class,
+            "BACEN_REDIS_TIMEOUT_MS must be a whole number of milliseconds, but was 'x'"),
+        row("env: attempts 0", () -> PixClientConfig.fromEnvironment(env("BACEN_RETRY_MAX_ATTEMPTS", "0")),
+            IllegalArgumentException.class,
+            "BACEN_RETRY_MAX_ATTEMPTS is invalid, was '0': maxAttempts must be within 1..20, but was 0"),
+        row("env: attempts 99", () -> PixClientConfig.fromEnvironment(env("BACEN_RETRY_MAX_ATTEMPTS", "99")),
+            IllegalArgumentException.class,
+            "BACEN_RETRY_MAX_ATTEMPTS is invalid, was '99': maxAttempts must be within 1..20, but was 99"),
+        row("env: max backoff below initial", () -> PixClientConfig.fromEnvironment(env(
+            "BACEN_RETRY_INITIAL_BACKOFF_MS", "500", "BACEN_RETRY_MAX_BACKOFF_MS", "100")),
+            IllegalArgumentException.class,
+            "BACEN_RETRY_*_MS is invalid: maxBackoff must be >= initialBackoff PT0.5S, but was PT0.1S"),
+        row("env: policy unknown", () -> PixClientConfig.fromEnvironment(env("BACEN_REDIS_UNAVAILABLE", "OPEN")),
+            IllegalArgumentException.class,
+            "BACEN_REDIS_UNAVAILABLE must be FAIL_CLOSED or LOCAL_FALLBACK, but was 'OPEN'"),
+        row("env: local share 0", () -> PixClientConfig.fromEnvironment(env("BACEN_LOCAL_SHARE", "0")),
+            IllegalArgumentException.class,
+            "BACEN_LOCAL_SHARE is invalid, was '0': localShare must be > 0 and <= 1, but was 0.0"),
+        row("env: local share 2", () -> PixClientConfig.fromEnvironment(env("BACEN_LOCAL_SHARE", "2")),
+            IllegalArgumentException.class,
+            "BACEN_LOCAL_SHARE is invalid, was '2': localShare must be > 0 and <= 1, but was 2.0"),
+        row("env: redis URL http with password", () -> PixClientConfig.fromEnvironment(env("REDIS_URL",
+            "http://u:hunter2@r:6379")), IllegalArgumentException.class,
+            "REDIS_URL is invalid, was 'http://****@r:6379': redisUrl must start with redis:// or rediss://, but "
+                + "was 'http://****@r:6379'"),
+        row("env: bucket name blank", () -> PixClientConfig.fromEnvironment(env("BACEN_BUCKET_NAME", " ")),
+            IllegalArgumentException.class, "BACEN_BUCKET_NAME is invalid, was ' ': bucketName must not be blank, "
+                + "but was ''"),
+        row("config: no base URL", () -> PixClientConfig.builder().credentials("a", "b").build(),
+            IllegalStateException.class, "baseUrl is required"),
+        row("config: no credentials", () -> PixClientConfig.builder().baseUrl(java.net.URI.create("https://x"))
+            .build(), IllegalStateException.class, "credentials are required"),
+        row("config: secret blank", () -> PixClientConfig.builder().credentials("a", " "),
+            IllegalArgumentException.class, "clientSecret must not be blank"),
+        row("config: secret null", () -> PixClientConfig.builder().credentials("a", null),
+            NullPointerException.class, "clientSecret cannot be null"),
+        row("interceptor: late limit negative", () -> ThrottlingInterceptor.builder(new NoBucket())
+            .lateLimit(Duration.ofMillis(-1)), IllegalArgumentException.class,
+            "lateLimit must be >= 0, but was PT-0.001S"),
+        row("interceptor: response status 600", () -> ThrottlingInterceptor.builder(new NoBucket())
+            .responseCost(600, 1), IllegalArgumentException.class, "status must be within 100..599, but was 600"),
+        row("interceptor: response cost NaN", () -> ThrottlingInterceptor.builder(new NoBucket())
+            .responseCost(404, Double.NaN), IllegalArgumentException.class,
+            "totalCost must be positive and finite, but was NaN"),
+        row("interceptor: fallback without a Redis bucket", () -> ThrottlingInterceptor.builder(new NoBucket())
+            .redisUnavailable(RedisUnavailablePolicy.LOCAL_FALLBACK, 0.5, Duration.ofSeconds(1)).build(),
+            IllegalStateException.class, "LOCAL_FALLBACK needs RedisTokenBucket buckets, but 'none' is a NoBucket"),
+        row("interceptor: bad path regex", () -> ThrottlingInterceptor.builder(new NoBucket())
+            .rule("GET", "(", new NoBucket(), 1), java.util.regex.PatternSyntaxException.class, null));
+  }
+
+  /** A bucket for builder rows: never called. */
+  private static final class NoBucket implements TokenBucket {
+    @Override
+    public String name() {
+      return "none";
+    }
+
+    @Override
+    public Acquisition acquire(double cost, Duration maxWait) {
+      throw new AssertionError("no I/O expected");
+    }
+
+    @Override
+    public double charge(double cost) {
+      throw new AssertionError("no I/O expected");
+    }
+
+    @Override
+    public double refund(double cost) {
+      throw new AssertionError("no I/O expected");
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("rows")
+  void eachMalformedInputHasItsExactOutcome(String what, ThrowingCallable call, Class<? extends Throwable> type,
+      String message) {
+    var thrown = assertThatThrownBy(call).isExactlyInstanceOf(type);
+    if (message != null) {
+      thrown.hasMessage(message);
+    }
+  }
+
+  static Stream<Arguments> retryAfterHeaders() {
+    Instant now = Instant.parse("2026-11-30T12:00:00Z");
+    return Stream.of(
+        Arguments.of("1", now, Duration.ofSeconds(1)),
+        Arguments.of(" 120 ", now, Duration.ofSeconds(120)),
+        Arguments.of("0", now, Duration.ZERO),
+        Arguments.of("Mon, 30 Nov 2026 12:00:03 GMT", now, Duration.ofSeconds(3)),
+        Arguments.of("Mon, 30 Nov 2026 12:00:03 GMT", now.plusMillis(500), Duration.ofSeconds(3)), // 2.5 s -> 3
+        Arguments.of("Mon, 30 Nov 2026 11:59:00 GMT", now, Duration.ZERO), // in the past
+        Arguments.of("99999999999999999999", now, Duration.ofDays(1)), // huge: capped
+        Arguments.of("604800", now, Duration.ofDays(1)),
+        Arguments.of("-5", now, null), // negative: ignored
+        Arguments.of("1.5", now, null),
+        Arguments.of("soon", now, null),
+        Arguments.of("", now, null),
+        Arguments.of(null, now, null));
+  }
+
+  @ParameterizedTest(name = "Retry-After ''{0}''")
+  @MethodSource("retryAfterHeaders")
+  void retryAfterHeadersAreReadOrIgnored(String header, Instant now, Duration expected) {
+    assertThat(RetryAfter.parse(header, now)).isEqualTo(expected);
+  }
+}
