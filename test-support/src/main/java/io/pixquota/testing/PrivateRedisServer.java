@@ -48,6 +48,17 @@ public final class PrivateRedisServer implements AutoCloseable {
     }
   }
 
+  /** Starts a server on this port (e.g. one a client was already told about while nothing listened there). */
+  public static PrivateRedisServer startOn(int port, String... extraArgs) {
+    try {
+      PrivateRedisServer server = new PrivateRedisServer(port, List.of(extraArgs));
+      server.launch();
+      return server;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   public int port() {
     return port;
   }

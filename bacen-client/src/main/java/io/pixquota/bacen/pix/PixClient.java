@@ -442,7 +442,11 @@ public final class PixClient implements AutoCloseable {
             throw new IllegalStateException("a RedissonClient, a TokenBucket or a redisUrl is required");
           }
           Config c = new Config();
-          c.useSingleServer().setAddress(config.redisUrl()).setTimeout((int) config.redisTimeout().toMillis());
+          // Lazy: a client built while Redis is down fails closed per call and recovers by itself, instead of
+          // failing to start. No Redisson retries: the bucket's own timeout bounds every call.
+          c.setLazyInitialization(true);
+          c.useSingleServer().setAddress(config.redisUrl()).setTimeout((int) config.redisTimeout().toMillis())
+              .setRetryAttempts(0).setConnectTimeout((int) Math.max(1000, config.redisTimeout().toMillis()));
           r = Redisson.create(c);
         }
         b = RedisTokenBucket.create(r, TokenBucketConfig.custom(config.bucketName())
