@@ -166,6 +166,59 @@ class PixClientEdgeCasesTest {
   }
 
   @Test
+  void a503WithRetryAfterWaitsAtLeastThatLongThenSucceeds() {
+    apiResponses.add(new MockResponse.Builder(problem(503, "ServicoIndisponivel")).setHeader("Retry-After", "1")
+        .build());
+    try (PixClient client = client()) {
+      long t0 = System.nanoTime();
+      assertThat(client.getPix(E2E).endToEndId()).isEqualTo(E2E);
+      assertThat((System.nanoTime() - t0) / 1e6).isGreaterThanOrEqualTo(1000);
+    }
+    assertThat(apiCalls.get()).isEqualTo(2);
+  }
+
+  @Test
+  void a503EveryTimeIsReportedAfterTheBoundedAttempts() {
+    for (int i = 0; i < 5; i++) {
+      apiResponses.add(problem(503, "ServicoIndisponivel"));
+    }
+    try (PixClient client = client()) {
+      assertThatThrownBy(() -> client.getPix(E2E)).isInstanceOfSatisfying(PixUnavailableException.class, e -> {
+        assertThat(e.status()).isEqualTo(503);
+        assertThat(e.problemType()).isEqualTo("https://pix.bcb.gov.br/api/v2/error/ServicoIndisponivel");
+      });
+    }
+    assertThat(apiCalls.get()).as("3 attempts, no more").isEqualTo(3);
+  }
+
+  @Test
+  void a500WithRetryAfterIsStillNotRetried() {
+    apiResponses.add(new MockResponse.Builder(problem(500, "ErroInternoDoServidor")).setHeader("Retry-After", "1")
+        .build());
+    try (PixClient client = client()) {
+      assertThatThrownBy(() -> client.getPix(E2E)).isInstanceOf(PixUnavailableException.class);
+    }
+    assertThat(apiCalls.get()).isEqualTo(1);
+  }
+
+  @Test
+  void aConnectionResetIsRetriedAndEveryAttemptIsBounded() {
+    for (int i = 0; i < 20; i++) {
+      apiResponses.add(new MockResponse.Builder(json(200, PIX_JSON))
+          .onResponseStart(new mockwebserver3.SocketEffect.CloseSocket()).build());
+    }
+    try (PixClient client = client()) {
+      assertThatThrownBy(() -> client.getPix(E2E)).isInstanceOf(PixTransportException.class);
+    }
+    // 3 attempts; OkHttp itself may retry a GET once on a dropped connection, through the throttle again
+    assertThat(apiCalls.get()).isBetween(3, 6);
+    apiResponses.clear();
+    try (PixClient client = client()) {
+      assertThat(client.getPix(E2E).endToEndId()).as("a healthy server afterwards").isEqualTo(E2E);
+    }
+  }
+
+  @Test
   void malformedJsonIsATypedError() {
     apiResponses.add(json(200, "{\"endToEndId\": \"E1"));
     try (PixClient client = client()) {
