@@ -445,8 +445,20 @@ public final class PixClient implements AutoCloseable {
           // Lazy: a client built while Redis is down fails closed per call and recovers by itself, instead of
           // failing to start. No Redisson retries: the bucket's own timeout bounds every call.
           c.setLazyInitialization(true);
-          c.useSingleServer().setAddress(config.redisUrl()).setTimeout((int) config.redisTimeout().toMillis())
-              .setRetryAttempts(0).setConnectTimeout((int) Math.max(1000, config.redisTimeout().toMillis()));
+          java.net.URI redis = java.net.URI.create(config.redisUrl());
+          org.redisson.config.SingleServerConfig server = c.useSingleServer()
+              .setAddress(redis.getScheme() + "://" + redis.getHost() + ":" + (redis.getPort() > 0 ? redis.getPort()
+                  : 6379)) // rediss:// is TLS
+              .setTimeout((int) config.redisTimeout().toMillis()).setRetryAttempts(0)
+              .setConnectionMinimumIdleSize(4).setConnectionPoolSize(64)
+              .setConnectTimeout((int) Math.max(1000, config.redisTimeout().toMillis()));
+          String userInfo = redis.getUserInfo(); // redis://user:password@host or redis://:password@host (AUTH)
+          if (userInfo != null) {
+            int colon = userInfo.indexOf(':');
+            String user = colon < 0 ? null : userInfo.substring(0, colon);
+            server.setUsername(user == null || user.isEmpty() ? null : user)
+                .setPassword(colon < 0 ? userInfo : userInfo.substring(colon + 1));
+          }
           r = Redisson.create(c);
         }
         b = RedisTokenBucket.create(r, TokenBucketConfig.custom(config.bucketName())
