@@ -129,8 +129,15 @@ public final class LuaScript {
     return false;
   }
 
+  /** The cause in one short line: Redisson's messages can quote the whole script. */
   private static String describe(Throwable t) {
-    return t == null ? "unknown" : t.getClass().getSimpleName() + ": " + t.getMessage();
+    if (t == null) {
+      return "unknown";
+    }
+    String message = String.valueOf(t.getMessage());
+    int end = message.indexOf(", params:");
+    message = end > 0 ? message.substring(0, end) : message;
+    return t.getClass().getSimpleName() + ": " + (message.length() > 300 ? message.substring(0, 300) + "..." : message);
   }
 
   private static String sha1(String text) {
