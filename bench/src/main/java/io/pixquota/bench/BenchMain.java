@@ -6,7 +6,7 @@ import picocli.CommandLine.Command;
 /** {@code java -jar bench/target/bench.jar <command>}: benchmarks that print figures and ratios. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = "Benchmarks of the pixquota SDK; every figure is quoted against a baseline of the same run.",
-    subcommands = {BucketBench.class, BucketLoad.class, SoakBench.class})
+    subcommands = {BucketBench.class, BucketLoad.class, SoakBench.class, LoadBench.class})
 public final class BenchMain implements Runnable {
   @Override
   public void run() {

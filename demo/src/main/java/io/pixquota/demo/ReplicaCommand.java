@@ -176,6 +176,7 @@ public final class ReplicaCommand implements Callable<Integer> {
         pix.warmUp();
         caller = id -> throttled(pix, id);
       }
+      Map<String, Object> jvmBefore = jvmState();
       long firstStart = startAtMs > 0 ? startAtMs : System.currentTimeMillis();
       if (startOnStdin) {
         System.out.println("READY r" + replicaId);
@@ -196,6 +197,8 @@ public final class ReplicaCommand implements Callable<Integer> {
         result.put("startAtMs", startAt);
         result.put("startNanoTime", lastStartNanos);
         result.put("calls", records);
+        result.put("jvmBefore", jvmBefore);
+        result.put("jvmAfter", jvmState());
         result.put("rebooked", registry.find("bacen.throttle.rebooked").counters().stream()
             .mapToDouble(c -> c.count()).sum());
         result.put("latenessMaxMs", registry.find("bacen.throttle.lateness").timers().stream()
@@ -272,6 +275,7 @@ public final class ReplicaCommand implements Callable<Integer> {
       records.addAll(f.get());
     }
     pool.shutdown();
+    pool.awaitTermination(5, TimeUnit.SECONDS);
     return records;
   }
 
@@ -297,6 +301,16 @@ public final class ReplicaCommand implements Callable<Integer> {
     double waitMs = leftAt == null ? 0 : (leftAt - t0) / 1e6;
     double leftAtMs = ((leftAt == null ? t0 : leftAt) - startNanos) / 1e6;
     return new CallRecord(status, mode == Mode.DIRECT ? 0 : waitMs, leftAtMs, (t1 - startNanos) / 1e6, outcome);
+  }
+
+  /** Live threads and the heap used right after a full GC: what a leak would grow. */
+  private static Map<String, Object> jvmState() {
+    System.gc();
+    Map<String, Object> state = new LinkedHashMap<>();
+    state.put("threads", java.lang.management.ManagementFactory.getThreadMXBean().getThreadCount());
+    state.put("heapAfterGcBytes", java.lang.management.ManagementFactory.getMemoryMXBean().getHeapMemoryUsage()
+        .getUsed());
+    return state;
   }
 
   private String token(OkHttpClient http) throws IOException {
