@@ -83,6 +83,20 @@ class RedisUnavailableTest {
 
   @Test
   void localFallbackUsesTheLocalShareNeverMoreAndReturnsToRedis() throws Exception {
+    java.io.PrintStream originalErr = System.err;
+    java.io.ByteArrayOutputStream logs = new java.io.ByteArrayOutputStream();
+    System.setErr(new java.io.PrintStream(logs, true, java.nio.charset.StandardCharsets.UTF_8));
+    try {
+      localFallback();
+    } finally {
+      System.setErr(originalErr);
+    }
+    String log = logs.toString(java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(log.split("Redis unavailable", -1)).as("one WARN when falling back:%n%s", log).hasSize(2);
+    assertThat(log.split("Redis answers again", -1)).as("one WARN when back:%n%s", log).hasSize(2);
+  }
+
+  private void localFallback() throws Exception {
     OkHttpClient client = new OkHttpClient.Builder().addInterceptor(ThrottlingInterceptor.builder(bucket())
         .maxWait(Duration.ZERO).redisUnavailable(RedisUnavailablePolicy.LOCAL_FALLBACK, 0.5, Duration.ofMillis(200))
         .meterRegistry(registry).build()).build();
