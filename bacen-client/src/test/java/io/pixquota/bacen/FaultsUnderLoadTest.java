@@ -35,7 +35,8 @@ class FaultsUnderLoadTest {
     int rounds = 20;
     int calls = 16;
     try (PrivateRedisServer redis = PrivateRedisServer.start();
-        MockBacen mock = MockBacen.start(MockConfig.builder().policy(QuotaPolicy.bucket(6, 30, 1000)).build())) {
+        MockBacen mock = MockBacen.start(MockConfig.builder().policy(QuotaPolicy.bucket(10, 30, 1000)).build())) {
+      // provider 10 + 30/s, client 5 + 25/s: safe for a delay spread J up to (10 - 5) / 25 = 200 ms
       RedissonClient redisson = Redisson.create(TestRedis.redissonConfig(redis.uri().toString()));
       ExecutorService pool = Executors.newFixedThreadPool(calls);
       int served = 0;
