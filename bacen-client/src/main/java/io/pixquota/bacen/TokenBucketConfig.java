@@ -127,8 +127,9 @@ public final class TokenBucketConfig {
 
     /**
      * Uses this clock instead of Redis {@code TIME} (default: Redis's clock, the same for every replica). Meant for
-     * deterministic tests and skew experiments; {@code updatedAt} still never moves backwards, so a late client
-     * clock mints nothing, but an early one can refill up to capacity ahead of time.
+     * deterministic tests and skew experiments. {@code updatedAt} still never moves backwards, so a late client
+     * clock mints nothing, and a client time ahead of Redis's {@code TIME} is capped at it, so an early clock mints
+     * nothing either.
      */
     public Builder clientClock(Clock clock) {
       this.clientClock = Objects.requireNonNull(clock, "clientClock cannot be null");

@@ -141,4 +141,26 @@ class FaultsUnderLoadTest {
           .isLessThanOrEqualTo(bound + capacity + 1e-9);
     }
   }
+
+  @Test
+  void aReplicaWhoseClockIsTenSecondsAheadOfRedisMintsNothing(TestRedis redis) throws Exception {
+    RedissonClient client = redis.newRedisson();
+    TokenBucketConfig.Builder base = TokenBucketConfig.custom("ahead").keyPrefix(redis.keyPrefix()).limit(8, 0.5);
+    RedisTokenBucket normal = RedisTokenBucket.create(client, TokenBucketConfig.from(base.build())
+        .clientClock(java.time.Clock.systemUTC()).build());
+    RedisTokenBucket early = RedisTokenBucket.create(client, TokenBucketConfig.from(base.build())
+        .clientClock(java.time.Clock.offset(java.time.Clock.systemUTC(), Duration.ofSeconds(10))).build());
+    RedisTokenBucket late = RedisTokenBucket.create(client, TokenBucketConfig.from(base.build())
+        .clientClock(java.time.Clock.offset(java.time.Clock.systemUTC(), Duration.ofSeconds(-10))).build());
+    for (int i = 0; i < 8; i++) {
+      assertThat(normal.acquire(1, Duration.ZERO).granted()).isTrue();
+    }
+    // 10 s of refill at 0.5/s would be 5 tokens; the early clock is capped at Redis's TIME and finds none
+    Acquisition fromEarly = early.acquire(1, Duration.ZERO);
+    assertThat(fromEarly.granted()).isFalse();
+    assertThat(fromEarly.waitTime()).isGreaterThan(Duration.ofMillis(1900)); // ~2 s: one token at 0.5/s
+    assertThat(late.acquire(1, Duration.ZERO).granted()).as("and the late one finds none either").isFalse();
+    assertThat(early.acquire(1, Duration.ofSeconds(3)).waitTime()).as("waits stay bounded")
+        .isLessThanOrEqualTo(Duration.ofSeconds(3));
+  }
 }

@@ -20,6 +20,7 @@ Returns an array:
 
 The math (B = capacity, r = refill per second, last = updatedAt, all times in microseconds):
   now    = max(clock, last)                       -- never backwards: a late clock mints nothing
+           (a client clock is first capped at Redis's TIME: an early clock mints nothing either)
   tokens = min(B, tokens + r * (now - last) / 1e6)
   acquire c: need = c - tokens; wait = need <= 0 and 0 or need / r * 1e6, the largest over the limits.
            wait > maxWait: record nothing, return (0, wait). Otherwise tokens = tokens - c for every limit,
@@ -47,6 +48,9 @@ local redis_now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local now = redis_now
 if ARGV[4] ~= '' then
   now = tonumber(ARGV[4])
+  if now > redis_now then
+    now = redis_now -- a client clock ahead of Redis's cannot refill ahead of time
+  end
 end
 
 local fields = { 'u' }
