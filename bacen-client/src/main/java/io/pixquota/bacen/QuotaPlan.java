@@ -14,10 +14,4 @@ import java.time.Duration;
  * @param reasoning     the arithmetic, in words and numbers
  */
 public record QuotaPlan(double capacity, double ratePerSecond, Duration jitter, Duration lateLimit,
-    double utilization, double localShare, String reasoning) {
-
-  /** The bucket settings of this plan under the given name. */
-  public TokenBucketConfig.Builder bucketConfig(String name) {
-    return TokenBucketConfig.custom(name).limit(capacity, ratePerSecond);
-  }
-}
+    double utilization, double localShare, String reasoning) {}

@@ -127,46 +127,18 @@ public final class ThrottlingInterceptor implements Interceptor {
     Duration effectiveMaxWait = effectiveMaxWait(chain.call());
 
     long askedAt = System.nanoTime();
-    Outcome outcome = acquire(bucket, cost, effectiveMaxWait);
-    TokenBucket used = outcome.bucket();
-    Acquisition a = outcome.result();
-    if (!a.granted()) {
-      metrics.refused(bucket.name());
-      throw new ThrottleRefusedException(bucket.name(), a.waitTime(), effectiveMaxWait);
-    }
-    // The slot in our clock: Redis decided before its answer reached this process, so answeredAt + wait is never
-    // early. answeredAt is taken on the I/O thread, not when this thread got round to reading the answer: a thread
-    // starved of CPU after Redis answered (up to 400 ms on a loaded 2-core machine) counts as late and rebooks,
-    // instead of leaving "on time" by its own reckoning together with the burst and earning a 429.
-    long slotNanos = a.answeredAtNanos() + a.waitTime().toNanos();
-    try {
-      sleepUntil(slotNanos, chain.call());
-    } catch (InterruptedIOException e) {
-      giveBack(used, cost);
-      throw e;
-    }
-    long late = System.nanoTime() - slotNanos;
+    Booked booked = bookAndSleep(bucket, cost, effectiveMaxWait, effectiveMaxWait, chain.call());
+    long late = System.nanoTime() - booked.slotNanos();
     for (int rebooks = 0; late > lateLimit.toNanos() && rebooks < MAX_REBOOKS; rebooks++) {
       // Woke too late: leaving now could bunch with the calls booked right after us and breach the provider's
       // bucket. Book a fresh slot after them instead. The missed slot is not given back (conservative).
       metrics.rebooked(bucket.name());
-      long reaskedAt = System.nanoTime();
-      Duration left = effectiveMaxWait(chain.call()).minusNanos(reaskedAt - askedAt);
-      outcome = acquire(used, cost, left.isNegative() ? Duration.ZERO : left);
-      a = outcome.result();
-      if (!a.granted()) {
-        metrics.refused(bucket.name());
-        throw new ThrottleRefusedException(bucket.name(), a.waitTime(), effectiveMaxWait);
-      }
-      slotNanos = a.answeredAtNanos() + a.waitTime().toNanos();
-      try {
-        sleepUntil(slotNanos, chain.call());
-      } catch (InterruptedIOException e) {
-        giveBack(used, cost);
-        throw e;
-      }
-      late = System.nanoTime() - slotNanos;
+      Duration left = effectiveMaxWait.minusNanos(System.nanoTime() - askedAt);
+      booked = bookAndSleep(booked.bucket(), cost, left.isNegative() ? Duration.ZERO : left, effectiveMaxWait,
+          chain.call());
+      late = System.nanoTime() - booked.slotNanos();
     }
+    TokenBucket used = booked.bucket();
     if (assumedJitter != null && late > assumedJitter.toNanos()) {
       marginExceeded(bucket.name(), late);
     }
@@ -195,6 +167,36 @@ public final class ThrottlingInterceptor implements Interceptor {
           + "settings are no longer provably under the provider's quota (see bacen.throttle.margin.exceeded)",
           bucket, TimeUnit.NANOSECONDS.toMillis(lateNanos), assumedJitter.toMillis());
     }
+  }
+
+  /** A booked slot, in the bucket that booked it (the shared one, or the local share while Redis is away). */
+  private record Booked(TokenBucket bucket, long slotNanos) {}
+
+  /**
+   * Books a slot and sleeps until it. The slot in our clock: Redis decided before its answer reached this process,
+   * so answeredAt + wait is never early. answeredAt is taken on the I/O thread, not when this thread got round to
+   * reading the answer: a thread starved of CPU after Redis answered (up to 400 ms on a loaded 2-core machine)
+   * counts as late and rebooks, instead of leaving "on time" by its own reckoning together with the burst.
+   *
+   * @param maxWait         the wait this booking may accept
+   * @param reportedMaxWait the call's max wait, quoted in a refusal
+   */
+  private Booked bookAndSleep(TokenBucket bucket, double cost, Duration maxWait, Duration reportedMaxWait, Call call)
+      throws IOException {
+    Outcome outcome = acquire(bucket, cost, maxWait);
+    Acquisition a = outcome.result();
+    if (!a.granted()) {
+      metrics.refused(bucket.name());
+      throw new ThrottleRefusedException(bucket.name(), a.waitTime(), reportedMaxWait);
+    }
+    long slotNanos = a.answeredAtNanos() + a.waitTime().toNanos();
+    try {
+      sleepUntil(slotNanos, call);
+    } catch (InterruptedIOException e) {
+      giveBack(outcome.bucket(), cost);
+      throw e;
+    }
+    return new Booked(outcome.bucket(), slotNanos);
   }
 
   private Rule match(Request request) {

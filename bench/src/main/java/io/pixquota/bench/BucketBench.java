@@ -2,10 +2,11 @@ package io.pixquota.bench;
 
 import io.pixquota.bacen.RedisTokenBucket;
 import io.pixquota.bacen.TokenBucketConfig;
+import io.pixquota.demo.CommandCounter;
+import io.pixquota.demo.ReplicaProcesses;
 import io.pixquota.testing.PrivateRedisServer;
 import io.pixquota.testing.TestRedis;
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.InputStreamReader;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -112,14 +113,13 @@ final class BucketBench implements Callable<Integer> {
     List<Process> children = new ArrayList<>();
     long granted = 0;
     long calls = 0;
-    try (RedisMonitor monitor = new RedisMonitor(uri)) {
+    try (CommandCounter monitor = new CommandCounter(uri, System.currentTimeMillis())) {
       for (int i = 0; i < processes; i++) {
-        children.add(new ProcessBuilder(javaBin(), "-cp", System.getProperty("java.class.path"),
-            BenchMain.class.getName(), "bucket-load", "--redis", uri.toString(), "--prefix", prefix,
-            "--capacity", Double.toString(capacity), "--rate", Double.toString(rate),
-            "--threads", Integer.toString(threads), "--per-thread-rate", Double.toString(perThreadRate),
-            "--seconds", Double.toString(seconds), "--start-at-ms", Long.toString(startAt),
-            "--design", design.name())
+        children.add(new ProcessBuilder(ReplicaProcesses.javaCommand(BenchMain.class, List.of("bucket-load",
+            "--redis", uri.toString(), "--prefix", prefix, "--capacity", Double.toString(capacity),
+            "--rate", Double.toString(rate), "--threads", Integer.toString(threads),
+            "--per-thread-rate", Double.toString(perThreadRate), "--seconds", Double.toString(seconds),
+            "--start-at-ms", Long.toString(startAt), "--design", design.name())))
             .redirectError(ProcessBuilder.Redirect.INHERIT).start());
       }
       Pattern counts = Pattern.compile("\\{\"granted\":(\\d+),\"acquireCalls\":(\\d+)}");
@@ -140,15 +140,11 @@ final class BucketBench implements Callable<Integer> {
         }
       }
       monitor.settle();
-      long commands = monitor.clientCommands();
+      long commands = monitor.commands();
       long evals = monitor.evalCommands();
       System.out.printf(Locale.ROOT, "| %s | %d x %d | %.1f | %d | %d | %d | %d | %.3f | %.3f |%n",
           design.name().toLowerCase(Locale.ROOT).replace('_', '-'), processes, threads, overload, granted, calls,
           evals, commands, (double) evals / granted, (double) commands / granted);
     }
-  }
-
-  private static String javaBin() {
-    return System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
   }
 }

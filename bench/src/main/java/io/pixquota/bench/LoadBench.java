@@ -2,15 +2,13 @@ package io.pixquota.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.pixquota.demo.DemoMain;
+import io.pixquota.demo.ReplicaProcesses;
 import io.pixquota.mock.MockBacen;
 import io.pixquota.mock.MockConfig;
 import io.pixquota.testing.PrivateRedisServer;
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -44,15 +42,10 @@ final class LoadBench implements Callable<Integer> {
     ObjectMapper json = new ObjectMapper();
     try (PrivateRedisServer redis = PrivateRedisServer.start();
         MockBacen mock = MockBacen.start(MockConfig.defaults())) {
-      List<Process> children = new ArrayList<>();
-      for (int i = 1; i <= replicas; i++) {
-        children.add(new ProcessBuilder(System.getProperty("java.home") + File.separator + "bin" + File.separator
-            + "java", "-cp", System.getProperty("java.class.path"), DemoMain.class.getName(), "replica",
-            "--bacen-url", mock.url().toString(), "--redis-url", redis.uri().toString(), "--replica-id",
-            Integer.toString(i), "--calls", Integer.toString(threads), "--duration-ms",
-            Long.toString(seconds * 1000L), "--max-wait-ms", Long.toString(maxWaitMs), "--bucket-name", "load")
-            .redirectError(ProcessBuilder.Redirect.DISCARD).start());
-      }
+      List<Process> children = ReplicaProcesses.start(replicas, List.of("--bacen-url", mock.url().toString(),
+          "--redis-url", redis.uri().toString(), "--calls", Integer.toString(threads), "--duration-ms",
+          Long.toString(seconds * 1000L), "--max-wait-ms", Long.toString(maxWaitMs), "--bucket-name", "load"),
+          ProcessBuilder.Redirect.DISCARD);
       long offered = 0;
       long admitted = 0;
       long refusedByBucket = 0;

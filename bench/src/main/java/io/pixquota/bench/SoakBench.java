@@ -2,12 +2,11 @@ package io.pixquota.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.pixquota.demo.DemoMain;
+import io.pixquota.demo.ReplicaProcesses;
 import io.pixquota.mock.MockBacen;
 import io.pixquota.mock.MockConfig;
 import io.pixquota.testing.PrivateRedisServer;
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.InputStreamReader;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -77,15 +76,11 @@ final class SoakBench implements Callable<Integer> {
       throws Exception {
     mock.reset();
     String bucket = "soak-" + System.nanoTime();
-    List<Process> children = new ArrayList<>();
-    for (int i = 1; i <= processes; i++) {
-      List<String> cmd = new ArrayList<>(List.of(javaBin(), "-cp", System.getProperty("java.class.path"),
-          DemoMain.class.getName(), "replica", "--bacen-url", mock.url().toString(), "--redis-url", redis.toString(),
-          "--replica-id", Integer.toString(i), "--calls", Integer.toString(callers), "--duration-ms",
-          Long.toString(durationMs), "--bucket-name", bucket, "--start-on-stdin", "--max-wait-ms", "30000"));
-      cmd.addAll(extra);
-      children.add(new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start());
-    }
+    List<String> args = new ArrayList<>(List.of("--bacen-url", mock.url().toString(), "--redis-url",
+        redis.toString(), "--calls", Integer.toString(callers), "--duration-ms", Long.toString(durationMs),
+        "--bucket-name", bucket, "--start-on-stdin", "--max-wait-ms", "30000"));
+    args.addAll(extra);
+    List<Process> children = ReplicaProcesses.start(processes, args, ProcessBuilder.Redirect.DISCARD);
     List<BufferedReader> outs = new ArrayList<>();
     for (Process child : children) {
       BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
@@ -98,11 +93,7 @@ final class SoakBench implements Callable<Integer> {
       }
       outs.add(out);
     }
-    long startAt = System.currentTimeMillis() + 300;
-    for (Process child : children) {
-      child.getOutputStream().write(("GO " + startAt + "\n").getBytes(StandardCharsets.UTF_8));
-      child.getOutputStream().flush();
-    }
+    ReplicaProcesses.go(children, System.currentTimeMillis() + 300);
     double elapsed = 0;
     for (int i = 0; i < children.size(); i++) {
       String line;
@@ -130,9 +121,5 @@ final class SoakBench implements Callable<Integer> {
         .mapToLong(e -> ((Number) e.get("atMicros")).longValue()).max().orElse(first);
     return new Run((Long) stats.get("accepted"), (Long) stats.get("refused"), utilization, elapsed,
         (last - first) / 1000.0);
-  }
-
-  private static String javaBin() {
-    return System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
   }
 }

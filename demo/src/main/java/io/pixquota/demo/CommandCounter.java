@@ -14,13 +14,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * Counts the commands clients send to Redis after a given time, with MONITOR: lines from a client address, not from
  * {@code lua} (commands a script runs inside Redis are not round trips). Its own connection sends only MONITOR.
  */
-final class CommandCounter implements AutoCloseable {
+public final class CommandCounter implements AutoCloseable {
   private final Socket socket;
   private final AtomicLong commands = new AtomicLong();
+  private final AtomicLong evalCommands = new AtomicLong();
   private final double sinceEpochSeconds;
   private volatile boolean closed;
 
-  CommandCounter(URI redis, long sinceEpochMs) throws IOException {
+  /** Starts counting the commands Redis receives from clients at or after {@code sinceEpochMs}. */
+  public CommandCounter(URI redis, long sinceEpochMs) throws IOException {
     this.sinceEpochSeconds = sinceEpochMs / 1000.0;
     socket = new Socket(redis.getHost(), redis.getPort() > 0 ? redis.getPort() : 6379);
     OutputStream out = socket.getOutputStream();
@@ -53,6 +55,10 @@ final class CommandCounter implements AutoCloseable {
           try {
             if (space > 1 && Double.parseDouble(s.substring(1, space)) >= sinceEpochSeconds) {
               commands.incrementAndGet();
+              String lower = s.toLowerCase(java.util.Locale.ROOT);
+              if (lower.contains("] \"evalsha\"") || lower.contains("] \"eval\"")) {
+                evalCommands.incrementAndGet();
+              }
             }
           } catch (NumberFormatException ignored) {
             // not a MONITOR line
@@ -64,12 +70,18 @@ final class CommandCounter implements AutoCloseable {
     }
   }
 
-  long commands() {
+  /** Commands clients sent, scripts' inner commands excluded. */
+  public long commands() {
     return commands.get();
   }
 
-  /** Lets MONITOR catch up. */
-  void settle() throws InterruptedException {
+  /** EVAL and EVALSHA among them: a bucket's own round trips. */
+  public long evalCommands() {
+    return evalCommands.get();
+  }
+
+  /** Lets MONITOR catch up: waits until the count stops moving for 150 ms. */
+  public void settle() throws InterruptedException {
     long last = -1;
     while (last != commands.get()) {
       last = commands.get();

@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pixquota.mock.MockBacen;
 import io.pixquota.mock.MockConfig;
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
@@ -152,15 +151,10 @@ public final class DemoMain implements Callable<Integer> {
     ModeResult result = new ModeResult(name);
     CommandCounter counter = null;
     try {
-      List<Process> children = new ArrayList<>();
-      for (int i = 1; i <= replicas; i++) {
-        children.add(new ProcessBuilder(javaBin(), "-cp", System.getProperty("java.class.path"),
-            DemoMain.class.getName(), "replica", "--bacen-url", provider.toString(), "--redis-url", redisUrl,
-            "--mode", replicaMode.name(), "--calls", Integer.toString(calls), "--replica-id", Integer.toString(i),
-            "--start-on-stdin", "--capacity", Double.toString(capacity),
-            "--rate", Double.toString(rate), "--max-wait-ms", Long.toString(maxWaitMs), "--bucket-name", bucket)
-            .redirectError(ProcessBuilder.Redirect.INHERIT).start());
-      }
+      List<Process> children = ReplicaProcesses.start(replicas, List.of("--bacen-url", provider.toString(),
+          "--redis-url", redisUrl, "--mode", replicaMode.name(), "--calls", Integer.toString(calls),
+          "--start-on-stdin", "--capacity", Double.toString(capacity), "--rate", Double.toString(rate),
+          "--max-wait-ms", Long.toString(maxWaitMs), "--bucket-name", bucket), ProcessBuilder.Redirect.INHERIT);
       Map<String, Integer> progress = new TreeMap<>();
       java.util.concurrent.CountDownLatch ready = new java.util.concurrent.CountDownLatch(children.size());
       List<Thread> readers = new ArrayList<>();
@@ -185,10 +179,7 @@ public final class DemoMain implements Callable<Integer> {
       if (replicaMode == ReplicaCommand.Mode.THROTTLED) {
         counter = new CommandCounter(URI.create(redisUrl), startAt);
       }
-      for (Process child : children) {
-        child.getOutputStream().write(("GO " + startAt + "\n").getBytes(StandardCharsets.UTF_8));
-        child.getOutputStream().flush();
-      }
+      ReplicaProcesses.go(children, startAt);
       for (int i = 0; i < children.size(); i++) {
         readers.get(i).join();
         if (children.get(i).waitFor() != 0) {
@@ -205,11 +196,10 @@ public final class DemoMain implements Callable<Integer> {
         counter.close();
       }
     }
-    JsonNode stats = json.readTree(get(provider.resolve("/admin/stats?events=true"))).path("integrators")
-        .path("demo");
+    JsonNode all = json.readTree(get(provider.resolve("/admin/stats?events=true")));
+    JsonNode stats = all.path("integrators").path("demo");
     result.providerMaxInWindow = stats.path("maxInWindow").asLong();
-    result.providerOriginNanoTime = json.readTree(get(provider.resolve("/admin/stats"))).path("originNanoTime")
-        .asLong();
+    result.providerOriginNanoTime = all.path("originNanoTime").asLong();
     result.providerEvents = json.convertValue(stats.path("events"), new TypeReference<List<Map<String, Object>>>() {});
     if (timeline) {
       System.err.println(result.timeline(16));
@@ -307,10 +297,6 @@ public final class DemoMain implements Callable<Integer> {
     try (ServerSocket s = new ServerSocket(0)) {
       return s.getLocalPort();
     }
-  }
-
-  private static String javaBin() {
-    return System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
   }
 
   /** For tests: where the demo prints. */

@@ -121,7 +121,6 @@ public final class ReplicaCommand implements Callable<Integer> {
   int metricsPort;
 
   private final ObjectMapper json = new ObjectMapper();
-  private volatile long lastStartNanos;
 
   @Override
   public Integer call() throws Exception {
@@ -190,12 +189,13 @@ public final class ReplicaCommand implements Callable<Integer> {
       }
       for (int burst = 0; bursts == 0 || burst < bursts; burst++) {
         long startAt = firstStart + burst * pauseMs;
-        List<CallRecord> records = burst(caller, timing, startAt);
+        Burst done = burst(caller, timing, startAt);
+        List<CallRecord> records = done.records();
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("replica", "r" + replicaId);
         result.put("mode", mode.name().toLowerCase());
         result.put("startAtMs", startAt);
-        result.put("startNanoTime", lastStartNanos);
+        result.put("startNanoTime", done.startNanos());
         result.put("calls", records);
         result.put("jvmBefore", jvmBefore);
         result.put("jvmAfter", jvmState());
@@ -240,11 +240,13 @@ public final class ReplicaCommand implements Callable<Integer> {
     }
   }
 
-  private List<CallRecord> burst(Caller caller, Timing timing, long startAtMs) throws Exception {
+  /** One burst's calls, and its start on this machine's monotonic clock (System.nanoTime). */
+  private record Burst(long startNanos, List<CallRecord> records) {}
+
+  private Burst burst(Caller caller, Timing timing, long startAtMs) throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(calls);
     AtomicInteger done = new AtomicInteger();
     long startNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(startAtMs - System.currentTimeMillis());
-    lastStartNanos = startNanos;
     String minute = LocalDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyyMMddHHmm"));
     long endNanos = startNanos + TimeUnit.MILLISECONDS.toNanos(durationMs);
     AtomicInteger sequence = new AtomicInteger();
@@ -276,7 +278,7 @@ public final class ReplicaCommand implements Callable<Integer> {
     }
     pool.shutdown();
     pool.awaitTermination(5, TimeUnit.SECONDS);
-    return records;
+    return new Burst(startNanos, records);
   }
 
   private CallRecord one(Caller caller, Timing timing, String id, long startNanos) {

@@ -43,7 +43,6 @@ public final class OAuthTokenSource {
   private final LongSupplier nanoClock;
   private final ReentrantLock lock = new ReentrantLock();
   private volatile Token token;
-  private volatile int fetches;
 
   public OAuthTokenSource(OkHttpClient http, HttpUrl tokenUrl, String clientId, String clientSecret,
       ObjectMapper json, LongSupplier nanoClock) {
@@ -82,13 +81,7 @@ public final class OAuthTokenSource {
     }
   }
 
-  /** How many times the endpoint was called; for tests and metrics. */
-  public int fetches() {
-    return fetches;
-  }
-
   private Token fetch() throws IOException {
-    fetches++;
     Request request = new Request.Builder().url(tokenUrl).header("Authorization", basicAuth)
         .post(new FormBody.Builder().add("grant_type", "client_credentials").build()).build();
     long sentAt = nanoClock.getAsLong();

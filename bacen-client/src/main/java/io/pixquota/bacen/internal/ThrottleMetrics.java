@@ -57,10 +57,6 @@ public final class ThrottleMetrics {
     this.registry = registry == null ? new CompositeMeterRegistry() : registry;
   }
 
-  public MeterRegistry registry() {
-    return registry;
-  }
-
   /** Creates the bucket's meters now, so that no call pays for it. */
   public void register(String bucket) {
     of(bucket);

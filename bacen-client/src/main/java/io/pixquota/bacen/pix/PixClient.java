@@ -53,6 +53,7 @@ public final class PixClient implements AutoCloseable {
   static final long MAX_BODY_BYTES = 1024 * 1024;
 
   private final PixClientConfig config;
+  private final HttpUrl baseUrl;
   private final OkHttpClient http;
   private final OkHttpClient unthrottledHttp;
   private final OAuthTokenSource tokens;
@@ -63,6 +64,7 @@ public final class PixClient implements AutoCloseable {
 
   private PixClient(Builder b, RedissonClient redisson, TokenBucket bucket) {
     this.config = b.config;
+    this.baseUrl = HttpUrl.get(config.baseUrl().toString());
     this.registry = b.registry != null ? b.registry : new CompositeMeterRegistry();
     this.ownedRedisson = b.redisson == null ? redisson : null;
     this.bucket = bucket;
@@ -186,7 +188,7 @@ public final class PixClient implements AutoCloseable {
       throw new IllegalArgumentException("policy must be 1 to 64 letters, digits, '_', '.' or '-', but was '"
           + policy + "'");
     }
-    HttpUrl url = HttpUrl.get(config.baseUrl().toString()).resolve("/policies/" + policy);
+    HttpUrl url = baseUrl.resolve("/policies/" + policy);
     Request request = new Request.Builder().url(url).header("Authorization", "Bearer " + bearer()).get().build();
     try (Response response = unthrottledHttp.newCall(request).execute()) {
       JsonNode body = handle(response, node -> node, new CallState());
@@ -284,7 +286,7 @@ public final class PixClient implements AutoCloseable {
 
   private <T> T attempt(String path, Reader<T> reader, CallState state) {
     state.retryAfter = null;
-    HttpUrl url = HttpUrl.get(config.baseUrl().toString()).resolve("/api/v2/" + path);
+    HttpUrl url = baseUrl.resolve("/api/v2/" + path);
     boolean refreshed = false;
     while (true) {
       String bearer = bearer();
