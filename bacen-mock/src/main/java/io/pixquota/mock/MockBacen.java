@@ -130,6 +130,11 @@ public final class MockBacen implements AutoCloseable {
     return audit.stats(integrator, config.policy().periodMillis() * 1_000_000L, originNanos, withEvents);
   }
 
+  /** The System.nanoTime() from which events' {@code atMicros} count (as {@code originNanoTime} in /admin/stats). */
+  public long originNanoTime() {
+    return originNanos;
+  }
+
   /** Clears counters and the audit, and refills every quota. */
   public void reset() {
     audit.reset();

@@ -18,6 +18,7 @@ public final class CommandCounter implements AutoCloseable {
   private final Socket socket;
   private final AtomicLong commands = new AtomicLong();
   private final AtomicLong evalCommands = new AtomicLong();
+  private final AtomicLong pingCommands = new AtomicLong();
   private final double sinceEpochSeconds;
   private volatile boolean closed;
 
@@ -58,6 +59,8 @@ public final class CommandCounter implements AutoCloseable {
               String lower = s.toLowerCase(java.util.Locale.ROOT);
               if (lower.contains("] \"evalsha\"") || lower.contains("] \"eval\"")) {
                 evalCommands.incrementAndGet();
+              } else if (lower.contains("] \"ping\"")) {
+                pingCommands.incrementAndGet();
               }
             }
           } catch (NumberFormatException ignored) {
@@ -78,6 +81,11 @@ public final class CommandCounter implements AutoCloseable {
   /** EVAL and EVALSHA among them: a bucket's own round trips. */
   public long evalCommands() {
     return evalCommands.get();
+  }
+
+  /** PINGs among them: a client's keep-alive checks of idle connections (Redisson's every 30 s by default). */
+  public long pingCommands() {
+    return pingCommands.get();
   }
 
   /** Lets MONITOR catch up: waits until the count stops moving for 150 ms. */

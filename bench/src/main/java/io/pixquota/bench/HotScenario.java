@@ -1,0 +1,77 @@
+package io.pixquota.bench;
+
+import io.pixquota.demo.ReplicaProcesses;
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Scenario 5: decisions per second on one key from 2 processes, next to a trivial EVALSHA per second from the same 2
+ * processes on the same Redis (the ceiling), in the same run.
+ */
+final class HotScenario {
+  private HotScenario() {}
+
+  static void run(URI redis, int runs, double seconds, int threads, Set<Limiter> limiters, File childLog)
+      throws Exception {
+    List<Limiter> measured = limiters.stream().filter(l -> l.usesRedis).toList();
+    Map<String, List<double[]>> rows = new LinkedHashMap<>(); // per run: decisions/s, / ceiling
+    for (int run = 1; run <= runs; run++) {
+      double ceiling = decisionsPerSecond(redis, null, seconds, threads, childLog);
+      rows.computeIfAbsent("trivial EVALSHA (ceiling)", k -> new ArrayList<>()).add(new double[] {ceiling, 1});
+      for (Limiter l : measured) {
+        double d = decisionsPerSecond(redis, l, seconds, threads, childLog);
+        rows.computeIfAbsent(l.label(), k -> new ArrayList<>()).add(new double[] {d, d / ceiling});
+        System.err.printf(Locale.ROOT, "hot run %d %s: %.0f/s, %.3f of the ceiling %.0f/s%n", run, l.label(), d,
+            d / ceiling, ceiling);
+      }
+    }
+    StringBuilder t = new StringBuilder(String.format(Locale.ROOT, "### Scenario 5: hot key, 2 processes x %d "
+        + "threads, %.0f s, every decision a grant (a write), %d runs%n%n", threads, seconds, runs));
+    t.append("| limiter | decisions/s | / trivial EVALSHA ceiling |\n|---|---|---|\n");
+    rows.forEach((name, r) -> t.append(String.format(Locale.ROOT, "| %s | %s | %s |%n", name,
+        Stats.median(r, 0, "%.0f"), Stats.median(r, 1, "%.2f"))));
+    System.out.println(t);
+  }
+
+  private static double decisionsPerSecond(URI redis, Limiter limiter, double seconds, int threads, File childLog)
+      throws Exception {
+    String key = "hot-" + (limiter == null ? "ceiling" : limiter.label()) + "-" + System.nanoTime();
+    long startAt = System.currentTimeMillis() + 6000; // after both JVMs have started and warmed up
+    List<Process> children = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      List<String> args = new ArrayList<>(List.of("peer-hot", "--redis-url", redis.toString(), "--key", key,
+          "--threads", Integer.toString(threads), "--seconds", Double.toString(seconds), "--start-at-ms",
+          Long.toString(startAt)));
+      if (limiter != null) {
+        args.addAll(List.of("--limiter", limiter.name()));
+      }
+      children.add(new ProcessBuilder(ReplicaProcesses.javaCommand(BenchMain.class, args))
+          .redirectError(ProcessBuilder.Redirect.appendTo(childLog)).start());
+    }
+    long total = 0;
+    for (Process child : children) {
+      try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(),
+          StandardCharsets.UTF_8))) {
+        String line;
+        while ((line = out.readLine()) != null) {
+          if (line.startsWith("DECISIONS ")) {
+            total += Long.parseLong(line.split(" ")[1]);
+          }
+        }
+      }
+      if (child.waitFor() != 0) {
+        throw new IllegalStateException("peer-hot failed with exit code " + child.exitValue() + "; see " + childLog);
+      }
+    }
+    return total / seconds;
+  }
+}

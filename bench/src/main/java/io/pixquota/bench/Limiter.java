@@ -1,0 +1,187 @@
+package io.pixquota.bench;
+
+import io.github.bucket4j.BucketConfiguration;
+import io.github.bucket4j.distributed.BucketProxy;
+import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
+import io.github.bucket4j.redis.redisson.Bucket4jRedisson;
+import io.github.resilience4j.ratelimiter.RateLimiter;
+import io.github.resilience4j.ratelimiter.RateLimiterConfig;
+import io.pixquota.bacen.Acquisition;
+import io.pixquota.bacen.RedisTokenBucket;
+import io.pixquota.bacen.TokenBucketConfig;
+import java.time.Duration;
+import org.redisson.Redisson;
+import org.redisson.api.RRateLimiter;
+import org.redisson.api.RateType;
+import org.redisson.api.RedissonClient;
+
+/**
+ * The rate limiters under comparison, each set to the same burst B and rate r, and used the way its documentation
+ * shows: take a permit (blocking), then call. Ours is the exception: the SDK's interceptor takes the permit inside
+ * OkHttp (see {@link PeerReplica}); {@link #open} gives the same bucket for the latency and hot-key scenarios.
+ */
+enum Limiter {
+  OURS("pixquota: interceptor + Lua bucket (reservation)", true),
+  BUCKET4J("Bucket4j 8.17 Redisson (CAS), asBlocking().consume(1)", true),
+  RRATELIMITER("Redisson RRateLimiter OVERALL, acquire()", true),
+  RETRY_LOOP("retry loop: our Lua bucket with maxWait 0, sleep waitMs, ask again", true),
+  LOCAL("resilience4j RateLimiter in each replica (B / r each)", false),
+  NONE("no limiter", false);
+
+  final String description;
+  final boolean usesRedis;
+
+  Limiter(String description, boolean usesRedis) {
+    this.description = description;
+    this.usesRedis = usesRedis;
+  }
+
+  String label() {
+    return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+  }
+
+  /** A permit source. */
+  interface Gate {
+    /** Blocks until this caller may call the provider. */
+    void await() throws InterruptedException;
+
+    /** One decision, no waiting: true when a permit was taken now. */
+    boolean tryTake() throws InterruptedException;
+  }
+
+  /**
+   * Opens this limiter on bucket {@code name} with burst {@code capacity} and {@code rate} per second.
+   *
+   * @throws IllegalArgumentException when a peer cannot express the setting (Bucket4j and RRateLimiter need a whole
+   *     burst)
+   */
+  Gate open(RedissonClient redisson, String name, double capacity, double rate) {
+    return switch (this) {
+      case OURS, RETRY_LOOP -> ourBucket(redisson, name, capacity, rate, this == RETRY_LOOP);
+      case BUCKET4J -> bucket4j(redisson, name, whole("capacity", capacity), rate);
+      case RRATELIMITER -> rRateLimiter(redisson, name, whole("capacity", capacity), rate);
+      case LOCAL -> local(name, whole("capacity", capacity), rate);
+      case NONE -> new Gate() {
+        @Override
+        public void await() {}
+
+        @Override
+        public boolean tryTake() {
+          return true;
+        }
+      };
+    };
+  }
+
+  private static long whole(String field, double value) {
+    if (value != Math.rint(value) || value < 1) {
+      throw new IllegalArgumentException(field + " must be a whole number >= 1 for this limiter, but was " + value);
+    }
+    return (long) value;
+  }
+
+  /** The time in which a window limiter may admit B calls so that its long-run rate is r: B / r, rounded up. */
+  private static Duration windowFor(long burst, double rate) {
+    return Duration.ofMillis((long) Math.ceil(burst * 1000.0 / rate));
+  }
+
+  private static Gate ourBucket(RedissonClient redisson, String name, double capacity, double rate,
+      boolean retryLoop) {
+    RedisTokenBucket bucket = RedisTokenBucket.create(redisson,
+        TokenBucketConfig.custom(name).keyPrefix("peers:").limit(capacity, rate).build());
+    try {
+      bucket.preload();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while loading the bucket's script", e);
+    }
+    return new Gate() {
+      @Override
+      public void await() throws InterruptedException {
+        if (!retryLoop) {
+          Acquisition a = bucket.acquire(1, Duration.ofMinutes(5));
+          if (!a.granted()) {
+            throw new IllegalStateException("no slot within 5 minutes");
+          }
+          BucketLoad.sleepUntil(a.answeredAtNanos() + a.waitTime().toNanos());
+          return;
+        }
+        while (true) { // ask, sleep the quoted wait, ask again
+          Acquisition a = bucket.acquire(1, Duration.ZERO);
+          if (a.granted()) {
+            return;
+          }
+          BucketLoad.sleepUntil(System.nanoTime() + a.waitTime().toNanos());
+        }
+      }
+
+      @Override
+      public boolean tryTake() throws InterruptedException {
+        return bucket.acquire(1, Duration.ZERO).granted();
+      }
+    };
+  }
+
+  private static Gate bucket4j(RedissonClient redisson, String name, long capacity, double rate) {
+    var proxies = Bucket4jRedisson.casBasedBuilder(((Redisson) redisson).getCommandExecutor())
+        .expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(
+            Duration.ofSeconds(10)))
+        .build();
+    // greedy refill of r per second, expressed in whole tokens per 1000 s (9.005/s is 9005 per 1000 s)
+    long per1000s = Math.round(rate * 1000);
+    BucketConfiguration configuration = BucketConfiguration.builder()
+        .addLimit(limit -> limit.capacity(capacity).refillGreedy(per1000s, Duration.ofSeconds(1000)))
+        .build();
+    BucketProxy bucket = proxies.builder().build("peers:b4j:" + name, () -> configuration);
+    return new Gate() {
+      @Override
+      public void await() throws InterruptedException {
+        bucket.asBlocking().consume(1);
+      }
+
+      @Override
+      public boolean tryTake() {
+        return bucket.tryConsume(1);
+      }
+    };
+  }
+
+  private static Gate rRateLimiter(RedissonClient redisson, String name, long capacity, double rate) {
+    // A sliding window: B permits in any B / r seconds, so the burst is B and the long-run rate r.
+    RRateLimiter limiter = redisson.getRateLimiter("peers:rrl:" + name);
+    limiter.trySetRate(RateType.OVERALL, capacity, windowFor(capacity, rate));
+    return new Gate() {
+      @Override
+      public void await() {
+        limiter.acquire();
+      }
+
+      @Override
+      public boolean tryTake() {
+        return limiter.tryAcquire();
+      }
+    };
+  }
+
+  private static Gate local(String name, long capacity, double rate) {
+    // resilience4j refreshes B permits every B / r seconds: burst B, long-run rate r, in this process only.
+    RateLimiter limiter = RateLimiter.of(name, RateLimiterConfig.custom().limitForPeriod((int) capacity)
+        .limitRefreshPeriod(windowFor(capacity, rate)).timeoutDuration(Duration.ofMinutes(5)).build());
+    return new Gate() {
+      @Override
+      public void await() throws InterruptedException {
+        if (!limiter.acquirePermission()) {
+          throw new IllegalStateException("no permit within 5 minutes");
+        }
+        if (Thread.interrupted()) {
+          throw new InterruptedException();
+        }
+      }
+
+      @Override
+      public boolean tryTake() {
+        throw new UnsupportedOperationException("a local limiter has no shared key to decide on");
+      }
+    };
+  }
+}

@@ -1,0 +1,93 @@
+package io.pixquota.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.redisson.Redisson;
+import org.redisson.api.RScript;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * One process of the hot-key scenario: threads that take decisions on one shared key back to back for a while, with
+ * a limiter (set so that every decision grants: each one writes the key's state) or with a trivial EVALSHA (the
+ * ceiling). Prints {@code DECISIONS <n> <seconds>}.
+ */
+@Command(name = "peer-hot", hidden = true, description = "Child process of 'bench peers' (hot key).")
+final class PeerHot implements Callable<Integer> {
+  /** The trivial script of the ceiling: one key, no work. */
+  static final String TRIVIAL = "return 1";
+
+  @Option(names = "--limiter", description = "A limiter, or omit for the trivial EVALSHA ceiling.") Limiter limiter;
+  @Option(names = "--redis-url", required = true) String redisUrl;
+  @Option(names = "--key", required = true) String key;
+  @Option(names = "--threads", defaultValue = "16") int threads;
+  @Option(names = "--seconds", defaultValue = "5") double seconds;
+  @Option(names = "--start-at-ms", required = true) long startAtMs;
+
+  @Override
+  public Integer call() throws Exception {
+    Config config = new Config();
+    config.useSingleServer().setAddress(redisUrl);
+    RedissonClient redisson = Redisson.create(config);
+    try {
+      Decision decision;
+      if (limiter == null) {
+        RScript script = redisson.getScript(org.redisson.client.codec.StringCodec.INSTANCE);
+        String sha = script.scriptLoad(TRIVIAL);
+        List<Object> keys = List.of(key);
+        decision = () -> script.<Long>evalSha(RScript.Mode.READ_WRITE, sha, RScript.ReturnType.INTEGER, keys) == 1L;
+      } else {
+        Limiter.Gate gate = limiter.open(redisson, key, 1_000_000_000, 1_000_000_000);
+        decision = gate::tryTake;
+      }
+      for (int i = 0; i < 200; i++) { // connections and code paths warm before the start
+        decision.take();
+      }
+      AtomicLong decisions = new AtomicLong();
+      AtomicLong refused = new AtomicLong();
+      long startNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(startAtMs - System.currentTimeMillis());
+      long endNanos = startNanos + (long) (seconds * 1e9);
+      if (System.nanoTime() > startNanos) {
+        throw new IllegalStateException("set up after the common start time: the run would be shorter than asked");
+      }
+      ExecutorService pool = Executors.newFixedThreadPool(threads);
+      List<Future<?>> futures = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        futures.add(pool.submit(() -> {
+          BucketLoad.sleepUntil(startNanos);
+          while (System.nanoTime() < endNanos) {
+            if (!decision.take()) {
+              refused.incrementAndGet();
+            }
+            decisions.incrementAndGet();
+          }
+          return null;
+        }));
+      }
+      for (Future<?> f : futures) {
+        f.get();
+      }
+      pool.shutdown();
+      if (refused.get() > 0) {
+        throw new IllegalStateException(refused.get() + " decisions refused: the limit was meant to grant all");
+      }
+      System.out.println("DECISIONS " + decisions.get() + " " + seconds);
+    } finally {
+      redisson.shutdown();
+    }
+    return 0;
+  }
+
+  @FunctionalInterface
+  interface Decision {
+    boolean take() throws InterruptedException;
+  }
+}

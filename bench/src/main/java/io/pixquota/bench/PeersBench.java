@@ -1,0 +1,412 @@
+package io.pixquota.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.pixquota.demo.CommandCounter;
+import io.pixquota.demo.ReplicaProcesses;
+import io.pixquota.mock.MockBacen;
+import io.pixquota.mock.MockConfig;
+import io.pixquota.mock.QuotaPolicy;
+import io.pixquota.testing.PrivateRedisServer;
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * Our SDK against its peers, same scenarios, same run, same Redis, same mock BACEN; every replica a separate process
+ * ({@link PeerReplica}, {@link PeerHot}). Prints markdown tables (medians and spreads over {@code --runs}) and writes
+ * an SVG of scenario 1's timelines.
+ */
+@Command(name = "peers", mixinStandardHelpOptions = true,
+    description = "Our SDK vs Bucket4j, Redisson RRateLimiter, a retry loop, a local limiter and none: bursts, "
+        + "saturation, round trips, acquire latency, hot key, fairness.")
+final class PeersBench implements Callable<Integer> {
+  @Option(names = "--runs", defaultValue = "3", description = "Runs of every scenario (default ${DEFAULT-VALUE}).")
+  int runs;
+
+  @Option(names = "--seconds", defaultValue = "60",
+      description = "Length of each saturation run, cold and warm (default ${DEFAULT-VALUE}).")
+  int seconds;
+
+  @Option(names = "--capacity", defaultValue = "8", description = "Every limiter's burst (default ${DEFAULT-VALUE}).")
+  double capacity;
+
+  @Option(names = "--rate", defaultValue = "9", description = "Every limiter's rate per second (default ${DEFAULT-VALUE}).")
+  double rate;
+
+  @Option(names = "--calls", defaultValue = "20", description = "Calls per replica in a burst (default ${DEFAULT-VALUE}).")
+  int calls;
+
+  @Option(names = "--threads", defaultValue = "8",
+      description = "Caller threads per replica at saturation (default ${DEFAULT-VALUE}).")
+  int threads;
+
+  @Option(names = "--plan-jitter-ms", defaultValue = "100",
+      description = "The J given to the quota planner for the extra row (default ${DEFAULT-VALUE}).")
+  long planJitterMs;
+
+  @Option(names = "--fair-calls", defaultValue = "40",
+      description = "Arrivals per replica in the fairness scenario (default ${DEFAULT-VALUE}).")
+  int fairCalls;
+
+  @Option(names = "--fair-overload", defaultValue = "3",
+      description = "Arrival rate / limiter rate in the fairness scenario (default ${DEFAULT-VALUE}).")
+  double fairOverload;
+
+  @Option(names = "--samples", defaultValue = "5000",
+      description = "Latency samples of each kind per run (default ${DEFAULT-VALUE}).")
+  int samples;
+
+  @Option(names = "--hot-seconds", defaultValue = "5", description = "Hot-key run length (default ${DEFAULT-VALUE}).")
+  double hotSeconds;
+
+  @Option(names = "--hot-threads", defaultValue = "16",
+      description = "Threads per process on the hot key (default ${DEFAULT-VALUE}).")
+  int hotThreads;
+
+  @Option(names = "--limiters", split = ",", description = "Limiters to compare (default: all).")
+  EnumSet<Limiter> limiters = EnumSet.allOf(Limiter.class);
+
+  @Option(names = "--scenarios", split = ",", defaultValue = "burst,saturation,latency,hot",
+      description = "Scenarios: burst (1, 3, 6), saturation (2, 3), latency (4), hot (5) (default ${DEFAULT-VALUE}).")
+  List<String> scenarios;
+
+  @Option(names = "--chart", defaultValue = "docs/peers-burst.svg",
+      description = "Where to write the SVG of scenario 1's cold timelines (default ${DEFAULT-VALUE}).")
+  Path chart;
+
+  private final ObjectMapper json = new ObjectMapper();
+  private final File childLog = new File(System.getProperty("java.io.tmpdir"), "bench-peers-children.log");
+
+  /** One row: a limiter with its settings. */
+  record Setting(String label, Limiter limiter, List<String> args, boolean planner) {}
+
+  /** What one workload produced: per-call records, the provider's audit, and the Redis commands counted. */
+  record Phase(long startNanos, List<long[]> calls, List<long[]> events, long accepted, long refused, long errors,
+      long commands, long pings) {}
+
+  @Override
+  public Integer call() throws Exception {
+    for (String s : scenarios) {
+      if (!List.of("burst", "saturation", "latency", "hot").contains(s)) {
+        throw new IllegalArgumentException("--scenarios takes burst, saturation, latency, hot, but was '" + s + "'");
+      }
+    }
+    if (runs < 1 || seconds < 10) {
+      throw new IllegalArgumentException("--runs must be >= 1 and --seconds >= 10, but were " + runs + ", " + seconds);
+    }
+    List<Setting> settings = new ArrayList<>();
+    for (Limiter l : limiters) {
+      settings.add(new Setting(l.label() + " " + fmt(capacity) + " / " + fmt(rate), l,
+          List.of("--capacity", fmt(capacity), "--rate", fmt(rate)), false));
+    }
+    if (limiters.contains(Limiter.OURS)) {
+      settings.add(new Setting("ours, planner (J = " + planJitterMs + " ms)", Limiter.OURS,
+          List.of("--plan-jitter-ms", Long.toString(planJitterMs)), true));
+    }
+    StringBuilder out = new StringBuilder();
+    try (PrivateRedisServer redis = PrivateRedisServer.start();
+        MockBacen mock = MockBacen.start(MockConfig.builder().threads(128).build())) {
+      QuotaPolicy policy = mock.config().policy();
+      double providerRate = policy.refillTokens() * 1000.0 / policy.periodMillis();
+      out.append(String.format(Locale.ROOT, "bench peers, %s, %d cores; mock BACEN token bucket %d + %s/s; every "
+          + "limiter at burst %s, %s/s unless noted; %d runs; child processes log to %s%n%n",
+          LocalDate.now(ZoneOffset.UTC), Runtime.getRuntime().availableProcessors(), policy.limit(), fmt(providerRate),
+          fmt(capacity), fmt(rate), runs, childLog));
+      for (Setting s : settings) {
+        out.append("- `").append(s.label()).append("`: ").append(s.planner()
+            ? "our SDK with QuotaPlanner.plan(GET /policies/pix, J)" : s.limiter().description).append('\n');
+      }
+      out.append('\n');
+      System.out.print(out);
+      out.setLength(0);
+      // the short scenarios first: their tables are out before the long saturation runs
+      if (scenarios.contains("latency")) {
+        LatencyScenario.run(redis.uri(), runs, samples, limiters);
+      }
+      if (scenarios.contains("hot")) {
+        HotScenario.run(redis.uri(), runs, hotSeconds, hotThreads, limiters, childLog);
+      }
+      if (scenarios.contains("burst")) {
+        bursts(settings, mock, redis.uri(), policy, providerRate);
+      }
+      if (scenarios.contains("saturation")) {
+        for (int replicas : new int[] {2, 4}) {
+          saturation(settings, mock, redis.uri(), replicas, providerRate);
+        }
+      }
+    }
+    return 0;
+  }
+
+  // ---------------------------------------------------------------- scenario 1 (+ 3 and 6): bursts, fairness
+
+  private void bursts(List<Setting> settings, MockBacen mock, URI redis, QuotaPolicy policy, double providerRate)
+      throws Exception {
+    int n = 2 * calls;
+    Map<Setting, List<double[]>> rows = new LinkedHashMap<>(); // per run: cold/warm figures and fairness
+    Map<Setting, Phase> firstCold = new LinkedHashMap<>();
+    for (int run = 1; run <= runs; run++) {
+      for (Setting s : settings) {
+        List<Replica> reps = start(s, 2, redis, mock);
+        try {
+          Phase cold = phase(reps, mock, redis, "burst", calls, 0);
+          Thread.sleep(2500); // every bucket and window full again
+          Phase warm = phase(reps, mock, redis, "burst", calls, 0);
+          Thread.sleep(2500);
+          long interval = Math.max(1, Math.round(1000 / (fairOverload * rate)));
+          Phase fair = phase(reps, mock, redis, "paced", fairCalls, interval);
+          if (run == 1) {
+            firstCold.put(s, cold);
+          }
+          double ideal = idealSeconds(s, n, policy, providerRate);
+          rows.computeIfAbsent(s, k -> new ArrayList<>()).add(new double[] {
+              cold.accepted, cold.refused, span(cold) / ideal, lastAnswer(cold), perAdmitted(cold), cold.errors,
+              warm.accepted, warm.refused, span(warm) / ideal, lastAnswer(warm), perAdmitted(warm), warm.errors,
+              inOrderShare(fair), fair.pings + cold.pings + warm.pings});
+          System.err.printf(Locale.ROOT, "burst run %d %s: cold %d/%d x429 %.3f, warm %d/%d x429 %.3f, fair %.3f%n",
+              run, s.label(), cold.accepted, cold.refused, span(cold) / ideal, warm.accepted, warm.refused,
+              span(warm) / ideal, inOrderShare(fair));
+        } finally {
+          stop(reps);
+        }
+      }
+    }
+    StringBuilder t = new StringBuilder();
+    t.append(String.format(Locale.ROOT, "### Scenario 1 (+3): burst, 2 replicas x %d calls at once, %d runs%n%n", calls,
+        runs));
+    t.append("Completion = first to last arrival at the provider, divided by the setting's ideal (N - B) / r; the "
+        + "planner row divides by the provider's physical limit (N - Bp) / rp. Medians, (min-max) over runs; 429s "
+        + "listed per run.\n\n");
+    t.append("| setting | served cold | 429 cold | completion cold / ideal | start to last answer cold (s) | 429 warm "
+        + "| completion warm / ideal | start to last answer warm (s) | Redis commands per admitted call (cold; warm) "
+        + "| errors |\n");
+    t.append("|---|---|---|---|---|---|---|---|---|---|\n");
+    for (Map.Entry<Setting, List<double[]>> e : rows.entrySet()) {
+      List<double[]> r = e.getValue();
+      t.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s | %s; %s | %s |%n",
+          e.getKey().label(), Stats.median(r, 0, "%.0f"), Stats.each(r, 1), Stats.median(r, 2, "%.3f"),
+          Stats.median(r, 3, "%.2f"), Stats.each(r, 7), Stats.median(r, 8, "%.3f"), Stats.median(r, 9, "%.2f"),
+          Stats.median(r, 4, "%.3f"), Stats.median(r, 10, "%.3f"), Stats.sum(r, 5) + Stats.sum(r, 11)));
+    }
+    t.append(String.format(Locale.ROOT, "%n### Scenario 6: fairness, %d arrivals from 2 replicas, one every %d ms "
+        + "(%.0fx the rate), warm, %d runs%n%n", 2 * fairCalls, Math.max(1, Math.round(1000 / (fairOverload * rate))),
+        fairOverload, runs));
+    t.append("Share of admissions that went to the earliest-arrived caller still waiting (1.000 = first come, first "
+        + "served).\n\n| setting | in arrival order |\n|---|---|\n");
+    for (Map.Entry<Setting, List<double[]>> e : rows.entrySet()) {
+      t.append(String.format(Locale.ROOT, "| %s | %s |%n", e.getKey().label(), Stats.median(e.getValue(), 12,
+          "%.3f")));
+    }
+    System.out.println(t);
+    if (chart != null) {
+      Files.createDirectories(chart.toAbsolutePath().getParent());
+      Files.writeString(chart, BurstChart.svg(firstCold, n, capacity, rate, policy, providerRate));
+      System.out.println("Chart of the first run's cold bursts: " + chart + "\n");
+    }
+  }
+
+  private double idealSeconds(Setting s, int n, QuotaPolicy policy, double providerRate) {
+    return s.planner() ? (n - policy.limit()) / providerRate : (n - capacity) / rate;
+  }
+
+  /** First to last arrival at the provider, any answer, in seconds. */
+  static double span(Phase p) {
+    long first = p.events.stream().mapToLong(e -> e[0]).min().orElse(0);
+    long last = p.events.stream().mapToLong(e -> e[0]).max().orElse(0);
+    return (last - first) / 1e9;
+  }
+
+  /** The burst's start (GO) to the last answer a replica received, in seconds. */
+  static double lastAnswer(Phase p) {
+    return (p.calls.stream().mapToLong(c -> c[3]).max().orElse(p.startNanos) - p.startNanos) / 1e9;
+  }
+
+  /** Redis commands (keep-alive PINGs excepted) per call that reached the provider; NaN without Redis. */
+  static double perAdmitted(Phase p) {
+    long admitted = p.accepted + p.refused;
+    return admitted == 0 ? Double.NaN : (double) (p.commands - p.pings) / admitted;
+  }
+
+  /**
+   * Share of admissions that went to the earliest-arrived caller among those waiting at that moment (a caller that
+   * arrived later than the admission does not count as waiting).
+   */
+  static double inOrderShare(Phase p) {
+    List<long[]> byAdmission = new ArrayList<>(p.calls);
+    byAdmission.sort((a, b) -> Long.compare(a[1], b[1]));
+    java.util.TreeMap<Long, Integer> waiting = new java.util.TreeMap<>(); // arrival -> count, not yet admitted
+    List<long[]> byArrival = new ArrayList<>(p.calls);
+    byArrival.sort((a, b) -> Long.compare(a[0], b[0]));
+    int next = 0;
+    int inOrder = 0;
+    for (long[] c : byAdmission) {
+      while (next < byArrival.size() && byArrival.get(next)[0] <= c[1]) {
+        waiting.merge(byArrival.get(next)[0], 1, Integer::sum);
+        next++;
+      }
+      if (!waiting.isEmpty() && waiting.firstKey() == c[0]) {
+        inOrder++;
+      }
+      waiting.computeIfPresent(c[0], (k, v) -> v == 1 ? null : v - 1);
+    }
+    return p.calls.isEmpty() ? Double.NaN : (double) inOrder / p.calls.size();
+  }
+
+  // ---------------------------------------------------------------- scenario 2 (+ 3): saturation
+
+  private void saturation(List<Setting> settings, MockBacen mock, URI redis, int replicas, double providerRate)
+      throws Exception {
+    Map<Setting, List<double[]>> rows = new LinkedHashMap<>();
+    for (int run = 1; run <= runs; run++) {
+      for (Setting s : settings) {
+        List<Replica> reps = start(s, replicas, redis, mock);
+        try {
+          Phase cold = phase(reps, mock, redis, "saturate", threads, seconds * 1000L);
+          Thread.sleep(2500);
+          Phase warm = phase(reps, mock, redis, "saturate", threads, seconds * 1000L);
+          double[] row = {cold.accepted, cold.refused, utilization(cold, providerRate), perAdmitted(cold),
+              warm.accepted, warm.refused, utilization(warm, providerRate), perAdmitted(warm),
+              (double) (cold.pings + warm.pings) / (cold.accepted + cold.refused + warm.accepted + warm.refused),
+              cold.errors + warm.errors};
+          rows.computeIfAbsent(s, k -> new ArrayList<>()).add(row);
+          System.err.printf(Locale.ROOT, "saturation %d replicas run %d %s: cold %d/%d x429 %.3f, warm %d/%d x429 "
+              + "%.3f%n", replicas, run, s.label(), cold.accepted, cold.refused, row[2], warm.accepted,
+              warm.refused, row[6]);
+        } finally {
+          stop(reps);
+        }
+      }
+    }
+    StringBuilder t = new StringBuilder();
+    t.append(String.format(Locale.ROOT, "### Scenario 2 (+3): saturation, %d replicas x %d threads calling back to "
+        + "back for %d s, cold then warm, %d runs%n%n", replicas, threads, seconds, runs));
+    t.append("Utilization = calls the provider accepted per second from 5 s after the first arrival to the end, "
+        + "divided by its rate (" + fmt(providerRate) + "/s). 429s listed per run.\n\n");
+    t.append("| setting | 429 cold | utilization cold | 429 warm | utilization warm | Redis commands per admitted "
+        + "call (cold; warm) | keep-alive PINGs per admitted call | errors |\n|---|---|---|---|---|---|---|---|\n");
+    for (Map.Entry<Setting, List<double[]>> e : rows.entrySet()) {
+      List<double[]> r = e.getValue();
+      t.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s; %s | %s | %s |%n", e.getKey().label(),
+          Stats.each(r, 1), Stats.median(r, 2, "%.3f"), Stats.each(r, 5), Stats.median(r, 6, "%.3f"),
+          Stats.median(r, 3, "%.3f"), Stats.median(r, 7, "%.3f"), Stats.median(r, 8, "%.3f"), Stats.sum(r, 9)));
+    }
+    System.out.println(t);
+  }
+
+  private double utilization(Phase p, double providerRate) {
+    long first = p.events.stream().mapToLong(e -> e[0]).min().orElse(0);
+    long from = first + TimeUnit.SECONDS.toNanos(5);
+    long to = p.startNanos + TimeUnit.SECONDS.toNanos(seconds);
+    long accepted = p.events.stream().filter(e -> e[1] != 429 && e[0] >= from && e[0] < to).count();
+    return accepted / (providerRate * (to - from) / 1e9);
+  }
+
+  // ---------------------------------------------------------------- processes and phases
+
+  private record Replica(Process process, BufferedReader out) {}
+
+  private List<Replica> start(Setting s, int count, URI redis, MockBacen mock) throws Exception {
+    String bucket = "peers-" + s.limiter().label() + "-" + System.nanoTime();
+    List<Replica> reps = new ArrayList<>();
+    for (int i = 1; i <= count; i++) {
+      List<String> args = new ArrayList<>(List.of("peer-replica", "--limiter", s.limiter().name(), "--bacen-url",
+          mock.url().toString(), "--redis-url", redis.toString(), "--bucket-name", bucket, "--replica-id",
+          Integer.toString(i)));
+      args.addAll(s.args());
+      Process p = new ProcessBuilder(ReplicaProcesses.javaCommand(BenchMain.class, args))
+          .redirectError(ProcessBuilder.Redirect.appendTo(childLog)).start();
+      reps.add(new Replica(p, new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))));
+    }
+    for (Replica r : reps) {
+      String line;
+      while ((line = r.out.readLine()) != null && !line.startsWith("READY")) {
+        // setting up
+      }
+      if (line == null) {
+        throw new IllegalStateException("a " + s.label() + " replica exited before it was ready; see " + childLog);
+      }
+    }
+    return reps;
+  }
+
+  private static void stop(List<Replica> reps) throws InterruptedException {
+    for (Replica r : reps) {
+      try {
+        r.process.getOutputStream().close(); // end of input: the replica exits
+      } catch (java.io.IOException ignored) {
+        // already gone
+      }
+    }
+    for (Replica r : reps) {
+      if (!r.process.waitFor(20, TimeUnit.SECONDS)) {
+        r.process.destroyForcibly();
+      }
+    }
+  }
+
+  private Phase phase(List<Replica> reps, MockBacen mock, URI redis, String kind, int callers, long ms)
+      throws Exception {
+    mock.reset();
+    long goMs = System.currentTimeMillis() + 300;
+    long startNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(goMs - System.currentTimeMillis());
+    List<long[]> calls = new ArrayList<>();
+    long errors = 0;
+    try (CommandCounter counter = new CommandCounter(redis, goMs)) {
+      for (Replica r : reps) {
+        OutputStream in = r.process.getOutputStream();
+        in.write(String.format(Locale.ROOT, "GO %d %s %d %d %d%n", goMs, kind, callers, ms, reps.size())
+            .getBytes(StandardCharsets.UTF_8));
+        in.flush();
+      }
+      for (Replica r : reps) {
+        String line;
+        while ((line = r.out.readLine()) != null && !line.startsWith("RESULT ")) {
+          // other output
+        }
+        if (line == null) {
+          throw new IllegalStateException("a replica exited mid-run; see " + childLog);
+        }
+        JsonNode result = json.readTree(line.substring(7));
+        for (JsonNode c : result.get("calls")) {
+          calls.add(new long[] {c.get(0).asLong(), c.get(1).asLong(), c.get(2).asLong(), c.get(3).asLong(),
+              c.get(4).asLong()});
+        }
+        errors += result.get("statuses").path("0").asLong();
+      }
+      counter.settle();
+      Map<String, Object> stats = mock.stats("demo", true);
+      long origin = mock.originNanoTime();
+      @SuppressWarnings("unchecked")
+      List<Map<String, Object>> raw = (List<Map<String, Object>>) stats.get("events");
+      List<long[]> events = new ArrayList<>(raw.size());
+      for (Map<String, Object> e : raw) {
+        events.add(new long[] {origin + ((Number) e.get("atMicros")).longValue() * 1000,
+            ((Number) e.get("status")).longValue()});
+      }
+      return new Phase(startNanos, calls, events, ((Number) stats.get("accepted")).longValue(),
+          ((Number) stats.get("refused")).longValue(), errors, counter.commands(), counter.pingCommands());
+    }
+  }
+
+  static String fmt(double v) {
+    return v == Math.rint(v) ? Long.toString((long) v) : String.format(Locale.ROOT, "%.3f", v);
+  }
+}

@@ -1,0 +1,47 @@
+package io.pixquota.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.pixquota.testing.RedisExtension;
+import io.pixquota.testing.TestRedis;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.redisson.api.RedissonClient;
+
+/**
+ * Every peer is set to the same burst B and rate r: 12 blocking takes at B = 4, r = 20/s spread over (12 - B) / r =
+ * 0.4 s, against a real Redis. A fixed window (resilience4j) may admit two bursts back to back at a window's edge,
+ * which its lower bound allows.
+ */
+@ExtendWith(RedisExtension.class)
+class LimiterSettingsTest {
+  @ParameterizedTest
+  @EnumSource(value = Limiter.class, names = "NONE", mode = EnumSource.Mode.EXCLUDE)
+  void twelveTakesAtBurstFourAndTwentyPerSecondSpreadOverTheIdealTime(Limiter limiter, TestRedis redis)
+      throws Exception {
+    RedissonClient redisson = redis.newRedisson();
+    Limiter.Gate gate = limiter.open(redisson, redis.keyPrefix() + limiter.label(), 4, 20);
+    long first = 0;
+    long last = 0;
+    for (int i = 0; i < 12; i++) {
+      gate.await();
+      last = System.nanoTime();
+      if (i == 0) {
+        first = last;
+      }
+    }
+    double seconds = (last - first) / 1e9;
+    double lowest = limiter == Limiter.LOCAL ? (12 - 2 * 4) / 20.0 : (12 - 4) / 20.0;
+    assertThat(seconds).as("%s: first to 12th admission", limiter).isBetween(lowest - 0.015, 0.4 + 0.4);
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = Limiter.class, names = {"BUCKET4J", "RRATELIMITER", "LOCAL"})
+  void aPeerThatNeedsAWholeBurstSaysSoBeforeAnyIo(Limiter limiter) {
+    assertThatThrownBy(() -> limiter.open(null, "x", 8.5, 9))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("capacity must be a whole number >= 1 for this limiter, but was 8.5");
+  }
+}
