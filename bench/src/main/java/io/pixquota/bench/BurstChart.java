@@ -16,8 +16,8 @@ final class BurstChart {
         maxSeconds = Math.max(maxSeconds, Math.ceil((e[0] - p.startNanos()) / 1e9));
       }
     }
-    int left = 250;
-    int width = 900;
+    int left = 330;
+    int width = 980;
     int lane = 34;
     int top = 40;
     int height = top + lane * bursts.size() + 50;
@@ -27,8 +27,8 @@ final class BurstChart {
         + "font-family=\"sans-serif\" font-size=\"12\">%n", width, height));
     s.append("<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
     s.append(String.format(Locale.ROOT, "<text x=\"10\" y=\"20\" font-size=\"14\">Cold burst, 2 replicas x %d calls: "
-        + "arrivals at the mock BACEN (%d + %s/s); green served, red 429; | = first arrival + ideal</text>%n", n / 2,
-        policy.limit(), PeersBench.fmt(providerRate)));
+        + "arrivals at the mock BACEN (%d + %s/s). Green: served; red: 429; bar: first arrival + ideal</text>%n",
+        n / 2, policy.limit(), PeersBench.fmt(providerRate)));
     for (int sec = 0; sec <= maxSeconds; sec++) {
       double x = left + sec * scale;
       s.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>"

@@ -15,7 +15,8 @@ import org.redisson.config.Config;
 
 /**
  * Scenario 4: uncontended acquire latency of every Redis-backed limiter next to a Redis PING, one process, samples
- * interleaved one by one (PING, then each limiter) so that the machine's noise falls on all of them alike.
+ * interleaved one by one (PING, then each limiter, the limiters' order rotating from round to round) so that the
+ * machine's noise, and any cost of coming right after another call, falls on all of them alike.
  */
 final class LatencyScenario {
   private LatencyScenario() {}
@@ -42,7 +43,9 @@ final class LatencyScenario {
           if (i >= 0) {
             ping[i] = t1 - t0;
           }
-          for (int g = 0; g < gates.size(); g++) {
+          for (int k = 0; k < gates.size(); k++) {
+            // each round starts with a different limiter: no limiter always sits right after the PING
+            int g = Math.floorMod(i + k, gates.size());
             long a0 = System.nanoTime();
             if (!gates.get(g).tryTake()) {
               throw new IllegalStateException(measured.get(g).label() + " refused although its limit is 1e9/s");

@@ -61,17 +61,20 @@ enum Limiter {
       case BUCKET4J -> bucket4j(redisson, name, whole("capacity", capacity), rate);
       case RRATELIMITER -> rRateLimiter(redisson, name, whole("capacity", capacity), rate);
       case LOCAL -> local(name, whole("capacity", capacity), rate);
-      case NONE -> new Gate() {
-        @Override
-        public void await() {}
-
-        @Override
-        public boolean tryTake() {
-          return true;
-        }
-      };
+      case NONE -> OPEN;
     };
   }
+
+  /** No limit: every caller goes at once. */
+  static final Gate OPEN = new Gate() {
+    @Override
+    public void await() {}
+
+    @Override
+    public boolean tryTake() {
+      return true;
+    }
+  };
 
   private static long whole(String field, double value) {
     if (value != Math.rint(value) || value < 1) {

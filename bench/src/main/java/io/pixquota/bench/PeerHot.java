@@ -18,7 +18,8 @@ import picocli.CommandLine.Option;
 /**
  * One process of the hot-key scenario: threads that take decisions on one shared key back to back for a while, with
  * a limiter (set so that every decision grants: each one writes the key's state) or with a trivial EVALSHA (the
- * ceiling). Prints {@code DECISIONS <n> <seconds>}.
+ * ceiling). After a warm-up that is not counted, prints {@code DECISIONS <n> <seconds>}: the decisions that
+ * started within the counted window.
  */
 @Command(name = "peer-hot", hidden = true, description = "Child process of 'bench peers' (hot key).")
 final class PeerHot implements Callable<Integer> {
@@ -31,6 +32,8 @@ final class PeerHot implements Callable<Integer> {
   @Option(names = "--threads", defaultValue = "16") int threads;
   @Option(names = "--seconds", defaultValue = "5") double seconds;
   @Option(names = "--start-at-ms", required = true) long startAtMs;
+  @Option(names = "--warmup-seconds", defaultValue = "2",
+      description = "Decisions from the start for this long warm the JIT up and are not counted.") double warmup;
 
   @Override
   public Integer call() throws Exception {
@@ -54,7 +57,8 @@ final class PeerHot implements Callable<Integer> {
       AtomicLong decisions = new AtomicLong();
       AtomicLong refused = new AtomicLong();
       long startNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(startAtMs - System.currentTimeMillis());
-      long endNanos = startNanos + (long) (seconds * 1e9);
+      long countFrom = startNanos + (long) (warmup * 1e9);
+      long endNanos = countFrom + (long) (seconds * 1e9);
       if (System.nanoTime() > startNanos) {
         throw new IllegalStateException("set up after the common start time: the run would be shorter than asked");
       }
@@ -63,11 +67,14 @@ final class PeerHot implements Callable<Integer> {
       for (int t = 0; t < threads; t++) {
         futures.add(pool.submit(() -> {
           BucketLoad.sleepUntil(startNanos);
-          while (System.nanoTime() < endNanos) {
+          long now;
+          while ((now = System.nanoTime()) < endNanos) {
             if (!decision.take()) {
               refused.incrementAndGet();
             }
-            decisions.incrementAndGet();
+            if (now >= countFrom) {
+              decisions.incrementAndGet();
+            }
           }
           return null;
         }));

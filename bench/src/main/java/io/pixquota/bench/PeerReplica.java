@@ -98,7 +98,7 @@ final class PeerReplica implements Callable<Integer> {
           throttle.plan(plan);
         }
         http.addNetworkInterceptor(throttle.build());
-        gate = Limiter.NONE.open(null, bucketName, 1, 1);
+        gate = Limiter.OPEN;
       } else {
         gate = limiter.open(redisson, bucketName, capacity, rate);
       }
