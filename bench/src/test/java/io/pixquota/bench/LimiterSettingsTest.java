@@ -23,18 +23,16 @@ class LimiterSettingsTest {
       throws Exception {
     RedissonClient redisson = redis.newRedisson();
     Limiter.Gate gate = limiter.open(redisson, redis.keyPrefix() + limiter.label(), 4, 20);
-    long first = 0;
+    // timed from before the first take: the bucket starts (full) during that call, however long the call takes
+    long first = System.nanoTime();
     long last = 0;
     for (int i = 0; i < 12; i++) {
       gate.await();
       last = System.nanoTime();
-      if (i == 0) {
-        first = last;
-      }
     }
     double seconds = (last - first) / 1e9;
     double lowest = limiter == Limiter.LOCAL ? (12 - 2 * 4) / 20.0 : (12 - 4) / 20.0;
-    assertThat(seconds).as("%s: first to 12th admission", limiter).isBetween(lowest - 0.015, 0.4 + 0.4);
+    assertThat(seconds).as("%s: start to 12th admission", limiter).isBetween(lowest - 0.015, 0.4 + 0.6);
   }
 
   @ParameterizedTest
