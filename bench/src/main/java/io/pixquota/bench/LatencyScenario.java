@@ -7,11 +7,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.api.redisnode.RedisNodes;
 import org.redisson.api.redisnode.RedisSingle;
-import org.redisson.config.Config;
 
 /**
  * Scenario 4: uncontended acquire latency of every Redis-backed limiter next to a Redis PING, one process, samples
@@ -25,9 +23,7 @@ final class LatencyScenario {
     List<Limiter> measured = limiters.stream().filter(l -> l.usesRedis).toList();
     Map<String, List<double[]>> rows = new LinkedHashMap<>(); // per run: p50 us, p99 us, p50 / PING, p99 / PING
     for (int run = 1; run <= runs; run++) {
-      Config config = new Config();
-      config.useSingleServer().setAddress(redis.toString());
-      RedissonClient redisson = Redisson.create(config);
+      RedissonClient redisson = Limiter.redisson(redis.toString());
       try {
         RedisSingle node = redisson.getRedisNodes(RedisNodes.SINGLE);
         List<Limiter.Gate> gates = new ArrayList<>();

@@ -40,6 +40,13 @@ enum Limiter {
     return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
   }
 
+  /** A Redisson client on {@code url} with Redisson's defaults: the same for every limiter that uses Redis. */
+  static RedissonClient redisson(String url) {
+    org.redisson.config.Config config = new org.redisson.config.Config();
+    config.useSingleServer().setAddress(url);
+    return Redisson.create(config);
+  }
+
   /** A permit source. */
   interface Gate {
     /** Blocks until this caller may call the provider. */

@@ -8,10 +8,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.redisson.Redisson;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -37,9 +35,7 @@ final class PeerHot implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    Config config = new Config();
-    config.useSingleServer().setAddress(redisUrl);
-    RedissonClient redisson = Redisson.create(config);
+    RedissonClient redisson = Limiter.redisson(redisUrl);
     try {
       Decision decision;
       if (limiter == null) {

@@ -8,6 +8,7 @@ import io.pixquota.bacen.QuotaPlanner;
 import io.pixquota.bacen.RedisTokenBucket;
 import io.pixquota.bacen.ThrottlingInterceptor;
 import io.pixquota.bacen.TokenBucketConfig;
+import io.pixquota.demo.LeaveTimes;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -31,9 +32,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
-import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -75,18 +74,11 @@ final class PeerReplica implements Callable<Integer> {
     }
     RedissonClient redisson = null;
     if (limiter.usesRedis) {
-      Config config = new Config(); // Redisson's defaults, the same for every limiter that uses Redis
-      config.useSingleServer().setAddress(redisUrl);
-      redisson = Redisson.create(config);
+      redisson = Limiter.redisson(redisUrl);
     }
     try {
-      Timing timing = new Timing();
-      OkHttpClient.Builder http = new OkHttpClient.Builder().eventListener(new okhttp3.EventListener() {
-        @Override
-        public void requestHeadersStart(okhttp3.Call call) {
-          timing.left();
-        }
-      });
+      LeaveTimes timing = new LeaveTimes();
+      OkHttpClient.Builder http = new OkHttpClient.Builder().eventListener(timing);
       Limiter.Gate gate;
       if (limiter == Limiter.OURS) {
         // the SDK as PixClient wires it: a network interceptor, after the connection is set up
@@ -124,26 +116,11 @@ final class PeerReplica implements Callable<Integer> {
     return 0;
   }
 
-  /** Per-thread: when the request left (sync calls run on the caller's thread). */
-  private static final class Timing {
-    private final ThreadLocal<Long> leftAt = new ThreadLocal<>();
-
-    void left() {
-      leftAt.set(System.nanoTime());
-    }
-
-    Long take() {
-      Long v = leftAt.get();
-      leftAt.remove();
-      return v;
-    }
-  }
-
   /**
    * One workload. Times are System.nanoTime() values: CLOCK_MONOTONIC on Linux, the same clock in every process of
    * the machine, so the orchestrator can merge replicas and the mock's audit on one axis.
    */
-  private Map<String, Object> run(OkHttpClient client, Limiter.Gate gate, Timing timing, String token,
+  private Map<String, Object> run(OkHttpClient client, Limiter.Gate gate, LeaveTimes timing, String token,
       long startAtMs, String kind, int threads, long ms, int replicas) throws Exception {
     long startNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(startAtMs - System.currentTimeMillis());
     long endNanos = startNanos + TimeUnit.MILLISECONDS.toNanos(ms);

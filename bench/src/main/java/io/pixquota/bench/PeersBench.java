@@ -336,12 +336,10 @@ final class PeersBench implements Callable<Integer> {
       reps.add(new Replica(p, new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))));
     }
     for (Replica r : reps) {
-      String line;
-      while ((line = r.out.readLine()) != null && !line.startsWith("READY")) {
-        // setting up
-      }
-      if (line == null) {
-        throw new IllegalStateException("a " + s.label() + " replica exited before it was ready; see " + childLog);
+      try {
+        ReplicaProcesses.awaitReady(r.out);
+      } catch (IllegalStateException e) {
+        throw new IllegalStateException("a " + s.label() + " replica exited before it was ready; see " + childLog, e);
       }
     }
     return reps;

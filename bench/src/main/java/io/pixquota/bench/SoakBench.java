@@ -84,13 +84,7 @@ final class SoakBench implements Callable<Integer> {
     List<BufferedReader> outs = new ArrayList<>();
     for (Process child : children) {
       BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
-      String line;
-      while ((line = out.readLine()) != null && !line.startsWith("READY")) {
-        // wait for this replica to be set up
-      }
-      if (line == null) {
-        throw new IllegalStateException("a replica exited before it was ready");
-      }
+      ReplicaProcesses.awaitReady(out);
       outs.add(out);
     }
     ReplicaProcesses.go(children, System.currentTimeMillis() + 300);

@@ -135,16 +135,11 @@ public final class ReplicaCommand implements Callable<Integer> {
     }
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     HttpServer metrics = metricsPort > 0 ? serveMetrics(registry) : null;
-    Timing timing = new Timing();
+    LeaveTimes timing = new LeaveTimes();
     OkHttpClient base = new OkHttpClient.Builder()
         .addInterceptor(chain -> chain.proceed(chain.request().newBuilder()
             .header("X-Replica-Id", "r" + replicaId).build()))
-        .eventListener(new okhttp3.EventListener() {
-          @Override
-          public void requestHeadersStart(okhttp3.Call call) {
-            timing.left(); // the request leaves now: after any wait for its slot
-          }
-        })
+        .eventListener(timing)
         .build();
     RedissonClient redisson = null;
     try {
@@ -225,25 +220,10 @@ public final class ReplicaCommand implements Callable<Integer> {
     int call(String endToEndId) throws Exception;
   }
 
-  /** Per-thread timing: an event listener notes when the request leaves (sync calls run on the caller's thread). */
-  private static final class Timing {
-    private final ThreadLocal<Long> leftAt = new ThreadLocal<>();
-
-    void left() {
-      leftAt.set(System.nanoTime());
-    }
-
-    Long take() {
-      Long v = leftAt.get();
-      leftAt.remove();
-      return v;
-    }
-  }
-
   /** One burst's calls, and its start on this machine's monotonic clock (System.nanoTime). */
   private record Burst(long startNanos, List<CallRecord> records) {}
 
-  private Burst burst(Caller caller, Timing timing, long startAtMs) throws Exception {
+  private Burst burst(Caller caller, LeaveTimes timing, long startAtMs) throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(calls);
     AtomicInteger done = new AtomicInteger();
     long startNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(startAtMs - System.currentTimeMillis());
@@ -281,7 +261,7 @@ public final class ReplicaCommand implements Callable<Integer> {
     return new Burst(startNanos, records);
   }
 
-  private CallRecord one(Caller caller, Timing timing, String id, long startNanos) {
+  private CallRecord one(Caller caller, LeaveTimes timing, String id, long startNanos) {
     long t0 = System.nanoTime();
     int status;
     String outcome;

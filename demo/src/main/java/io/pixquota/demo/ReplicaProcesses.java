@@ -34,6 +34,21 @@ public final class ReplicaProcesses {
     return children;
   }
 
+  /**
+   * Reads a replica's output up to its {@code READY} line (it has set up and waits for GO).
+   *
+   * @throws IllegalStateException when the replica exits first
+   */
+  public static void awaitReady(java.io.BufferedReader out) throws IOException {
+    String line;
+    while ((line = out.readLine()) != null && !line.startsWith("READY")) {
+      // still setting up
+    }
+    if (line == null) {
+      throw new IllegalStateException("a replica exited before it was ready");
+    }
+  }
+
   /** Tells replicas started with {@code --start-on-stdin} when to fire. */
   public static void go(List<Process> children, long startAtEpochMs) throws IOException {
     for (Process child : children) {
