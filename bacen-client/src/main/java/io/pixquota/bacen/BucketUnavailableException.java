@@ -1,20 +1,14 @@
 package io.pixquota.bacen;
 
 /**
- * The bucket's store (Redis) failed or did not answer in time, so no decision was taken: nothing was booked by this
- * call as far as the caller can tell, and the call it guards must not be made on the bucket's behalf.
+ * The bucket's store (Redis) failed or did not answer in time, so no decision was taken: as far as the caller can
+ * tell nothing was booked, and the call it guards was not sent. Thrown by {@link TokenBucket} operations and, under
+ * {@link RedisUnavailablePolicy#FAIL_CLOSED}, passed on as it is by {@link ThrottlingInterceptor}.
  */
-public final class BucketUnavailableException extends RuntimeException {
+public final class BucketUnavailableException extends ThrottleException {
   private static final long serialVersionUID = 1L;
-  private final String bucket;
 
   public BucketUnavailableException(String bucket, String message, Throwable cause) {
-    super("Bucket '" + bucket + "': " + message, cause);
-    this.bucket = bucket;
-  }
-
-  /** The bucket's name. */
-  public String bucket() {
-    return bucket;
+    super(bucket, "is unavailable: " + message, cause);
   }
 }

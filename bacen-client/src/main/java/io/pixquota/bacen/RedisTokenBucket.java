@@ -2,6 +2,7 @@ package io.pixquota.bacen;
 
 import io.pixquota.bacen.internal.Checks;
 import io.pixquota.bacen.internal.LuaScript;
+import io.pixquota.bacen.internal.TimeSource;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -29,10 +30,12 @@ public final class RedisTokenBucket implements TokenBucket {
   private final double maxCost;
   private final Object[] limitArgs;
   private final Clock clientClock;
+  private final TimeSource time;
 
-  private RedisTokenBucket(RedissonClient redisson, TokenBucketConfig config) {
+  private RedisTokenBucket(RedissonClient redisson, TokenBucketConfig config, TimeSource time) {
     this.redisson = Objects.requireNonNull(redisson, "redisson cannot be null");
     this.config = Objects.requireNonNull(config, "config cannot be null");
+    this.time = time;
     this.key = config.key();
     this.maxCost = config.maxCost();
     this.clientClock = config.clientClock().orElse(null);
@@ -47,7 +50,12 @@ public final class RedisTokenBucket implements TokenBucket {
 
   /** A bucket over {@code redisson} with these settings. Makes no call to Redis. */
   public static RedisTokenBucket create(RedissonClient redisson, TokenBucketConfig config) {
-    return new RedisTokenBucket(redisson, config);
+    return new RedisTokenBucket(redisson, config, TimeSource.SYSTEM);
+  }
+
+  /** For tests: {@link Acquisition#answeredAtNanos()} read from {@code time} instead of {@link System#nanoTime()}. */
+  static RedisTokenBucket create(RedissonClient redisson, TokenBucketConfig config, TimeSource time) {
+    return new RedisTokenBucket(redisson, config, time);
   }
 
   /**
@@ -56,7 +64,8 @@ public final class RedisTokenBucket implements TokenBucket {
    *
    * @throws BucketUnavailableException when Redis fails or does not answer in time
    */
-  public void preload() throws InterruptedException {
+  @Override
+  public void preload() throws BucketUnavailableException, InterruptedException {
     try {
       SCRIPT.load(redisson, key, config.redisTimeout().toNanos());
     } catch (LuaScript.CallFailedException e) {
@@ -69,15 +78,19 @@ public final class RedisTokenBucket implements TokenBucket {
     return config.name();
   }
 
+  @Override
+  public List<Limit> limits() {
+    return config.limits();
+  }
+
   public TokenBucketConfig config() {
     return config;
   }
 
   @Override
-  public Acquisition acquire(double cost, Duration maxWait) throws InterruptedException {
-    checkCost(cost);
-    Checks.notNegative("maxWait", maxWait);
-    long maxWaitMicros = saturatedMicros(maxWait);
+  public Acquisition acquire(double cost, Duration maxWait) throws BucketUnavailableException, InterruptedException {
+    Checks.cost(cost, maxCost);
+    long maxWaitMicros = Checks.saturatedMicros(Checks.notNegative("maxWait", maxWait));
     LuaScript.Reply answer = run("acquire", cost, maxWaitMicros);
     List<Object> reply = answer.values();
     long waitMicros = asLong(reply.get(1));
@@ -87,24 +100,19 @@ public final class RedisTokenBucket implements TokenBucket {
   }
 
   @Override
-  public double charge(double cost) throws InterruptedException {
+  public double charge(double cost) throws BucketUnavailableException, InterruptedException {
     Checks.positive("cost", cost);
     return Double.parseDouble(run("charge", cost, 0).values().get(2).toString());
   }
 
   @Override
-  public double refund(double cost) throws InterruptedException {
+  public double refund(double cost) throws BucketUnavailableException, InterruptedException {
     Checks.positive("cost", cost);
     return Double.parseDouble(run("refund", cost, 0).values().get(2).toString());
   }
 
-  private void checkCost(double cost) {
-    if (!(cost > 0) || cost > maxCost) {
-      throw new IllegalArgumentException("cost must be > 0 and <= capacity " + maxCost + ", but was " + cost);
-    }
-  }
-
-  private LuaScript.Reply run(String op, double cost, long maxWaitMicros) throws InterruptedException {
+  private LuaScript.Reply run(String op, double cost, long maxWaitMicros)
+      throws BucketUnavailableException, InterruptedException {
     Object[] args = new Object[4 + limitArgs.length];
     args[0] = op;
     args[1] = Double.toString(cost);
@@ -112,7 +120,7 @@ public final class RedisTokenBucket implements TokenBucket {
     args[3] = clientClock == null ? "" : Long.toString(micros(clientClock.instant()));
     System.arraycopy(limitArgs, 0, args, 4, limitArgs.length);
     try {
-      return SCRIPT.call(redisson, key, args, config.redisTimeout().toNanos());
+      return SCRIPT.call(redisson, key, args, config.redisTimeout().toNanos(), time::nanoTime);
     } catch (LuaScript.CallFailedException e) {
       throw new BucketUnavailableException(config.name(), e.getMessage() + " (redisTimeout "
           + config.redisTimeout().toMillis() + " ms)", e.getCause());
@@ -125,14 +133,6 @@ public final class RedisTokenBucket implements TokenBucket {
 
   private static long micros(Instant instant) {
     return ChronoUnit.MICROS.between(Instant.EPOCH, instant);
-  }
-
-  private static long saturatedMicros(Duration d) {
-    try {
-      return d.toNanos() / 1000;
-    } catch (ArithmeticException overflow) {
-      return Long.MAX_VALUE / 2;
-    }
   }
 
   @Override

@@ -2,7 +2,7 @@ package io.pixquota.bacen;
 
 /** What the throttle does when the shared bucket cannot be reached. Never "unlimited". */
 public enum RedisUnavailablePolicy {
-  /** Default: the call is not sent; it fails with {@link ThrottleUnavailableException}. */
+  /** Default: the call is not sent; it fails with {@link BucketUnavailableException}. */
   FAIL_CLOSED,
   /**
    * The call is admitted by an in-memory bucket holding this process's share of the quota (capacity and rate times

@@ -1,29 +1,21 @@
 package io.pixquota.bacen;
 
-import java.io.IOException;
 import java.time.Duration;
 
 /**
- * The bucket would have made this call wait longer than allowed, so it was not sent and consumed nothing. An
- * {@link IOException}, because OkHttp reports those to an async call's callback (a RuntimeException would escape on
- * the dispatcher thread). Rising numbers of these mean demand has outgrown the contracted quota.
+ * The bucket would have made this call wait longer than allowed, so it was not sent and consumed nothing. Rising
+ * numbers of these mean demand has outgrown the contracted quota.
  */
-public final class ThrottleRefusedException extends IOException {
+public final class ThrottleRefusedException extends ThrottleException {
   private static final long serialVersionUID = 1L;
-  private final String bucket;
   private final Duration neededWait;
   private final Duration maxWait;
 
   public ThrottleRefusedException(String bucket, Duration neededWait, Duration maxWait) {
-    super("Bucket '" + bucket + "' would make this call wait " + neededWait.toMillis() + " ms, more than its max wait "
-        + maxWait.toMillis() + " ms; the call was not sent");
-    this.bucket = bucket;
+    super(bucket, "would make this call wait " + neededWait.toMillis() + " ms, more than its max wait "
+        + maxWait.toMillis() + " ms; the call was not sent", null);
     this.neededWait = neededWait;
     this.maxWait = maxWait;
-  }
-
-  public String bucket() {
-    return bucket;
   }
 
   /** The wait the call would have needed for its slot. */

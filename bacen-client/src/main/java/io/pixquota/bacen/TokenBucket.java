@@ -1,6 +1,7 @@
 package io.pixquota.bacen;
 
 import java.time.Duration;
+import java.util.List;
 
 /**
  * A token bucket, possibly shared by many processes, that books slots instead of refusing: a call that finds too few
@@ -12,11 +13,16 @@ import java.time.Duration;
  *   <li>{@link #charge(double)} takes tokens after the fact (a provider that charges more for some responses);</li>
  *   <li>{@link #refund(double)} gives tokens back, never beyond capacity.</li>
  * </ul>
- * Implementations are threadsafe.
+ * Every implementation passes the same contract test (burst, refill, booking ahead, refusal consumes nothing,
+ * charge and refund, several limits, cost validation, a clock that never runs backwards). Implementations are
+ * threadsafe.
  */
 public interface TokenBucket {
   /** The bucket's name, as configured. */
   String name();
+
+  /** The limits this bucket checks and charges together; at least one. */
+  List<Limit> limits();
 
   /**
    * Books a slot for work of the given cost, or refuses if the slot is further away than {@code maxWait}.
@@ -24,23 +30,33 @@ public interface TokenBucket {
    * @param cost    {@code 0 < cost <= capacity} of every limit; fractions allowed
    * @param maxWait the longest wait the caller accepts, {@code >= 0}
    * @return granted with the wait until the booked slot, or refused with the wait it would have needed
-   * @throws IllegalArgumentException  for a bad cost or maxWait, before any I/O
+   * @throws IllegalArgumentException   for a bad cost or maxWait, before any I/O
    * @throws BucketUnavailableException when the bucket's store does not answer in time or fails
-   * @throws InterruptedException      when interrupted while waiting for the store's answer
+   * @throws InterruptedException       when interrupted while waiting for the store's answer
    */
-  Acquisition acquire(double cost, Duration maxWait) throws InterruptedException;
+  Acquisition acquire(double cost, Duration maxWait) throws BucketUnavailableException, InterruptedException;
 
   /**
    * Takes {@code cost} more tokens now, whatever is left; the balance may go below zero, delaying later callers.
    *
+   * @param cost {@code > 0} and finite
    * @return tokens left, the smallest over the limits
    */
-  double charge(double cost) throws InterruptedException;
+  double charge(double cost) throws BucketUnavailableException, InterruptedException;
 
   /**
    * Gives back {@code cost} tokens, never beyond each limit's capacity.
    *
+   * @param cost {@code > 0} and finite
    * @return tokens left, the smallest over the limits
    */
-  double refund(double cost) throws InterruptedException;
+  double refund(double cost) throws BucketUnavailableException, InterruptedException;
+
+  /**
+   * Prepares the bucket's store now (loads a script, opens a connection), so that the first calls of a burst do not
+   * each pay for it. Optional; the default does nothing.
+   *
+   * @throws BucketUnavailableException when the store does not answer
+   */
+  default void preload() throws BucketUnavailableException, InterruptedException {}
 }

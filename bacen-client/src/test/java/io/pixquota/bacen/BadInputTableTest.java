@@ -4,10 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.pixquota.bacen.internal.RetryAfter;
+import io.pixquota.bacen.internal.LocalTokenBucket;
 import io.pixquota.bacen.pix.PixClientConfig;
+import io.pixquota.bacen.plan.ProviderPolicy;
+import io.pixquota.bacen.plan.QuotaPlanner;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
@@ -93,7 +97,17 @@ class BadInputTableTest {
         row("env: base URL blank", () -> PixClientConfig.fromEnvironment(env("BACEN_BASE_URL", " ")),
             IllegalArgumentException.class, "BACEN_BASE_URL must be set, but was blank"),
         row("env: base URL ftp", () -> PixClientConfig.fromEnvironment(env("BACEN_BASE_URL", "ftp://x")),
-            IllegalArgumentException.class, "baseUrl must be http or https, but was 'ftp://x'"),
+            IllegalArgumentException.class,
+            "BACEN_BASE_URL is invalid, was 'ftp://x': baseUrl must be http or https, but was 'ftp://x'"),
+        row("env: base URL unparsable", () -> PixClientConfig.fromEnvironment(env("BACEN_BASE_URL",
+            "https://pix example.com")), IllegalArgumentException.class,
+            "BACEN_BASE_URL is invalid, was 'https://pix example.com': not a URL (Illegal character in authority)"),
+        row("env: base URL without host", () -> PixClientConfig.fromEnvironment(env("BACEN_BASE_URL", "https:pix")),
+            IllegalArgumentException.class,
+            "BACEN_BASE_URL is invalid, was 'https:pix': baseUrl has no host: 'https:pix'"),
+        row("env: token URL ftp", () -> PixClientConfig.fromEnvironment(env("BACEN_TOKEN_URL", "ftp://t")),
+            IllegalArgumentException.class,
+            "BACEN_TOKEN_URL is invalid, was 'ftp://t': tokenUrl must be http or https, but was 'ftp://t'"),
         row("env: client id blank", () -> PixClientConfig.fromEnvironment(env("BACEN_CLIENT_ID", "")),
             IllegalArgumentException.class, "BACEN_CLIENT_ID must be set, but was blank"),
         row("env: capacity text", () -> PixClientConfig.fromEnvironment(env("BACEN_BUCKET_CAPACITY", "ten")),
@@ -121,6 +135,8 @@ class BadInputTableTest {
         row("env: attempts 0", () -> PixClientConfig.fromEnvironment(env("BACEN_RETRY_MAX_ATTEMPTS", "0")),
             IllegalArgumentException.class,
             "BACEN_RETRY_MAX_ATTEMPTS is invalid, was '0': maxAttempts must be within 1..20, but was 0"),
+        row("env: attempts 2.5", () -> PixClientConfig.fromEnvironment(env("BACEN_RETRY_MAX_ATTEMPTS", "2.5")),
+            IllegalArgumentException.class, "BACEN_RETRY_MAX_ATTEMPTS must be a whole number, but was '2.5'"),
         row("env: attempts 99", () -> PixClientConfig.fromEnvironment(env("BACEN_RETRY_MAX_ATTEMPTS", "99")),
             IllegalArgumentException.class,
             "BACEN_RETRY_MAX_ATTEMPTS is invalid, was '99': maxAttempts must be within 1..20, but was 99"),
@@ -141,6 +157,16 @@ class BadInputTableTest {
             "http://u:hunter2@r:6379")), IllegalArgumentException.class,
             "REDIS_URL is invalid, was 'http://****@r:6379': redisUrl must start with redis:// or rediss://, but "
                 + "was 'http://****@r:6379'"),
+        row("env: redis URL database not a number", () -> PixClientConfig.fromEnvironment(env("REDIS_URL",
+            "redis://:pw@r:6379/x")), IllegalArgumentException.class,
+            "REDIS_URL is invalid, was 'redis://****@r:6379/x': redisUrl's database must be a whole number >= 0, but "
+                + "was 'x' in 'redis://****@r:6379/x'"),
+        row("env: redis URL without host", () -> PixClientConfig.fromEnvironment(env("REDIS_URL", "redis:///0")),
+            IllegalArgumentException.class, "REDIS_URL is invalid, was 'redis:///0': redisUrl has no host: "
+                + "'redis:///0'"),
+        row("env: bucket name with braces", () -> PixClientConfig.fromEnvironment(env("BACEN_BUCKET_NAME", "a{b}")),
+            IllegalArgumentException.class, "BACEN_BUCKET_NAME is invalid, was 'a{b}': name must not contain '{' or "
+                + "'}', but was 'a{b}'"),
         row("env: bucket name blank", () -> PixClientConfig.fromEnvironment(env("BACEN_BUCKET_NAME", " ")),
             IllegalArgumentException.class, "BACEN_BUCKET_NAME is invalid, was ' ': bucketName must not be blank, "
                 + "but was ''"),
@@ -160,9 +186,11 @@ class BadInputTableTest {
         row("interceptor: response cost NaN", () -> ThrottlingInterceptor.builder(new NoBucket())
             .responseCost(404, Double.NaN), IllegalArgumentException.class,
             "totalCost must be positive and finite, but was NaN"),
-        row("interceptor: fallback without a Redis bucket", () -> ThrottlingInterceptor.builder(new NoBucket())
-            .redisUnavailable(RedisUnavailablePolicy.LOCAL_FALLBACK, 0.5, Duration.ofSeconds(1)).build(),
-            IllegalStateException.class, "LOCAL_FALLBACK needs RedisTokenBucket buckets, but 'none' is a NoBucket"),
+        row("interceptor: fallback retry interval 0", () -> ThrottlingInterceptor.builder(new NoBucket())
+            .redisUnavailable(RedisUnavailablePolicy.LOCAL_FALLBACK, 0.5, Duration.ZERO),
+            IllegalArgumentException.class, "retryInterval must be > 0, but was PT0S"),
+        row("local bucket without limits", () -> new LocalTokenBucket("x", List.of(), System::nanoTime),
+            IllegalArgumentException.class, "bucket 'x' needs at least one limit"),
         row("interceptor: bad path regex", () -> ThrottlingInterceptor.builder(new NoBucket())
             .rule("GET", "(", new NoBucket(), 1), java.util.regex.PatternSyntaxException.class, null));
   }
@@ -172,6 +200,11 @@ class BadInputTableTest {
     @Override
     public String name() {
       return "none";
+    }
+
+    @Override
+    public List<Limit> limits() {
+      return List.of(Limit.of(1, 1));
     }
 
     @Override

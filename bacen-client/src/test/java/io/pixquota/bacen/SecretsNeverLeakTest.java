@@ -10,11 +10,8 @@ import io.pixquota.bacen.pix.PixClientConfig;
 import io.pixquota.bacen.pix.PixException;
 import io.pixquota.mock.MockBacen;
 import io.pixquota.mock.MockConfig;
-import io.pixquota.testing.PrivateRedisServer;
-import io.pixquota.testing.RespConnection;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import io.pixquota.harness.PrivateRedisServer;
+import io.pixquota.harness.RespConnection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,13 +33,11 @@ class SecretsNeverLeakTest {
 
   @Test
   void noSecretTokenPasswordOrIdInLogsMessagesTagsOrKeys() throws Exception {
-    PrintStream originalErr = System.err;
-    ByteArrayOutputStream logs = new ByteArrayOutputStream();
+    StdErrCapture logs = new StdErrCapture();
     List<String> messages = new ArrayList<>();
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     List<String> keys = new ArrayList<>();
-    System.setErr(new PrintStream(logs, true, StandardCharsets.UTF_8));
-    try (MockBacen mock = MockBacen.start(MockConfig.builder().integrator("bank", SECRET).build());
+    try (logs; MockBacen mock = MockBacen.start(MockConfig.builder().integrator("bank", SECRET).build());
         PrivateRedisServer redis = PrivateRedisServer.start("--requirepass", REDIS_PASSWORD)) {
       String redisUrl = "redis://:" + REDIS_PASSWORD + "@127.0.0.1:" + redis.port();
       for (RedisUnavailablePolicy policy : RedisUnavailablePolicy.values()) {
@@ -74,10 +69,8 @@ class SecretsNeverLeakTest {
       }
       collect(messages, () -> PixClientConfig.fromEnvironment(java.util.Map.of("BACEN_BASE_URL", "https://x",
           "BACEN_CLIENT_ID", "bank", "BACEN_CLIENT_SECRET", SECRET, "REDIS_URL", "tcp://:" + REDIS_PASSWORD + "@r")));
-    } finally {
-      System.setErr(originalErr);
     }
-    String logText = logs.toString(StandardCharsets.UTF_8);
+    String logText = logs.text();
     assertThat(logText).as("the run did log (WARN on fallback)").contains("WARN");
     List<String> tags = new ArrayList<>();
     for (Meter meter : registry.getMeters()) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.pixquota.bacen.internal.LocalTokenBucket;
 import io.pixquota.testing.RedisExtension;
 import io.pixquota.testing.TestRedis;
 import java.io.IOException;
@@ -14,10 +15,8 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
@@ -33,13 +32,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.redisson.api.RedissonClient;
 
-/** The interceptor against a real Redis bucket and a real HTTP server (MockWebServer). */
+/**
+ * The interceptor against a real Redis bucket and a real HTTP server (MockWebServer), on a clock the test moves:
+ * the bucket's client clock, the interceptor's sleeps and the server's record of arrivals all read {@link #time}.
+ */
 @ExtendWith(RedisExtension.class)
 class ThrottlingInterceptorTest {
   private final MockWebServer server = new MockWebServer();
+  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+  private FakeTime time = FakeTime.autoAdvancing(1_000);
   private RedissonClient redisson;
   private TestRedis redis;
-  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
   @BeforeEach
   void setUp(TestRedis redis) throws IOException {
@@ -54,8 +57,12 @@ class ThrottlingInterceptorTest {
   }
 
   private RedisTokenBucket bucket(String name, double capacity, double rate) {
-    return RedisTokenBucket.create(redisson,
-        TokenBucketConfig.custom(name).keyPrefix(redis.keyPrefix()).limit(capacity, rate).build());
+    return RedisTokenBucket.create(redisson, TokenBucketConfig.custom(name).keyPrefix(redis.keyPrefix())
+        .clientClock(time.clock()).limit(capacity, rate).build(), time);
+  }
+
+  private ThrottlingInterceptor.Builder throttle(TokenBucket bucket) {
+    return ThrottlingInterceptor.builder(bucket).meterRegistry(registry).timeSource(time);
   }
 
   private static OkHttpClient client(ThrottlingInterceptor interceptor) {
@@ -72,136 +79,144 @@ class ThrottlingInterceptorTest {
     }
   }
 
-  @Test
-  void noRequestReachesTheServerBeforeItsSlot() throws Exception {
-    ArrivalRecorder recorder = ArrivalRecorder.ok();
+  /** Arrival times at the server on the fake clock, in ms after {@code t0Nanos}. */
+  private ArrivalRecorder arrivalsOnTheFakeClock() {
+    ArrivalRecorder recorder = new ArrivalRecorder(i -> new MockResponse.Builder().code(200).body("ok").build(),
+        time::nanoTime);
     server.setDispatcher(recorder);
-    double capacity = 2;
-    double rate = 10;
-    OkHttpClient client = client(ThrottlingInterceptor.builder(bucket("slots", capacity, rate))
-        .meterRegistry(registry).build());
-    ExecutorService pool = Executors.newFixedThreadPool(8);
-    long t0 = System.nanoTime();
-    List<Future<Integer>> calls = new ArrayList<>();
+    return recorder;
+  }
+
+  private static List<Double> millisAfter(long t0Nanos, List<Long> arrivals) {
+    List<Double> ms = new ArrayList<>();
+    for (long a : arrivals) {
+      ms.add((a - t0Nanos) / 1e6);
+    }
+    Collections.sort(ms);
+    return ms;
+  }
+
+  @Test
+  void eachRequestReachesTheServerAtItsSlotAndNotBefore() throws Exception {
+    ArrivalRecorder recorder = arrivalsOnTheFakeClock();
+    OkHttpClient client = client(throttle(bucket("slots", 2, 10)).build());
+    long t0 = time.nanoTime();
     for (int i = 0; i < 8; i++) {
-      calls.add(pool.submit(() -> execute(client, get("/pix"))));
+      assertThat(execute(client, get("/pix"))).isEqualTo(200);
     }
-    for (Future<Integer> f : calls) {
-      assertThat(f.get(10, TimeUnit.SECONDS)).isEqualTo(200);
-    }
-    pool.shutdownNow();
-    List<Long> arrivals = recorder.arrivals();
-    Collections.sort(arrivals);
-    assertThat(arrivals).hasSize(8);
-    for (int k = (int) capacity; k < arrivals.size(); k++) {
-      double earliestSeconds = (k - capacity + 1) / rate;
-      assertThat((arrivals.get(k) - t0) / 1e9).as("arrival %d", k).isGreaterThanOrEqualTo(earliestSeconds - 0.002);
-    }
+    // burst 2 at once, then one every 1 / 10 s
+    assertThat(millisAfter(t0, recorder.arrivals())).containsExactly(0.0, 0.0, 100.0, 200.0, 300.0, 400.0, 500.0,
+        600.0);
     assertThat(recorder.count()).as("chain.proceed called exactly once per call").isEqualTo(8);
     assertThat(registry.get("bacen.throttle.permits").tag("result", "granted").counter().count()).isEqualTo(8);
     assertThat(registry.get("bacen.throttle.wait").tag("bucket", "slots").timer().count()).isEqualTo(8);
-    assertThat(registry.get("bacen.throttle.wait").timer().max(TimeUnit.MILLISECONDS))
-        .as("the last of 8 simultaneous callers waits about (8 - 2) / 10 s").isGreaterThan(450);
-    assertThat(registry.get("bacen.throttle.lateness").timer().count()).isEqualTo(8);
+    assertThat(registry.get("bacen.throttle.wait").timer().max(TimeUnit.MILLISECONDS)).isEqualTo(100);
+    assertThat(registry.get("bacen.throttle.wait").timer().totalTime(TimeUnit.MILLISECONDS)).isEqualTo(600);
+    assertThat(registry.get("bacen.throttle.lateness").timer().max(TimeUnit.NANOSECONDS)).isZero();
   }
 
   @Test
   void aSlotBeyondTheMaxWaitIsRefusedWithAnIoExceptionAndNothingIsSent() throws Exception {
-    server.setDispatcher(ArrivalRecorder.ok());
-    OkHttpClient client = client(ThrottlingInterceptor.builder(bucket("refuse", 1, 0.1))
-        .maxWait(Duration.ofMillis(100)).meterRegistry(registry).build());
+    arrivalsOnTheFakeClock();
+    OkHttpClient client = client(throttle(bucket("refuse", 1, 0.1)).maxWait(Duration.ofMillis(100)).build());
     assertThat(execute(client, get("/pix"))).isEqualTo(200);
     assertThatThrownBy(() -> execute(client, get("/pix")))
         .isInstanceOfSatisfying(ThrottleRefusedException.class, e -> {
           assertThat(e.bucket()).isEqualTo("refuse");
           assertThat(e.maxWait()).isEqualTo(Duration.ofMillis(100));
-          assertThat(e.neededWait().toMillis()).isBetween(9_000L, 10_000L);
-          assertThat(e).hasMessageContaining("Bucket 'refuse' would make this call wait");
+          assertThat(e.neededWait()).isEqualTo(Duration.ofSeconds(10));
+          assertThat(e).hasMessage("Bucket 'refuse' would make this call wait 10000 ms, more than its max wait "
+              + "100 ms; the call was not sent");
         });
     assertThat(server.getRequestCount()).isEqualTo(1);
     assertThat(registry.get("bacen.throttle.permits").tag("result", "refused").counter().count()).isEqualTo(1);
+    assertThat(time.sleeps()).as("a refusal does not wait").isEmpty();
   }
 
   @Test
   void theCallTimeoutShortensTheMaxWait() throws Exception {
-    server.setDispatcher(ArrivalRecorder.ok());
+    arrivalsOnTheFakeClock();
     OkHttpClient client = new OkHttpClient.Builder().callTimeout(Duration.ofMillis(300))
-        .addInterceptor(ThrottlingInterceptor.builder(bucket("timeout", 1, 1)).maxWait(Duration.ofSeconds(30)).build())
-        .build();
+        .addInterceptor(throttle(bucket("timeout", 1, 1)).maxWait(Duration.ofSeconds(30)).build()).build();
     assertThat(execute(client, get("/pix"))).isEqualTo(200);
     assertThatThrownBy(() -> execute(client, get("/pix")))
-        .isInstanceOfSatisfying(ThrottleRefusedException.class,
-            e -> assertThat(e.maxWait()).isLessThanOrEqualTo(Duration.ofMillis(300)));
+        .isInstanceOfSatisfying(ThrottleRefusedException.class, e -> {
+          assertThat(e.maxWait()).isLessThanOrEqualTo(Duration.ofMillis(300)).isPositive();
+          assertThat(e.neededWait()).isEqualTo(Duration.ofSeconds(1));
+        });
     assertThat(server.getRequestCount()).isEqualTo(1);
   }
 
   @Test
-  void anInterruptedWaiterLetsGoAtOnceSendsNothingAndGivesItsTokensBack() throws Exception {
-    server.setDispatcher(ArrivalRecorder.ok());
+  void anInterruptedWaiterLetsGoBeforeItsSlotSendsNothingAndGivesItsTokensBack() throws Exception {
+    time = FakeTime.manual(1_000);
+    arrivalsOnTheFakeClock();
     RedisTokenBucket bucket = bucket("interrupt", 1, 0.5);
-    OkHttpClient client = client(ThrottlingInterceptor.builder(bucket).build());
+    OkHttpClient client = client(throttle(bucket).build());
     assertThat(execute(client, get("/pix"))).isEqualTo(200);
     AtomicReference<Throwable> failure = new AtomicReference<>();
-    AtomicReference<Boolean> flagAfter = new AtomicReference<>();
-    long[] releasedAt = new long[1];
+    AtomicBoolean flagAfter = new AtomicBoolean();
     Thread waiter = new Thread(() -> {
       try {
         execute(client, get("/pix")); // its slot is 2 s away
       } catch (IOException e) {
         failure.set(e);
       } finally {
-        releasedAt[0] = System.nanoTime();
         flagAfter.set(Thread.currentThread().isInterrupted());
       }
     });
+    long before = time.nanoTime();
     waiter.start();
-    Thread.sleep(300);
-    long interruptedAt = System.nanoTime();
+    time.awaitSleepers(1);
     waiter.interrupt();
-    waiter.join(2000);
-    assertThat(failure.get()).isInstanceOf(InterruptedIOException.class);
+    waiter.join(TimeUnit.SECONDS.toMillis(10));
+    assertThat(waiter.isAlive()).isFalse();
+    assertThat(failure.get()).isInstanceOf(InterruptedIOException.class)
+        .hasMessage("interrupted while waiting for its slot; not sent");
     assertThat(flagAfter.get()).as("interrupt flag restored").isTrue();
-    assertThat((releasedAt[0] - interruptedAt) / 1e6).as("ms to let go").isLessThan(50);
+    assertThat(time.nanoTime()).as("let go without waiting for any of its slot").isEqualTo(before);
     assertThat(server.getRequestCount()).isEqualTo(1);
-    // The 1 token booked for the unsent call came back: the bucket shows ~0 (refilled 0.15), not ~-1.
-    assertThat(bucket.acquire(1, Duration.ofSeconds(5)).remaining()).isCloseTo(-1 + 0.15, within(0.1));
+    // The token booked for the unsent call came back: the bucket is at 0 again, not at -1.
+    assertThat(bucket.acquire(1, Duration.ofSeconds(5)).remaining()).isCloseTo(-1, within(1e-9));
   }
 
   @Test
-  void aCanceledAsyncCallLetsGoWithin50MsAndIsNeverSent() throws Exception {
-    server.setDispatcher(ArrivalRecorder.ok());
-    OkHttpClient client = client(ThrottlingInterceptor.builder(bucket("cancel", 1, 0.5)).build());
+  void aCanceledAsyncCallLetsGoAtItsNextCheckAndIsNeverSent() throws Exception {
+    time = FakeTime.manual(1_000);
+    arrivalsOnTheFakeClock();
+    RedisTokenBucket bucket = bucket("cancel", 1, 0.5);
+    OkHttpClient client = client(throttle(bucket).build());
     assertThat(execute(client, get("/pix"))).isEqualTo(200);
-    CompletableFuture<Long> failedAt = new CompletableFuture<>();
+    CompletableFuture<IOException> failed = new CompletableFuture<>();
     Call call = client.newCall(get("/pix"));
     call.enqueue(new Callback() {
       @Override
       public void onFailure(Call c, IOException e) {
-        failedAt.complete(System.nanoTime());
+        failed.complete(e);
       }
 
       @Override
       public void onResponse(Call c, Response response) {
         response.close();
-        failedAt.completeExceptionally(new AssertionError("the canceled call was sent"));
+        failed.completeExceptionally(new AssertionError("the canceled call was sent"));
       }
     });
-    Thread.sleep(300);
-    long canceledAt = System.nanoTime();
+    time.awaitSleepers(1);
     call.cancel();
-    long at = failedAt.get(2, TimeUnit.SECONDS);
-    assertThat((at - canceledAt) / 1e6).as("ms to let go").isLessThan(50);
-    Thread.sleep(100);
+    time.advanceMillis(10); // one check interval, a two-hundredth of the way to its slot
+    assertThat(failed.get(10, TimeUnit.SECONDS)).isInstanceOf(InterruptedIOException.class)
+        .hasMessage("call canceled while waiting for its slot; not sent");
     assertThat(server.getRequestCount()).isEqualTo(1);
+    assertThat(bucket.acquire(1, Duration.ofSeconds(5)).remaining()).as("its token given back")
+        .isCloseTo(-1 + 0.005, within(1e-9));
   }
 
   @Test
   void asyncCallsAreThrottledToo() throws Exception {
-    ArrivalRecorder recorder = ArrivalRecorder.ok();
-    server.setDispatcher(recorder);
-    OkHttpClient client = client(ThrottlingInterceptor.builder(bucket("async", 1, 20)).build());
+    ArrivalRecorder recorder = arrivalsOnTheFakeClock();
+    OkHttpClient client = client(throttle(bucket("async", 1, 20)).build());
     List<CompletableFuture<Integer>> results = new ArrayList<>();
-    long t0 = System.nanoTime();
+    long t0 = time.nanoTime();
     for (int i = 0; i < 5; i++) {
       CompletableFuture<Integer> f = new CompletableFuture<>();
       client.newCall(get("/pix")).enqueue(new Callback() {
@@ -219,37 +234,50 @@ class ThrottlingInterceptorTest {
       results.add(f);
     }
     for (CompletableFuture<Integer> f : results) {
-      assertThat(f.get(5, TimeUnit.SECONDS)).isEqualTo(200);
+      assertThat(f.get(10, TimeUnit.SECONDS)).isEqualTo(200);
     }
-    List<Long> arrivals = recorder.arrivals();
-    Collections.sort(arrivals);
-    assertThat((arrivals.get(4) - t0) / 1e9).isGreaterThanOrEqualTo(4 / 20.0 - 0.002);
+    List<Double> arrivals = millisAfter(t0, recorder.arrivals());
+    assertThat(arrivals).hasSize(5);
+    assertThat(arrivals.get(4)).as("the fifth slot is 4 / 20 s after the first").isGreaterThanOrEqualTo(200.0);
   }
 
   @Test
   void rulesPickTheBucketAndCostByMethodAndPath() throws Exception {
-    server.setDispatcher(ArrivalRecorder.ok());
+    arrivalsOnTheFakeClock();
     RedisTokenBucket reads = bucket("reads", 10, 0.01);
     RedisTokenBucket writes = bucket("writes", 10, 0.01);
-    OkHttpClient client = client(ThrottlingInterceptor.builder(reads)
-        .rule("POST", "/api/v2/cob/.*", writes, 2.5).build());
+    OkHttpClient client = client(throttle(reads).rule("POST", "/api/v2/cob/.*", writes, 2.5).build());
     execute(client, get("/api/v2/cob/abc"));
     execute(client, new Request.Builder().url(server.url("/api/v2/cob/abc"))
         .post(RequestBody.create(new byte[0])).build());
-    assertThat(reads.acquire(1, Duration.ZERO).remaining()).isCloseTo(8, within(0.05));
-    assertThat(writes.acquire(1, Duration.ZERO).remaining()).isCloseTo(6.5, within(0.05));
+    assertThat(reads.acquire(1, Duration.ZERO).remaining()).isCloseTo(8, within(1e-9));
+    assertThat(writes.acquire(1, Duration.ZERO).remaining()).isCloseTo(6.5, within(1e-9));
   }
 
   @Test
   void aResponseThatCostsMoreIsChargedOnTheSameBucket() throws Exception {
-    server.setDispatcher(new ArrivalRecorder(i -> new MockResponse.Builder().code(i == 0 ? 404 : 200).build()));
+    server.setDispatcher(new ArrivalRecorder(i -> new MockResponse.Builder().code(i == 0 ? 404 : 200).build(),
+        time::nanoTime));
     RedisTokenBucket bucket = bucket("dict", 30, 0.01);
-    OkHttpClient client = client(ThrottlingInterceptor.builder(bucket).responseCost(404, 20).responseCost(200, 0.5)
-        .build());
+    OkHttpClient client = client(throttle(bucket).responseCost(404, 20).responseCost(200, 0.5).build());
     assertThat(execute(client, get("/entries/x"))).isEqualTo(404);
-    assertThat(bucket.acquire(1, Duration.ZERO).remaining()).as("30 - 20 - 1").isCloseTo(9, within(0.05));
+    assertThat(bucket.acquire(1, Duration.ZERO).remaining()).as("30 - 20 - 1").isCloseTo(9, within(1e-9));
     assertThat(execute(client, get("/entries/y"))).isEqualTo(200);
-    assertThat(bucket.acquire(1, Duration.ZERO).remaining()).as("9 - 0.5 - 1").isCloseTo(7.5, within(0.05));
+    assertThat(bucket.acquire(1, Duration.ZERO).remaining()).as("9 - 0.5 - 1").isCloseTo(7.5, within(1e-9));
+  }
+
+  @Test
+  void localFallbackTakesAnyTokenBucket() throws Exception {
+    arrivalsOnTheFakeClock();
+    LocalTokenBucket local = new LocalTokenBucket("local", List.of(Limit.of(2, 1)), time::nanoTime);
+    OkHttpClient client = client(throttle(local).rule("GET", "/a", local, 1).rule(null, "/b", local, 1)
+        .maxWait(Duration.ZERO).redisUnavailable(RedisUnavailablePolicy.LOCAL_FALLBACK, 0.5, Duration.ofSeconds(1))
+        .build());
+    assertThat(execute(client, get("/a"))).isEqualTo(200);
+    assertThat(execute(client, get("/b"))).isEqualTo(200);
+    assertThatThrownBy(() -> execute(client, get("/c"))).isInstanceOf(ThrottleRefusedException.class);
+    assertThat(registry.get("bacen.throttle.fallback.active").gauge().value()).as("this bucket always answers")
+        .isZero();
   }
 
   @Test

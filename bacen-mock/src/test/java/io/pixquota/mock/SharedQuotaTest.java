@@ -2,9 +2,9 @@ package io.pixquota.mock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.pixquota.testing.PrivateRedisServer;
+import io.pixquota.harness.PrivateRedisServer;
 import io.pixquota.testing.RedisExtension;
-import io.pixquota.testing.RespConnection;
+import io.pixquota.harness.RespConnection;
 import io.pixquota.testing.TestRedis;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,22 +1,19 @@
 package io.pixquota.bench;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pixquota.bacen.RedisTokenBucket;
 import io.pixquota.bacen.TokenBucketConfig;
-import io.pixquota.demo.CommandCounter;
-import io.pixquota.demo.ReplicaProcesses;
-import io.pixquota.testing.PrivateRedisServer;
-import io.pixquota.testing.TestRedis;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
+import io.pixquota.harness.CommandCounter;
+import io.pixquota.harness.PrivateRedisServer;
+import io.pixquota.harness.Redissons;
+import io.pixquota.harness.ReplicaProcess;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.api.redisnode.RedisNodes;
@@ -31,6 +28,8 @@ import picocli.CommandLine.Option;
 @Command(name = "bucket", mixinStandardHelpOptions = true,
     description = "Acquire latency vs PING, and round trips per admitted call (reservation vs retry loop).")
 final class BucketBench implements Callable<Integer> {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
   @Option(names = "--samples", defaultValue = "5000", description = "Latency samples of each kind (default ${DEFAULT-VALUE}).")
   int samples;
 
@@ -67,7 +66,7 @@ final class BucketBench implements Callable<Integer> {
   }
 
   private void latency(URI uri) throws Exception {
-    RedissonClient redisson = Redisson.create(TestRedis.redissonConfig(uri.toString()));
+    RedissonClient redisson = Redisson.create(Redissons.smallPool(uri.toString()));
     try {
       RedisSingle node = redisson.getRedisNodes(RedisNodes.SINGLE);
       RedisTokenBucket bucket = RedisTokenBucket.create(redisson,
@@ -110,33 +109,23 @@ final class BucketBench implements Callable<Integer> {
     double perThreadRate = overload * rate / (processes * threads);
     String prefix = "bench:" + design.name().toLowerCase(Locale.ROOT) + ":" + System.nanoTime() + ":";
     long startAt = System.currentTimeMillis() + 2500; // after both JVMs have started
-    List<Process> children = new ArrayList<>();
+    List<ReplicaProcess> children = new ArrayList<>();
     long granted = 0;
     long calls = 0;
     try (CommandCounter monitor = new CommandCounter(uri, System.currentTimeMillis())) {
       for (int i = 0; i < processes; i++) {
-        children.add(new ProcessBuilder(ReplicaProcesses.javaCommand(BenchMain.class, List.of("bucket-load",
-            "--redis", uri.toString(), "--prefix", prefix, "--capacity", Double.toString(capacity),
-            "--rate", Double.toString(rate), "--threads", Integer.toString(threads),
-            "--per-thread-rate", Double.toString(perThreadRate), "--seconds", Double.toString(seconds),
-            "--start-at-ms", Long.toString(startAt), "--design", design.name())))
-            .redirectError(ProcessBuilder.Redirect.INHERIT).start());
+        children.add(ReplicaProcess.start(BenchMain.class, List.of("bucket-load", "--redis", uri.toString(),
+            "--prefix", prefix, "--capacity", Double.toString(capacity), "--rate", Double.toString(rate),
+            "--threads", Integer.toString(threads), "--per-thread-rate", Double.toString(perThreadRate),
+            "--seconds", Double.toString(seconds), "--start-at-ms", Long.toString(startAt), "--design",
+            design.name()), ProcessBuilder.Redirect.INHERIT));
       }
-      Pattern counts = Pattern.compile("\\{\"granted\":(\\d+),\"acquireCalls\":(\\d+)}");
-      for (Process child : children) {
-        try (BufferedReader out = new BufferedReader(
-            new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
-          String line;
-          while ((line = out.readLine()) != null) {
-            Matcher m = counts.matcher(line);
-            if (m.matches()) {
-              granted += Long.parseLong(m.group(1));
-              calls += Long.parseLong(m.group(2));
-            }
-          }
-        }
-        if (child.waitFor() != 0) {
-          throw new IllegalStateException("bucket-load process failed with exit code " + child.exitValue());
+      for (ReplicaProcess child : children) {
+        JsonNode counts = JSON.readTree(child.result(line -> { }));
+        granted += counts.get("granted").asLong();
+        calls += counts.get("acquireCalls").asLong();
+        if (child.finish() != 0) {
+          throw new IllegalStateException("a bucket-load process failed");
         }
       }
       monitor.settle();
@@ -145,6 +134,8 @@ final class BucketBench implements Callable<Integer> {
       System.out.printf(Locale.ROOT, "| %s | %d x %d | %.1f | %d | %d | %d | %d | %.3f | %.3f |%n",
           design.name().toLowerCase(Locale.ROOT).replace('_', '-'), processes, threads, overload, granted, calls,
           evals, commands, (double) evals / granted, (double) commands / granted);
+    } finally {
+      children.forEach(ReplicaProcess::close);
     }
   }
 }

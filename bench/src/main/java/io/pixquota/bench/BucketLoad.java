@@ -3,16 +3,17 @@ package io.pixquota.bench;
 import io.pixquota.bacen.Acquisition;
 import io.pixquota.bacen.RedisTokenBucket;
 import io.pixquota.bacen.TokenBucketConfig;
-import io.pixquota.testing.TestRedis;
+import io.pixquota.harness.Redissons;
+import io.pixquota.harness.ReplicaProtocol;
+import io.pixquota.harness.Sleep;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import picocli.CommandLine.Command;
@@ -20,7 +21,7 @@ import picocli.CommandLine.Option;
 
 /**
  * One "replica" process of the bucket benchmark: threads that each want a call every {@code 1/perThreadRate}
- * seconds, admitted by the shared bucket with one of two designs. Prints one JSON line of counts.
+ * seconds, admitted by the shared bucket with one of two designs. Prints one RESULT line of counts.
  */
 @Command(name = "bucket-load", hidden = true, description = "Child process of 'bench bucket'.")
 final class BucketLoad implements java.util.concurrent.Callable<Integer> {
@@ -38,13 +39,13 @@ final class BucketLoad implements java.util.concurrent.Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    RedissonClient redisson = Redisson.create(TestRedis.redissonConfig(redis));
+    RedissonClient redisson = Redisson.create(Redissons.smallPool(redis));
     RedisTokenBucket bucket = RedisTokenBucket.create(redisson,
         TokenBucketConfig.custom("bench").keyPrefix(prefix).limit(capacity, rate).build());
     AtomicLong granted = new AtomicLong();
     AtomicLong acquireCalls = new AtomicLong();
     ExecutorService pool = Executors.newFixedThreadPool(threads);
-    long startNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(startAtMs - System.currentTimeMillis());
+    long startNanos = Sleep.nanoTimeAt(startAtMs);
     long endNanos = startNanos + (long) (seconds * 1e9);
     long periodNanos = (long) (1e9 / perThreadRate);
     List<Future<?>> futures = new ArrayList<>();
@@ -53,7 +54,7 @@ final class BucketLoad implements java.util.concurrent.Callable<Integer> {
       futures.add(pool.submit(() -> {
         long next = startNanos + offset;
         while (next < endNanos) {
-          sleepUntil(next);
+          Sleep.until(next);
           admit(bucket, acquireCalls);
           granted.incrementAndGet();
           next = Math.max(next + periodNanos, System.nanoTime());
@@ -66,15 +67,16 @@ final class BucketLoad implements java.util.concurrent.Callable<Integer> {
     }
     pool.shutdown();
     redisson.shutdown();
-    System.out.println("{\"granted\":" + granted.get() + ",\"acquireCalls\":" + acquireCalls.get() + "}");
+    new ReplicaProtocol(System.out).result("{\"granted\":" + granted.get() + ",\"acquireCalls\":"
+        + acquireCalls.get() + "}");
     return 0;
   }
 
-  private void admit(RedisTokenBucket bucket, AtomicLong calls) throws InterruptedException {
+  private void admit(RedisTokenBucket bucket, AtomicLong calls) throws InterruptedException, IOException {
     if (design == Design.RESERVATION) {
       calls.incrementAndGet();
       Acquisition a = bucket.acquire(1, Duration.ofMinutes(5));
-      sleepUntil(System.nanoTime() + a.waitTime().toNanos());
+      Sleep.until(System.nanoTime() + a.waitTime().toNanos());
       return;
     }
     while (true) { // the retry loop: ask, sleep the quoted wait, ask again
@@ -83,17 +85,7 @@ final class BucketLoad implements java.util.concurrent.Callable<Integer> {
       if (a.granted()) {
         return;
       }
-      sleepUntil(System.nanoTime() + a.waitTime().toNanos());
-    }
-  }
-
-  static void sleepUntil(long deadlineNanos) throws InterruptedException {
-    long left;
-    while ((left = deadlineNanos - System.nanoTime()) > 0) {
-      LockSupport.parkNanos(left);
-      if (Thread.interrupted()) {
-        throw new InterruptedException();
-      }
+      Sleep.until(System.nanoTime() + a.waitTime().toNanos());
     }
   }
 }

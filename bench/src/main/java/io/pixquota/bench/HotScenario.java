@@ -1,11 +1,9 @@
 package io.pixquota.bench;
 
-import io.pixquota.demo.ReplicaProcesses;
-import java.io.BufferedReader;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.pixquota.harness.ReplicaProcess;
 import java.io.File;
-import java.io.InputStreamReader;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,6 +17,8 @@ import java.util.Set;
  * machine the clients' CPU, not Redis, sets both figures, and it drifts.
  */
 final class HotScenario {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
   private HotScenario() {}
 
   static void run(URI redis, int runs, double seconds, int threads, Set<Limiter> limiters, File childLog)
@@ -59,32 +59,27 @@ final class HotScenario {
       throws Exception {
     String key = "hot-" + (limiter == null ? "ceiling" : limiter.label()) + "-" + System.nanoTime();
     long startAt = System.currentTimeMillis() + 6000; // after both JVMs have started and warmed up
-    List<Process> children = new ArrayList<>();
-    for (int i = 0; i < 2; i++) {
-      List<String> args = new ArrayList<>(List.of("peer-hot", "--redis-url", redis.toString(), "--key", key,
-          "--threads", Integer.toString(threads), "--seconds", Double.toString(seconds), "--start-at-ms",
-          Long.toString(startAt)));
-      if (limiter != null) {
-        args.addAll(List.of("--limiter", limiter.name()));
+    List<ReplicaProcess> children = new ArrayList<>();
+    try {
+      for (int i = 0; i < 2; i++) {
+        List<String> args = new ArrayList<>(List.of("peer-hot", "--redis-url", redis.toString(), "--key", key,
+            "--threads", Integer.toString(threads), "--seconds", Double.toString(seconds), "--start-at-ms",
+            Long.toString(startAt)));
+        if (limiter != null) {
+          args.addAll(List.of("--limiter", limiter.name()));
+        }
+        children.add(ReplicaProcess.start(BenchMain.class, args, ProcessBuilder.Redirect.appendTo(childLog)));
       }
-      children.add(new ProcessBuilder(ReplicaProcesses.javaCommand(BenchMain.class, args))
-          .redirectError(ProcessBuilder.Redirect.appendTo(childLog)).start());
-    }
-    long total = 0;
-    for (Process child : children) {
-      try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(),
-          StandardCharsets.UTF_8))) {
-        String line;
-        while ((line = out.readLine()) != null) {
-          if (line.startsWith("DECISIONS ")) {
-            total += Long.parseLong(line.split(" ")[1]);
-          }
+      long total = 0;
+      for (ReplicaProcess child : children) {
+        total += JSON.readTree(child.result(line -> { })).get("decisions").asLong();
+        if (child.finish() != 0) {
+          throw new IllegalStateException("peer-hot failed; see " + childLog);
         }
       }
-      if (child.waitFor() != 0) {
-        throw new IllegalStateException("peer-hot failed with exit code " + child.exitValue() + "; see " + childLog);
-      }
+      return total / seconds;
+    } finally {
+      children.forEach(ReplicaProcess::close);
     }
-    return total / seconds;
   }
 }

@@ -1,5 +1,6 @@
 package io.pixquota.bench;
 
+import io.pixquota.harness.Redissons;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -23,7 +24,7 @@ final class LatencyScenario {
     List<Limiter> measured = limiters.stream().filter(l -> l.usesRedis).toList();
     Map<String, List<double[]>> rows = new LinkedHashMap<>(); // per run: p50 us, p99 us, p50 / PING, p99 / PING
     for (int run = 1; run <= runs; run++) {
-      RedissonClient redisson = Limiter.redisson(redis.toString());
+      RedissonClient redisson = Redissons.defaults(redis.toString());
       try {
         RedisSingle node = redisson.getRedisNodes(RedisNodes.SINGLE);
         List<Limiter.Gate> gates = new ArrayList<>();

@@ -7,9 +7,13 @@ import io.github.bucket4j.redis.redisson.Bucket4jRedisson;
 import io.github.resilience4j.ratelimiter.RateLimiter;
 import io.github.resilience4j.ratelimiter.RateLimiterConfig;
 import io.pixquota.bacen.Acquisition;
+import io.pixquota.bacen.BucketUnavailableException;
 import io.pixquota.bacen.RedisTokenBucket;
 import io.pixquota.bacen.TokenBucketConfig;
+import io.pixquota.harness.Sleep;
+import java.io.IOException;
 import java.time.Duration;
+import java.util.Locale;
 import org.redisson.Redisson;
 import org.redisson.api.RRateLimiter;
 import org.redisson.api.RateType;
@@ -37,23 +41,16 @@ enum Limiter {
   }
 
   String label() {
-    return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
-  }
-
-  /** A Redisson client on {@code url} with Redisson's defaults: the same for every limiter that uses Redis. */
-  static RedissonClient redisson(String url) {
-    org.redisson.config.Config config = new org.redisson.config.Config();
-    config.useSingleServer().setAddress(url);
-    return Redisson.create(config);
+    return name().toLowerCase(Locale.ROOT).replace('_', '-');
   }
 
   /** A permit source. */
   interface Gate {
     /** Blocks until this caller may call the provider. */
-    void await() throws InterruptedException;
+    void await() throws InterruptedException, IOException;
 
     /** One decision, no waiting: true when a permit was taken now. */
-    boolean tryTake() throws InterruptedException;
+    boolean tryTake() throws InterruptedException, IOException;
   }
 
   /**
@@ -104,16 +101,18 @@ enum Limiter {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while loading the bucket's script", e);
+    } catch (BucketUnavailableException e) {
+      throw new IllegalStateException("the bucket's Redis does not answer", e);
     }
     return new Gate() {
       @Override
-      public void await() throws InterruptedException {
+      public void await() throws InterruptedException, IOException {
         if (!retryLoop) {
           Acquisition a = bucket.acquire(1, Duration.ofMinutes(5));
           if (!a.granted()) {
             throw new IllegalStateException("no slot within 5 minutes");
           }
-          BucketLoad.sleepUntil(a.answeredAtNanos() + a.waitTime().toNanos());
+          Sleep.until(a.answeredAtNanos() + a.waitTime().toNanos());
           return;
         }
         while (true) { // ask, sleep the quoted wait, ask again
@@ -121,12 +120,12 @@ enum Limiter {
           if (a.granted()) {
             return;
           }
-          BucketLoad.sleepUntil(System.nanoTime() + a.waitTime().toNanos());
+          Sleep.until(System.nanoTime() + a.waitTime().toNanos());
         }
       }
 
       @Override
-      public boolean tryTake() throws InterruptedException {
+      public boolean tryTake() throws InterruptedException, IOException {
         return bucket.acquire(1, Duration.ZERO).granted();
       }
     };

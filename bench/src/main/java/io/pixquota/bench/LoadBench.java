@@ -1,14 +1,10 @@
 package io.pixquota.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.pixquota.demo.ReplicaProcesses;
+import io.pixquota.harness.PrivateRedisServer;
 import io.pixquota.mock.MockBacen;
 import io.pixquota.mock.MockConfig;
-import io.pixquota.testing.PrivateRedisServer;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
+import java.io.File;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -37,40 +33,29 @@ final class LoadBench implements Callable<Integer> {
       description = "Max wait for a slot: refused callers come straight back (default ${DEFAULT-VALUE}).")
   long maxWaitMs;
 
+  private final File childLog = new File(System.getProperty("java.io.tmpdir"), "bench-load-children.log");
+
   @Override
   public Integer call() throws Exception {
-    ObjectMapper json = new ObjectMapper();
     try (PrivateRedisServer redis = PrivateRedisServer.start();
         MockBacen mock = MockBacen.start(MockConfig.defaults())) {
-      List<Process> children = ReplicaProcesses.start(replicas, List.of("--bacen-url", mock.url().toString(),
-          "--redis-url", redis.uri().toString(), "--calls", Integer.toString(threads), "--duration-ms",
-          Long.toString(seconds * 1000L), "--max-wait-ms", Long.toString(maxWaitMs), "--bucket-name", "load"),
-          ProcessBuilder.Redirect.DISCARD);
       long offered = 0;
       long admitted = 0;
       long refusedByBucket = 0;
       StringBuilder jvm = new StringBuilder();
-      for (Process child : children) {
-        try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(),
-            StandardCharsets.UTF_8))) {
-          String line;
-          while ((line = out.readLine()) != null) {
-            if (line.startsWith("RESULT ")) {
-              JsonNode r = json.readTree(line.substring(7));
-              for (JsonNode c : r.get("calls")) {
-                offered++;
-                admitted += c.get("outcome").asText().equals("served") ? 1 : 0;
-                refusedByBucket += c.get("outcome").asText().equals("throttled") ? 1 : 0;
-              }
-              jvm.append(String.format(Locale.ROOT, "| %s | %d -> %d | %.1f -> %.1f MB |%n", r.get("replica").asText(),
-                  r.get("jvmBefore").get("threads").asInt(), r.get("jvmAfter").get("threads").asInt(),
-                  r.get("jvmBefore").get("heapAfterGcBytes").asLong() / 1e6,
-                  r.get("jvmAfter").get("heapAfterGcBytes").asLong() / 1e6));
-            }
+      try (PeerFleet fleet = PeerFleet.start(Limiter.OURS, List.of("--capacity", "8", "--rate", "9",
+          "--max-wait-ms", Long.toString(maxWaitMs)), replicas, mock.url(), redis.uri(), childLog)) {
+        for (JsonNode r : fleet.run(System.currentTimeMillis() + 300, "saturate", threads, seconds * 1000L)) {
+          JsonNode statuses = r.get("statuses");
+          for (Map.Entry<String, JsonNode> s : (Iterable<Map.Entry<String, JsonNode>>) statuses::fields) {
+            offered += s.getValue().asLong();
           }
-        }
-        if (child.waitFor() != 0) {
-          throw new IllegalStateException("a replica failed");
+          admitted += statuses.path("200").asLong();
+          refusedByBucket += statuses.path(Integer.toString(PeerReplica.THROTTLED)).asLong();
+          jvm.append(String.format(Locale.ROOT, "| r%s | %d -> %d | %.1f -> %.1f MB |%n", r.get("replica").asText(),
+              r.get("jvmBefore").get("threads").asInt(), r.get("jvmAfter").get("threads").asInt(),
+              r.get("jvmBefore").get("heapAfterGcBytes").asLong() / 1e6,
+              r.get("jvmAfter").get("heapAfterGcBytes").asLong() / 1e6));
         }
       }
       Map<String, Object> stats = mock.stats("demo", false);

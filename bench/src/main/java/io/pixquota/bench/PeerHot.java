@@ -1,22 +1,25 @@
 package io.pixquota.bench;
 
+import io.pixquota.harness.Redissons;
+import io.pixquota.harness.ReplicaProtocol;
+import io.pixquota.harness.Sleep;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
  * One process of the hot-key scenario: threads that take decisions on one shared key back to back for a while, with
  * a limiter (set so that every decision grants: each one writes the key's state) or with a trivial EVALSHA (the
- * ceiling). After a warm-up that is not counted, prints {@code DECISIONS <n> <seconds>}: the decisions that
+ * ceiling). After a warm-up that is not counted, prints {@code RESULT {"decisions": n}}: the decisions that
  * started within the counted window.
  */
 @Command(name = "peer-hot", hidden = true, description = "Child process of 'bench peers' (hot key).")
@@ -35,11 +38,11 @@ final class PeerHot implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    RedissonClient redisson = Limiter.redisson(redisUrl);
+    RedissonClient redisson = Redissons.defaults(redisUrl);
     try {
       Decision decision;
       if (limiter == null) {
-        RScript script = redisson.getScript(org.redisson.client.codec.StringCodec.INSTANCE);
+        RScript script = redisson.getScript(StringCodec.INSTANCE);
         String sha = script.scriptLoad(TRIVIAL);
         List<Object> keys = List.of(key);
         decision = () -> script.<Long>evalSha(RScript.Mode.READ_WRITE, sha, RScript.ReturnType.INTEGER, keys) == 1L;
@@ -52,7 +55,7 @@ final class PeerHot implements Callable<Integer> {
       }
       AtomicLong decisions = new AtomicLong();
       AtomicLong refused = new AtomicLong();
-      long startNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(startAtMs - System.currentTimeMillis());
+      long startNanos = Sleep.nanoTimeAt(startAtMs);
       long countFrom = startNanos + (long) (warmup * 1e9);
       long endNanos = countFrom + (long) (seconds * 1e9);
       if (System.nanoTime() > startNanos) {
@@ -62,7 +65,7 @@ final class PeerHot implements Callable<Integer> {
       List<Future<?>> futures = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
         futures.add(pool.submit(() -> {
-          BucketLoad.sleepUntil(startNanos);
+          Sleep.until(startNanos);
           long now;
           while ((now = System.nanoTime()) < endNanos) {
             if (!decision.take()) {
@@ -82,7 +85,7 @@ final class PeerHot implements Callable<Integer> {
       if (refused.get() > 0) {
         throw new IllegalStateException(refused.get() + " decisions refused: the limit was meant to grant all");
       }
-      System.out.println("DECISIONS " + decisions.get() + " " + seconds);
+      new ReplicaProtocol(System.out).result("{\"decisions\":" + decisions.get() + "}");
     } finally {
       redisson.shutdown();
     }
@@ -91,6 +94,6 @@ final class PeerHot implements Callable<Integer> {
 
   @FunctionalInterface
   interface Decision {
-    boolean take() throws InterruptedException;
+    boolean take() throws Exception;
   }
 }

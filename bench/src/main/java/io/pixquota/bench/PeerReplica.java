@@ -2,17 +2,20 @@ package io.pixquota.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.pixquota.bacen.ProviderPolicy;
-import io.pixquota.bacen.QuotaPlan;
-import io.pixquota.bacen.QuotaPlanner;
 import io.pixquota.bacen.RedisTokenBucket;
+import io.pixquota.bacen.ThrottleException;
 import io.pixquota.bacen.ThrottlingInterceptor;
 import io.pixquota.bacen.TokenBucketConfig;
-import io.pixquota.demo.LeaveTimes;
-import java.io.BufferedReader;
+import io.pixquota.bacen.plan.ProviderPolicy;
+import io.pixquota.bacen.plan.QuotaPlan;
+import io.pixquota.bacen.plan.QuotaPlanner;
+import io.pixquota.harness.JvmState;
+import io.pixquota.harness.LeaveTimes;
+import io.pixquota.harness.Redissons;
+import io.pixquota.harness.ReplicaOptions;
+import io.pixquota.harness.ReplicaProtocol;
+import io.pixquota.harness.Sleep;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -23,7 +26,9 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -34,77 +39,72 @@ import okhttp3.Request;
 import okhttp3.Response;
 import org.redisson.api.RedissonClient;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * One replica process of {@code bench peers}: a plain OkHttp client calling {@code GET /api/v2/pix/{id}} behind one
- * {@link Limiter}. Sets everything up (Redis connections, the limiter, an OAuth token fetched with the JDK's HTTP
- * client so that OkHttp stays cold), prints {@code READY}, then runs one workload per line read from standard input,
- * {@code GO <epoch ms> <burst|saturate|paced> <threads> <ms> <replicas>}, and prints one {@code RESULT} JSON line for
- * each. The first GO is the cold run; later ones are warm.
+ * One replica process of the benchmarks ({@code peers}, {@code soak}, {@code load}): a plain OkHttp client calling
+ * {@code GET /api/v2/pix/{id}} behind one {@link Limiter}. Sets everything up (Redis connections, the limiter, an
+ * OAuth token fetched with the JDK's HTTP client so that OkHttp stays cold), says READY, then runs one workload per
+ * {@code GO <epoch ms> <burst|saturate|paced> <threads> <ms> <replicas>} ({@link ReplicaProtocol}) and answers each
+ * with a RESULT. The first GO is the cold run; later ones are warm.
  */
-@Command(name = "peer-replica", hidden = true, description = "Child process of 'bench peers'.")
+@Command(name = "peer-replica", hidden = true, description = "Child process of 'bench peers', 'soak' and 'load'.")
 final class PeerReplica implements Callable<Integer> {
+  /** Status recorded for a call our own bucket did not let go (refused past the max wait, or Redis down). */
+  static final int THROTTLED = -1;
+
   @Option(names = "--limiter", required = true) Limiter limiter;
-  @Option(names = "--bacen-url", required = true) URI bacenUrl;
-  @Option(names = "--redis-url") String redisUrl;
-  @Option(names = "--capacity", defaultValue = "8") double capacity;
-  @Option(names = "--rate", defaultValue = "9") double rate;
-  @Option(names = "--plan-jitter-ms", defaultValue = "0") long planJitterMs;
-  @Option(names = "--bucket-name", required = true) String bucketName;
-  @Option(names = "--replica-id", defaultValue = "1") int replicaId;
-  @Option(names = "--client-id", defaultValue = "demo") String clientId;
-  @Option(names = "--client-secret", defaultValue = "demo-secret") String clientSecret;
+  @Option(names = "--max-wait-ms", defaultValue = "300000") long maxWaitMs;
+  @Mixin ReplicaOptions options;
 
   private final ObjectMapper json = new ObjectMapper();
 
   @Override
   public Integer call() throws Exception {
-    if (limiter.usesRedis && redisUrl == null) {
-      throw new IllegalArgumentException("--redis-url is required for limiter " + limiter.label());
-    }
+    options.validate(limiter.usesRedis);
     HttpClient jdk = HttpClient.newHttpClient();
     String token = token(jdk);
     QuotaPlan plan = null;
-    if (planJitterMs > 0) {
-      plan = QuotaPlanner.plan(policy(jdk, token), Duration.ofMillis(planJitterMs));
+    double capacity = options.capacity;
+    double rate = options.rate;
+    if (options.planJitterMs > 0) {
+      plan = QuotaPlanner.plan(policy(jdk, token), Duration.ofMillis(options.planJitterMs));
       capacity = plan.capacity();
       rate = plan.ratePerSecond();
-      System.err.println("peer-replica r" + replicaId + " plan: " + plan.reasoning());
+      System.err.println("peer-replica " + options.id() + " plan: " + plan.reasoning());
     }
-    RedissonClient redisson = null;
-    if (limiter.usesRedis) {
-      redisson = Limiter.redisson(redisUrl);
-    }
+    RedissonClient redisson = limiter.usesRedis ? Redissons.defaults(options.redisUrl) : null;
     try {
       LeaveTimes timing = new LeaveTimes();
       OkHttpClient.Builder http = new OkHttpClient.Builder().eventListener(timing);
-      Limiter.Gate gate;
+      Limiter.Gate gate = Limiter.OPEN;
       if (limiter == Limiter.OURS) {
         // the SDK as PixClient wires it: a network interceptor, after the connection is set up
-        RedisTokenBucket bucket = RedisTokenBucket.create(redisson,
-            TokenBucketConfig.custom(bucketName).keyPrefix("peers:").limit(capacity, rate).build());
+        RedisTokenBucket bucket = RedisTokenBucket.create(redisson, TokenBucketConfig.custom(options.bucketName)
+            .keyPrefix("peers:").limit(capacity, rate).build());
         bucket.preload();
-        ThrottlingInterceptor.Builder throttle = ThrottlingInterceptor.builder(bucket).maxWait(Duration.ofMinutes(5));
+        ThrottlingInterceptor.Builder throttle = ThrottlingInterceptor.builder(bucket)
+            .maxWait(Duration.ofMillis(maxWaitMs));
         if (plan != null) {
           throttle.plan(plan);
         }
         http.addNetworkInterceptor(throttle.build());
-        gate = Limiter.OPEN;
       } else {
-        gate = limiter.open(redisson, bucketName, capacity, rate);
+        gate = limiter.open(redisson, options.bucketName, capacity, rate);
       }
       OkHttpClient client = http.build();
-      System.out.println("READY r" + replicaId);
-      System.out.flush();
-      BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-      String line;
-      while ((line = in.readLine()) != null && line.startsWith("GO ")) {
-        String[] go = line.trim().split(" ");
-        Map<String, Object> result = run(client, gate, timing, token, Long.parseLong(go[1]), go[2],
-            Integer.parseInt(go[3]), Long.parseLong(go[4]), Integer.parseInt(go[5]));
-        System.out.println("RESULT " + json.writeValueAsString(result));
-        System.out.flush();
+      Map<String, Object> jvmBefore = JvmState.snapshot();
+      ReplicaProtocol protocol = new ReplicaProtocol(System.out);
+      protocol.ready(options.id());
+      Optional<ReplicaProtocol.Go> go;
+      while ((go = protocol.next()).isPresent()) {
+        List<String> w = go.get().words();
+        Map<String, Object> result = run(client, gate, timing, token, go.get().startNanos(), w.get(0),
+            Integer.parseInt(w.get(1)), Long.parseLong(w.get(2)), Integer.parseInt(w.get(3)));
+        result.put("jvmBefore", jvmBefore);
+        result.put("jvmAfter", JvmState.snapshot());
+        protocol.result(json.writeValueAsString(result));
       }
       client.dispatcher().executorService().shutdown();
       client.connectionPool().evictAll();
@@ -121,8 +121,7 @@ final class PeerReplica implements Callable<Integer> {
    * the machine, so the orchestrator can merge replicas and the mock's audit on one axis.
    */
   private Map<String, Object> run(OkHttpClient client, Limiter.Gate gate, LeaveTimes timing, String token,
-      long startAtMs, String kind, int threads, long ms, int replicas) throws Exception {
-    long startNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(startAtMs - System.currentTimeMillis());
+      long startNanos, String kind, int threads, long ms, int replicas) throws Exception {
     long endNanos = startNanos + TimeUnit.MILLISECONDS.toNanos(ms);
     boolean saturate = kind.equals("saturate");
     boolean paced = kind.equals("paced");
@@ -130,19 +129,19 @@ final class PeerReplica implements Callable<Integer> {
       throw new IllegalArgumentException("workload must be burst, saturate or paced, but was '" + kind + "'");
     }
     AtomicLong sequence = new AtomicLong();
-    Map<Integer, AtomicLong> statuses = new java.util.concurrent.ConcurrentHashMap<>();
+    Map<Integer, AtomicLong> statuses = new ConcurrentHashMap<>();
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     List<Future<List<long[]>>> futures = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
       // paced: arrivals every `ms` across all replicas, interleaved: this replica's i-th caller is arrival
       // i * replicas + (replicaId - 1)
-      long arriveAt = paced ? startNanos + TimeUnit.MILLISECONDS.toNanos(ms) * ((long) t * replicas + replicaId - 1)
-          : startNanos;
+      long arriveAt = paced ? startNanos + TimeUnit.MILLISECONDS.toNanos(ms)
+          * ((long) t * replicas + options.replicaId - 1) : startNanos;
       futures.add(pool.submit(() -> {
-        BucketLoad.sleepUntil(arriveAt);
+        Sleep.until(arriveAt);
         List<long[]> mine = new ArrayList<>();
         do {
-          String id = String.format("E12345678202611300000R%02dC%06dA", replicaId,
+          String id = String.format("E12345678202611300000R%02dC%06dA", options.replicaId,
               sequence.incrementAndGet() % 1_000_000); // 32 characters, never ending in 404
           long arrived = System.nanoTime();
           int status;
@@ -150,12 +149,10 @@ final class PeerReplica implements Callable<Integer> {
           try {
             gate.await();
             admitted = System.nanoTime();
-            Request request = new Request.Builder().url(bacenUrl.resolve("/api/v2/pix/" + id).toString())
-                .header("Authorization", "Bearer " + token).build();
-            try (Response response = client.newCall(request).execute()) {
-              status = response.code();
-              response.body().bytes();
-            }
+            status = call(client, token, id);
+          } catch (ThrottleException e) {
+            admitted = System.nanoTime();
+            status = THROTTLED;
           } catch (IOException e) {
             admitted = System.nanoTime();
             status = 0;
@@ -178,7 +175,7 @@ final class PeerReplica implements Callable<Integer> {
     }
     pool.shutdown();
     Map<String, Object> result = new LinkedHashMap<>();
-    result.put("replica", replicaId);
+    result.put("replica", options.replicaId);
     result.put("startNanos", startNanos);
     Map<String, Long> counts = new LinkedHashMap<>();
     statuses.forEach((s, n) -> counts.put(Integer.toString(s), n.get()));
@@ -187,9 +184,19 @@ final class PeerReplica implements Callable<Integer> {
     return result;
   }
 
+  private int call(OkHttpClient client, String token, String id) throws IOException {
+    Request request = new Request.Builder().url(options.bacenUrl.resolve("/api/v2/pix/" + id).toString())
+        .header("Authorization", "Bearer " + token).build();
+    try (Response response = client.newCall(request).execute()) {
+      response.body().bytes();
+      return response.code();
+    }
+  }
+
   private String token(HttpClient jdk) throws IOException, InterruptedException {
-    String basic = Base64.getEncoder().encodeToString((clientId + ":" + clientSecret).getBytes(StandardCharsets.UTF_8));
-    HttpResponse<String> response = jdk.send(HttpRequest.newBuilder(bacenUrl.resolve("/oauth/token"))
+    String basic = Base64.getEncoder().encodeToString((options.clientId + ":" + options.clientSecret)
+        .getBytes(StandardCharsets.UTF_8));
+    HttpResponse<String> response = jdk.send(HttpRequest.newBuilder(options.bacenUrl.resolve("/oauth/token"))
         .header("Authorization", "Basic " + basic).header("Content-Type", "application/x-www-form-urlencoded")
         .POST(HttpRequest.BodyPublishers.ofString("grant_type=client_credentials")).build(),
         HttpResponse.BodyHandlers.ofString());
@@ -201,7 +208,7 @@ final class PeerReplica implements Callable<Integer> {
 
   /** The provider's policy, read as PixClient#getPolicy does, without warming OkHttp up. */
   private ProviderPolicy policy(HttpClient jdk, String token) throws IOException, InterruptedException {
-    HttpResponse<String> response = jdk.send(HttpRequest.newBuilder(bacenUrl.resolve("/policies/pix"))
+    HttpResponse<String> response = jdk.send(HttpRequest.newBuilder(options.bacenUrl.resolve("/policies/pix"))
         .header("Authorization", "Bearer " + token).build(), HttpResponse.BodyHandlers.ofString());
     if (response.statusCode() != 200) {
       throw new IOException("policy endpoint answered " + response.statusCode());

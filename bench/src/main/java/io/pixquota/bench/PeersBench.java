@@ -1,19 +1,14 @@
 package io.pixquota.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.pixquota.demo.CommandCounter;
-import io.pixquota.demo.ReplicaProcesses;
+import io.pixquota.harness.CommandCounter;
+import io.pixquota.harness.PrivateRedisServer;
+import io.pixquota.harness.Sleep;
 import io.pixquota.mock.MockBacen;
 import io.pixquota.mock.MockConfig;
 import io.pixquota.mock.QuotaPolicy;
-import io.pixquota.testing.PrivateRedisServer;
-import java.io.BufferedReader;
 import java.io.File;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDate;
@@ -24,6 +19,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
@@ -92,7 +88,6 @@ final class PeersBench implements Callable<Integer> {
       description = "Where to write the SVG of scenario 1's cold timelines (default ${DEFAULT-VALUE}).")
   Path chart;
 
-  private final ObjectMapper json = new ObjectMapper();
   private final File childLog = new File(System.getProperty("java.io.tmpdir"), "bench-peers-children.log");
 
   /** One row: a limiter with its settings. */
@@ -165,8 +160,7 @@ final class PeersBench implements Callable<Integer> {
     Map<Setting, Phase> firstCold = new LinkedHashMap<>();
     for (int run = 1; run <= runs; run++) {
       for (Setting s : settings) {
-        List<Replica> reps = start(s, 2, redis, mock);
-        try {
+        try (PeerFleet reps = PeerFleet.start(s.limiter(), s.args(), 2, mock.url(), redis, childLog)) {
           Phase cold = phase(reps, mock, redis, "burst", calls, 0);
           Thread.sleep(2500); // every bucket and window full again
           Phase warm = phase(reps, mock, redis, "burst", calls, 0);
@@ -184,8 +178,6 @@ final class PeersBench implements Callable<Integer> {
           System.err.printf(Locale.ROOT, "burst run %d %s: cold %d/%d x429 %.3f, warm %d/%d x429 %.3f, fair %.3f%n",
               run, s.label(), cold.accepted, cold.refused, span(cold) / ideal, warm.accepted, warm.refused,
               span(warm) / ideal, inOrderShare(fair));
-        } finally {
-          stop(reps);
         }
       }
     }
@@ -252,7 +244,7 @@ final class PeersBench implements Callable<Integer> {
   static double inOrderShare(Phase p) {
     List<long[]> byAdmission = new ArrayList<>(p.calls);
     byAdmission.sort((a, b) -> Long.compare(a[1], b[1]));
-    java.util.TreeMap<Long, Integer> waiting = new java.util.TreeMap<>(); // arrival -> count, not yet admitted
+    TreeMap<Long, Integer> waiting = new TreeMap<>(); // arrival -> count, not yet admitted
     List<long[]> byArrival = new ArrayList<>(p.calls);
     byArrival.sort((a, b) -> Long.compare(a[0], b[0]));
     int next = 0;
@@ -277,8 +269,7 @@ final class PeersBench implements Callable<Integer> {
     Map<Setting, List<double[]>> rows = new LinkedHashMap<>();
     for (int run = 1; run <= runs; run++) {
       for (Setting s : settings) {
-        List<Replica> reps = start(s, replicas, redis, mock);
-        try {
+        try (PeerFleet reps = PeerFleet.start(s.limiter(), s.args(), replicas, mock.url(), redis, childLog)) {
           Phase cold = phase(reps, mock, redis, "saturate", threads, seconds * 1000L);
           Thread.sleep(2500);
           Phase warm = phase(reps, mock, redis, "saturate", threads, seconds * 1000L);
@@ -290,8 +281,6 @@ final class PeersBench implements Callable<Integer> {
           System.err.printf(Locale.ROOT, "saturation %d replicas run %d %s: cold %d/%d x429 %.3f, warm %d/%d x429 "
               + "%.3f%n", replicas, run, s.label(), cold.accepted, cold.refused, row[2], warm.accepted,
               warm.refused, row[6]);
-        } finally {
-          stop(reps);
         }
       }
     }
@@ -319,75 +308,23 @@ final class PeersBench implements Callable<Integer> {
     return accepted / (providerRate * (to - from) / 1e9);
   }
 
-  // ---------------------------------------------------------------- processes and phases
+  // ---------------------------------------------------------------- phases
 
-  private record Replica(Process process, BufferedReader out) {}
-
-  private List<Replica> start(Setting s, int count, URI redis, MockBacen mock) throws Exception {
-    String bucket = "peers-" + s.limiter().label() + "-" + System.nanoTime();
-    List<Replica> reps = new ArrayList<>();
-    for (int i = 1; i <= count; i++) {
-      List<String> args = new ArrayList<>(List.of("peer-replica", "--limiter", s.limiter().name(), "--bacen-url",
-          mock.url().toString(), "--redis-url", redis.toString(), "--bucket-name", bucket, "--replica-id",
-          Integer.toString(i)));
-      args.addAll(s.args());
-      Process p = new ProcessBuilder(ReplicaProcesses.javaCommand(BenchMain.class, args))
-          .redirectError(ProcessBuilder.Redirect.appendTo(childLog)).start();
-      reps.add(new Replica(p, new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))));
-    }
-    for (Replica r : reps) {
-      try {
-        ReplicaProcesses.awaitReady(r.out);
-      } catch (IllegalStateException e) {
-        throw new IllegalStateException("a " + s.label() + " replica exited before it was ready; see " + childLog, e);
-      }
-    }
-    return reps;
-  }
-
-  private static void stop(List<Replica> reps) throws InterruptedException {
-    for (Replica r : reps) {
-      try {
-        r.process.getOutputStream().close(); // end of input: the replica exits
-      } catch (java.io.IOException ignored) {
-        // already gone
-      }
-    }
-    for (Replica r : reps) {
-      if (!r.process.waitFor(20, TimeUnit.SECONDS)) {
-        r.process.destroyForcibly();
-      }
-    }
-  }
-
-  private Phase phase(List<Replica> reps, MockBacen mock, URI redis, String kind, int callers, long ms)
+  private Phase phase(PeerFleet reps, MockBacen mock, URI redis, String kind, int callers, long ms)
       throws Exception {
     mock.reset();
     long goMs = System.currentTimeMillis() + 300;
-    long startNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(goMs - System.currentTimeMillis());
+    long startNanos = Sleep.nanoTimeAt(goMs);
     List<long[]> calls = new ArrayList<>();
     long errors = 0;
     try (CommandCounter counter = new CommandCounter(redis, goMs)) {
-      for (Replica r : reps) {
-        OutputStream in = r.process.getOutputStream();
-        in.write(String.format(Locale.ROOT, "GO %d %s %d %d %d%n", goMs, kind, callers, ms, reps.size())
-            .getBytes(StandardCharsets.UTF_8));
-        in.flush();
-      }
-      for (Replica r : reps) {
-        String line;
-        while ((line = r.out.readLine()) != null && !line.startsWith("RESULT ")) {
-          // other output
-        }
-        if (line == null) {
-          throw new IllegalStateException("a replica exited mid-run; see " + childLog);
-        }
-        JsonNode result = json.readTree(line.substring(7));
+      for (JsonNode result : reps.run(goMs, kind, callers, ms)) {
         for (JsonNode c : result.get("calls")) {
           calls.add(new long[] {c.get(0).asLong(), c.get(1).asLong(), c.get(2).asLong(), c.get(3).asLong(),
               c.get(4).asLong()});
         }
-        errors += result.get("statuses").path("0").asLong();
+        errors += result.get("statuses").path("0").asLong()
+            + result.get("statuses").path(Integer.toString(PeerReplica.THROTTLED)).asLong();
       }
       counter.settle();
       Map<String, Object> stats = mock.stats("demo", true);

@@ -1,16 +1,11 @@
 package io.pixquota.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.pixquota.demo.ReplicaProcesses;
+import io.pixquota.harness.PrivateRedisServer;
 import io.pixquota.mock.MockBacen;
 import io.pixquota.mock.MockConfig;
-import io.pixquota.testing.PrivateRedisServer;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
+import java.io.File;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -21,7 +16,8 @@ import picocli.CommandLine.Option;
 /**
  * The quota planner's live proof: replica JVMs at saturating demand against the mock BACEN (token bucket 10 + 10/s,
  * with jitter), once with the planner's settings (read from GET /policies/pix) and once with the hand-picked 8 / 9,
- * in the same run; then a cold burst of 2 x 20 with each. Prints a markdown table.
+ * in the same run; then a cold burst of 2 x 20 with each. Every replica is the SDK's interceptor over the shared
+ * Redis bucket ({@code peer-replica --limiter OURS}). Prints a markdown table.
  */
 @Command(name = "soak", mixinStandardHelpOptions = true,
     description = "Planner vs hand-picked settings: saturating soak and cold burst against the mock BACEN.")
@@ -42,15 +38,15 @@ final class SoakBench implements Callable<Integer> {
       description = "The J given to the planner (default ${DEFAULT-VALUE}).")
   long planJitterMs;
 
-  private final ObjectMapper json = new ObjectMapper();
+  private final File childLog = new File(System.getProperty("java.io.tmpdir"), "bench-soak-children.log");
 
   @Override
   public Integer call() throws Exception {
     try (PrivateRedisServer redis = PrivateRedisServer.start();
         MockBacen mock = MockBacen.start(MockConfig.builder().latency(0, jitterMs).threads(128).build())) {
       System.out.printf(Locale.ROOT, "bench soak: mock BACEN token bucket 10 + 10/s, jitter 0-%d ms; %d replicas x %d "
-          + "threads for %d s; %d cores%n%n", jitterMs, replicas, threads, seconds,
-          Runtime.getRuntime().availableProcessors());
+          + "threads for %d s; %d cores; children log to %s%n%n", jitterMs, replicas, threads, seconds,
+          Runtime.getRuntime().availableProcessors(), childLog);
       System.out.println("| settings | soak: served | soak: 429 | soak: utilization (steady, 5 s on) | cold burst 2 x 20: "
           + "429 | burst: first to last arrival at the provider | / physical limit (40 - 10) / 10 = 3.0 s | burst: "
           + "start to last answer at the replicas |");
@@ -60,8 +56,8 @@ final class SoakBench implements Callable<Integer> {
           {"hand-picked 8 / 9", "--capacity", "8", "--rate", "9"}};
       for (String[] setting : settings) {
         List<String> extra = List.of(setting).subList(1, setting.length);
-        Run soak = run(mock, redis.uri(), replicas, threads, seconds * 1000L, extra);
-        Run burst = run(mock, redis.uri(), 2, 20, 0, extra);
+        Run soak = run(mock, redis.uri(), replicas, "saturate", threads, seconds * 1000L, extra);
+        Run burst = run(mock, redis.uri(), 2, "burst", 20, 0, extra);
         System.out.printf(Locale.ROOT, "| %s | %d | %d | %.1f%% | %d | %.3f s | %.3f | %.2f s |%n", setting[0],
             soak.served, soak.tooMany, 100 * soak.steadyUtilization, burst.tooMany, burst.spanMs / 1000,
             burst.spanMs / 3000, burst.elapsedMs / 1000);
@@ -72,34 +68,16 @@ final class SoakBench implements Callable<Integer> {
 
   private record Run(long served, long tooMany, double steadyUtilization, double elapsedMs, double spanMs) {}
 
-  private Run run(MockBacen mock, URI redis, int processes, int callers, long durationMs, List<String> extra)
-      throws Exception {
+  private Run run(MockBacen mock, URI redis, int processes, String kind, int callers, long durationMs,
+      List<String> extra) throws Exception {
     mock.reset();
-    String bucket = "soak-" + System.nanoTime();
-    List<String> args = new ArrayList<>(List.of("--bacen-url", mock.url().toString(), "--redis-url",
-        redis.toString(), "--calls", Integer.toString(callers), "--duration-ms", Long.toString(durationMs),
-        "--bucket-name", bucket, "--start-on-stdin", "--max-wait-ms", "30000"));
-    args.addAll(extra);
-    List<Process> children = ReplicaProcesses.start(processes, args, ProcessBuilder.Redirect.DISCARD);
-    List<BufferedReader> outs = new ArrayList<>();
-    for (Process child : children) {
-      BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
-      ReplicaProcesses.awaitReady(out);
-      outs.add(out);
-    }
-    ReplicaProcesses.go(children, System.currentTimeMillis() + 300);
     double elapsed = 0;
-    for (int i = 0; i < children.size(); i++) {
-      String line;
-      while ((line = outs.get(i).readLine()) != null) {
-        if (line.startsWith("RESULT ")) {
-          for (JsonNode call : json.readTree(line.substring(7)).get("calls")) {
-            elapsed = Math.max(elapsed, call.get("doneAtMs").asDouble());
-          }
+    try (PeerFleet fleet = PeerFleet.start(Limiter.OURS, extra, processes, mock.url(), redis, childLog)) {
+      for (JsonNode result : fleet.run(System.currentTimeMillis() + 300, kind, callers, durationMs)) {
+        long start = result.get("startNanos").asLong();
+        for (JsonNode call : result.get("calls")) {
+          elapsed = Math.max(elapsed, (call.get(3).asLong() - start) / 1e6);
         }
-      }
-      if (children.get(i).waitFor() != 0) {
-        throw new IllegalStateException("replica " + (i + 1) + " failed");
       }
     }
     Map<String, Object> stats = mock.stats("demo", true);

@@ -3,13 +3,13 @@ package io.pixquota.demo;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.pixquota.harness.CommandCounter;
+import io.pixquota.harness.PrivateRedisServer;
+import io.pixquota.harness.ReplicaProcess;
 import io.pixquota.mock.MockBacen;
 import io.pixquota.mock.MockConfig;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -27,7 +27,6 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import redis.embedded.RedisServer;
 
 /**
  * {@code java -jar demo/target/bacen-demo.jar}: the reference scenario. Two replica processes fire 20 PIX status
@@ -91,25 +90,16 @@ public final class DemoMain implements Callable<Integer> {
     if (calls < 1) {
       throw new CommandLine.ParameterException(new CommandLine(this), "--calls must be >= 1, but was " + calls);
     }
-    RedisServer embedded = null;
-    MockBacen mock = null;
-    try {
-      String redisUrl = System.getenv("REDIS_URL");
-      if (redisUrl == null || redisUrl.isBlank()) {
-        int port = freePort();
-        embedded = RedisServer.newRedisServer().port(port).bind("127.0.0.1").setting("appendonly no")
-            .setting("save \"\"").build();
-        embedded.start();
-        redisUrl = "redis://127.0.0.1:" + port;
-      }
-      URI provider = bacenUrl;
-      if (provider == null) {
-        mock = MockBacen.start(MockConfig.builder().latency(latencyMs, jitterMs).build());
-        provider = mock.url();
-      }
+    String redisUrl = System.getenv("REDIS_URL");
+    boolean ownRedis = redisUrl == null || redisUrl.isBlank();
+    try (PrivateRedisServer redis = ownRedis ? PrivateRedisServer.start() : null;
+        MockBacen mock = bacenUrl == null ? MockBacen.start(MockConfig.builder().latency(latencyMs, jitterMs).build())
+            : null) {
+      redisUrl = ownRedis ? redis.uri().toString() : redisUrl;
+      URI provider = mock != null ? mock.url() : bacenUrl;
       if (!jsonOnly) {
         out.printf(Locale.ROOT, "Provider %s (quota: 10 per second per integrator), Redis %s%n", provider,
-            embedded != null ? "embedded" : "from REDIS_URL");
+            ownRedis ? "embedded" : "from REDIS_URL");
         out.printf(Locale.ROOT, "%d replicas x %d PIX status queries, fired at the same instant%n%n", replicas, calls);
       }
       Map<String, ModeResult> results = new LinkedHashMap<>();
@@ -134,13 +124,6 @@ public final class DemoMain implements Callable<Integer> {
       }
       ModeResult throttled = results.get("throttled");
       return throttled != null && throttled.tooManyRequests() > 0 ? 2 : 0;
-    } finally {
-      if (mock != null) {
-        mock.close();
-      }
-      if (embedded != null) {
-        embedded.stop();
-      }
     }
   }
 
@@ -149,52 +132,59 @@ public final class DemoMain implements Callable<Integer> {
     post(provider.resolve("/admin/reset"));
     String bucket = "demo-" + System.currentTimeMillis();
     ModeResult result = new ModeResult(name);
-    CommandCounter counter = null;
+    List<ReplicaProcess> children = new ArrayList<>();
     try {
-      List<Process> children = ReplicaProcesses.start(replicas, List.of("--bacen-url", provider.toString(),
-          "--redis-url", redisUrl, "--mode", replicaMode.name(), "--calls", Integer.toString(calls),
-          "--start-on-stdin", "--capacity", Double.toString(capacity), "--rate", Double.toString(rate),
-          "--max-wait-ms", Long.toString(maxWaitMs), "--bucket-name", bucket), ProcessBuilder.Redirect.INHERIT);
-      Map<String, Integer> progress = new TreeMap<>();
-      java.util.concurrent.CountDownLatch ready = new java.util.concurrent.CountDownLatch(children.size());
-      List<Thread> readers = new ArrayList<>();
-      for (Process child : children) {
-        Thread t = new Thread(() -> readReplica(child, result, progress, name, ready));
-        t.start();
-        readers.add(t);
+      for (int i = 1; i <= replicas; i++) {
+        children.add(ReplicaProcess.start(DemoMain.class, List.of("replica", "--bacen-url", provider.toString(),
+            "--redis-url", redisUrl, "--mode", replicaMode.name(), "--calls", Integer.toString(calls),
+            "--start-on-stdin", "--capacity", Double.toString(capacity), "--rate", Double.toString(rate),
+            "--max-wait-ms", Long.toString(maxWaitMs), "--bucket-name", bucket, "--replica-id", Integer.toString(i)),
+            ProcessBuilder.Redirect.INHERIT));
       }
       // Every replica has started its JVM, its Redis connections and its token: now fire them all together.
-      if (!ready.await(60, java.util.concurrent.TimeUnit.SECONDS)) {
-        children.forEach(Process::destroyForcibly);
-        throw new IllegalStateException("replicas not ready within 60 s");
-      }
-      for (Process child : children) {
-        if (!child.isAlive()) {
-          children.forEach(Process::destroyForcibly);
-          throw new IllegalStateException("a replica exited before the burst with code " + child.exitValue()
-              + " (see its error output above)");
-        }
+      for (ReplicaProcess child : children) {
+        child.awaitReady();
       }
       long startAt = System.currentTimeMillis() + 300;
-      if (replicaMode == ReplicaCommand.Mode.THROTTLED) {
-        counter = new CommandCounter(URI.create(redisUrl), startAt);
-      }
-      ReplicaProcesses.go(children, startAt);
-      for (int i = 0; i < children.size(); i++) {
-        readers.get(i).join();
-        if (children.get(i).waitFor() != 0) {
-          throw new IllegalStateException("replica " + (i + 1) + " failed with exit code "
-              + children.get(i).exitValue());
+      try (CommandCounter counter = replicaMode == ReplicaCommand.Mode.THROTTLED
+          ? new CommandCounter(URI.create(redisUrl), startAt) : null) {
+        for (ReplicaProcess child : children) {
+          child.go(startAt);
+        }
+        Map<String, Integer> progress = new TreeMap<>();
+        List<Thread> readers = new ArrayList<>();
+        List<Exception> failures = new ArrayList<>();
+        for (ReplicaProcess child : children) {
+          Thread t = new Thread(() -> {
+            try {
+              read(child.result(line -> progress(line, progress, name)), result);
+            } catch (IOException | RuntimeException e) {
+              synchronized (failures) {
+                failures.add(e);
+              }
+            }
+          });
+          t.start();
+          readers.add(t);
+        }
+        for (Thread t : readers) {
+          t.join();
+        }
+        if (!failures.isEmpty()) {
+          throw new IllegalStateException("a replica failed (see its error output above)", failures.get(0));
+        }
+        if (counter != null) {
+          counter.settle();
+          result.redisCommands = counter.commands();
         }
       }
-      if (counter != null) {
-        counter.settle();
-        result.redisCommands = counter.commands();
+      for (int i = 0; i < children.size(); i++) {
+        if (children.get(i).finish() != 0) {
+          throw new IllegalStateException("replica " + (i + 1) + " failed (see its error output above)");
+        }
       }
     } finally {
-      if (counter != null) {
-        counter.close();
-      }
+      children.forEach(ReplicaProcess::close);
     }
     JsonNode all = json.readTree(get(provider.resolve("/admin/stats?events=true")));
     JsonNode stats = all.path("integrators").path("demo");
@@ -207,45 +197,32 @@ public final class DemoMain implements Callable<Integer> {
     return result;
   }
 
-  private void readReplica(Process child, ModeResult result, Map<String, Integer> progress, String mode,
-      java.util.concurrent.CountDownLatch ready) {
-    boolean sawReady = false;
-    try (BufferedReader in = new BufferedReader(new InputStreamReader(child.getInputStream(),
-        StandardCharsets.UTF_8))) {
-      String line;
-      while ((line = in.readLine()) != null) {
-        if (line.startsWith("READY ")) {
-          sawReady = true;
-          ready.countDown();
-        } else if (line.startsWith("PROGRESS ")) {
-          String[] parts = line.split(" ");
-          int done = Integer.parseInt(parts[2].split("/")[0]);
-          synchronized (progress) {
-            int before = progress.getOrDefault(parts[1], 0);
-            if (done > before) {
-              progress.put(parts[1], done);
-              int step = Math.max(1, calls / 4);
-              if (!jsonOnly && (done / step > before / step || done == calls)) {
-                StringBuilder sb = new StringBuilder("  " + mode + ":");
-                progress.forEach((r, n) -> sb.append("  ").append(r).append(' ').append(n).append('/').append(calls));
-                out.println(sb);
-              }
-            }
-          }
-        } else if (line.startsWith("RESULT ")) {
-          JsonNode node = json.readTree(line.substring("RESULT ".length()));
-          List<CallRecord> records = json.convertValue(node.get("calls"), new TypeReference<List<CallRecord>>() {});
-          synchronized (result) {
-            result.callsByReplica.put(node.get("replica").asText(), records);
-            result.replicaStartNanoTime.put(node.get("replica").asText(), node.path("startNanoTime").asLong());
-          }
+  private void read(String resultJson, ModeResult result) throws IOException {
+    JsonNode node = json.readTree(resultJson);
+    List<CallRecord> records = json.convertValue(node.get("calls"), new TypeReference<List<CallRecord>>() {});
+    synchronized (result) {
+      result.callsByReplica.put(node.get("replica").asText(), records);
+      result.replicaStartNanoTime.put(node.get("replica").asText(), node.path("startNanoTime").asLong());
+    }
+  }
+
+  /** Prints every replica's progress together, a quarter of the burst at a time. */
+  private void progress(String line, Map<String, Integer> progress, String mode) {
+    if (!line.startsWith("PROGRESS ")) {
+      return;
+    }
+    String[] parts = line.split(" ");
+    int done = Integer.parseInt(parts[2].split("/")[0]);
+    synchronized (progress) {
+      int before = progress.getOrDefault(parts[1], 0);
+      if (done > before) {
+        progress.put(parts[1], done);
+        int step = Math.max(1, calls / 4);
+        if (!jsonOnly && (done / step > before / step || done == calls)) {
+          StringBuilder sb = new StringBuilder("  " + mode + ":");
+          progress.forEach((r, n) -> sb.append("  ").append(r).append(' ').append(n).append('/').append(calls));
+          out.println(sb);
         }
-      }
-    } catch (IOException e) {
-      throw new IllegalStateException("reading a replica's output failed", e);
-    } finally {
-      if (!sawReady) {
-        ready.countDown(); // it died before it was ready: do not keep the others waiting
       }
     }
   }
@@ -291,12 +268,6 @@ public final class DemoMain implements Callable<Integer> {
 
   private String get(URI uri) throws IOException, InterruptedException {
     return http.send(HttpRequest.newBuilder(uri).GET().build(), HttpResponse.BodyHandlers.ofString()).body();
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
   }
 
   /** For tests: where the demo prints. */

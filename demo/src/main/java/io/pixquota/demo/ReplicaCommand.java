@@ -1,52 +1,36 @@
 package io.pixquota.demo;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.sun.net.httpserver.HttpServer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.pixquota.bacen.QuotaPlan;
-import io.pixquota.bacen.QuotaPlanner;
 import io.pixquota.bacen.pix.PixClient;
 import io.pixquota.bacen.pix.PixClientConfig;
-import io.pixquota.bacen.pix.PixException;
-import io.pixquota.bacen.pix.PixRateLimitedException;
-import io.pixquota.bacen.pix.PixThrottledException;
+import io.pixquota.bacen.plan.QuotaPlan;
+import io.pixquota.bacen.plan.QuotaPlanner;
+import io.pixquota.harness.JvmState;
+import io.pixquota.harness.LeaveTimes;
+import io.pixquota.harness.Redissons;
+import io.pixquota.harness.ReplicaOptions;
+import io.pixquota.harness.ReplicaProtocol;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.LocalDateTime;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
-import okhttp3.Credentials;
-import okhttp3.FormBody;
 import okhttp3.OkHttpClient;
-import okhttp3.Request;
-import okhttp3.Response;
-import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
  * One replica of a bank's service: fires {@code --calls} PIX status queries at the same instant, straight at the
- * provider ({@code direct}) or through the shared bucket ({@code throttled}). Prints {@code PROGRESS} lines and one
- * {@code RESULT} line of JSON. With {@code --bursts 0} it repeats forever, and {@code --metrics-port} serves
- * {@code /metrics} in Prometheus text format (what each docker-compose replica runs).
+ * provider ({@code direct}) or through the shared bucket ({@code throttled}), and prints {@code PROGRESS} lines and
+ * one {@code RESULT} line of JSON per burst ({@link ReplicaProtocol}). With {@code --bursts 0} it repeats forever,
+ * and {@code --metrics-port} serves {@code /metrics} in Prometheus text format (what each docker-compose replica
+ * runs).
  */
 @Command(name = "replica", mixinStandardHelpOptions = true,
     description = "One replica: fire PIX status queries in bursts, direct or through the shared bucket.")
@@ -54,20 +38,14 @@ public final class ReplicaCommand implements Callable<Integer> {
   /** How the replica calls the provider. */
   public enum Mode { DIRECT, THROTTLED }
 
-  @Option(names = "--bacen-url", required = true, description = "Base URL of the provider (mock BACEN).")
-  URI bacenUrl;
-
-  @Option(names = "--redis-url", description = "Redis of the shared bucket (throttled mode).")
-  String redisUrl;
+  @Mixin
+  ReplicaOptions options;
 
   @Option(names = "--mode", defaultValue = "THROTTLED", description = "${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE}).")
   Mode mode;
 
   @Option(names = "--calls", defaultValue = "20", description = "Queries per burst (default ${DEFAULT-VALUE}).")
   int calls;
-
-  @Option(names = "--replica-id", defaultValue = "1", description = "This replica's number, 1..99 (default ${DEFAULT-VALUE}).")
-  int replicaId;
 
   @Option(names = "--start-at-ms", defaultValue = "0",
       description = "Epoch ms at which to fire the first burst; 0 = at once.")
@@ -77,24 +55,8 @@ public final class ReplicaCommand implements Callable<Integer> {
       description = "Print READY once set up, then read 'GO <epoch ms>' from standard input for the start time.")
   boolean startOnStdin;
 
-  @Option(names = "--capacity", defaultValue = "8", description = "Bucket burst (default ${DEFAULT-VALUE}).")
-  double capacity;
-
-  @Option(names = "--rate", defaultValue = "9", description = "Bucket refill per second (default ${DEFAULT-VALUE}).")
-  double rate;
-
   @Option(names = "--max-wait-ms", defaultValue = "10000", description = "Max wait for a slot (default ${DEFAULT-VALUE}).")
   long maxWaitMs;
-
-  @Option(names = "--bucket-name", defaultValue = "pix", description = "Shared bucket name (default ${DEFAULT-VALUE}).")
-  String bucketName;
-
-  @Option(names = "--client-id", defaultValue = "demo", description = "OAuth2 client id (default ${DEFAULT-VALUE}).")
-  String clientId;
-
-  @Option(names = "--client-secret", defaultValue = "demo-secret",
-      description = "OAuth2 client secret (default: the mock's demo secret).")
-  String clientSecret;
 
   @Option(names = "--bursts", defaultValue = "1", description = "Bursts to fire; 0 = forever (default ${DEFAULT-VALUE}).")
   int bursts;
@@ -106,11 +68,6 @@ public final class ReplicaCommand implements Callable<Integer> {
       description = "Saturating demand: every caller thread calls back to back for this long; 0 = one call each "
           + "per burst (default ${DEFAULT-VALUE}).")
   long durationMs;
-
-  @Option(names = "--plan-jitter-ms", defaultValue = "0",
-      description = "Read the provider's policy (GET /policies/pix) and use the QuotaPlanner's settings for this "
-          + "jitter J instead of --capacity and --rate; 0 = off (default ${DEFAULT-VALUE}).")
-  long planJitterMs;
 
   @Option(names = "--linger-ms", defaultValue = "0",
       description = "Keep serving /metrics this long after the last burst (default ${DEFAULT-VALUE}).")
@@ -124,82 +81,56 @@ public final class ReplicaCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (replicaId < 1 || replicaId > 99) {
-      throw new IllegalArgumentException("--replica-id must be within 1..99, but was " + replicaId);
-    }
+    options.validate(mode == Mode.THROTTLED);
     if (calls < 1) {
       throw new IllegalArgumentException("--calls must be >= 1, but was " + calls);
     }
-    if (mode == Mode.THROTTLED && redisUrl == null) {
-      throw new IllegalArgumentException("--redis-url is required in throttled mode");
-    }
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    HttpServer metrics = metricsPort > 0 ? serveMetrics(registry) : null;
+    ReplicaProtocol protocol = new ReplicaProtocol(System.out);
     LeaveTimes timing = new LeaveTimes();
     OkHttpClient base = new OkHttpClient.Builder()
         .addInterceptor(chain -> chain.proceed(chain.request().newBuilder()
-            .header("X-Replica-Id", "r" + replicaId).build()))
+            .header("X-Replica-Id", options.id()).build()))
         .eventListener(timing)
         .build();
     RedissonClient redisson = null;
-    try {
-      Caller caller;
+    try (MetricsEndpoint metrics = metricsPort > 0 ? MetricsEndpoint.start(metricsPort, registry) : null) {
+      Burst.Caller caller;
       if (mode == Mode.DIRECT) {
-        String token = token(base);
-        caller = id -> direct(base, token, id);
+        caller = new DirectCaller(base, options.bacenUrl, options.clientId, options.clientSecret);
       } else {
-        Config config = new Config();
-        // Connections for every caller of a burst, opened now: a pool that grows mid-burst sends PINGs then.
-        config.useSingleServer().setAddress(redisUrl).setConnectionMinimumIdleSize(calls)
-            .setConnectionPoolSize(Math.max(64, calls));
-        redisson = Redisson.create(config);
-        PixClientConfig pixConfig = PixClientConfig.builder().baseUrl(bacenUrl)
-            .credentials(clientId, clientSecret).bucketName(bucketName).bucket(capacity, rate)
-            .maxWait(Duration.ofMillis(maxWaitMs)).retry(1, Duration.ofMillis(1), Duration.ofMillis(1),
-                Duration.ofSeconds(1)).build();
-        PixClient.Builder builder = PixClient.builder(pixConfig).redisson(redisson).meterRegistry(registry)
-            .okHttpClient(base);
-        if (planJitterMs > 0) {
-          try (PixClient probe = PixClient.builder(pixConfig).redisson(redisson).build()) {
-            QuotaPlan plan = QuotaPlanner.plan(probe.getPolicy("pix"), Duration.ofMillis(planJitterMs));
-            System.err.println("replica r" + replicaId + " plan: " + plan.reasoning());
-            builder.quotaPlan(plan);
-          }
-        }
-        PixClient pix = builder.build();
-        pix.warmUp();
-        caller = id -> throttled(pix, id);
+        redisson = Redissons.forBurst(options.redisUrl, calls);
+        caller = throttled(redisson, registry, base);
       }
-      Map<String, Object> jvmBefore = jvmState();
+      Map<String, Object> jvmBefore = JvmState.snapshot();
       long firstStart = startAtMs > 0 ? startAtMs : System.currentTimeMillis();
       if (startOnStdin) {
-        System.out.println("READY r" + replicaId);
-        System.out.flush();
-        String go = new java.io.BufferedReader(new java.io.InputStreamReader(System.in, StandardCharsets.UTF_8))
-            .readLine();
-        if (go == null || !go.startsWith("GO ")) {
-          throw new IllegalStateException("expected 'GO <epoch ms>' on standard input, got " + go);
-        }
-        firstStart = Long.parseLong(go.substring(3).trim());
+        protocol.ready(options.id());
+        firstStart = protocol.next().orElseThrow(() -> new IllegalStateException("no GO on standard input"))
+            .startAtEpochMs();
       }
-      for (int burst = 0; bursts == 0 || burst < bursts; burst++) {
-        long startAt = firstStart + burst * pauseMs;
-        Burst done = burst(caller, timing, startAt);
-        List<CallRecord> records = done.records();
+      Burst burst = new Burst(caller, timing, calls, durationMs, options.replicaId, mode == Mode.DIRECT,
+          done -> {
+            if (durationMs == 0) {
+              protocol.progress(options.id(), done, calls);
+            }
+          });
+      for (int n = 0; bursts == 0 || n < bursts; n++) {
+        long startAt = firstStart + n * pauseMs;
+        Burst.Run run = burst.fire(startAt);
         Map<String, Object> result = new LinkedHashMap<>();
-        result.put("replica", "r" + replicaId);
-        result.put("mode", mode.name().toLowerCase());
+        result.put("replica", options.id());
+        result.put("mode", mode.name().toLowerCase(Locale.ROOT));
         result.put("startAtMs", startAt);
-        result.put("startNanoTime", done.startNanos());
-        result.put("calls", records);
+        result.put("startNanoTime", run.startNanos());
+        result.put("calls", run.records());
         result.put("jvmBefore", jvmBefore);
-        result.put("jvmAfter", jvmState());
+        result.put("jvmAfter", JvmState.snapshot());
         result.put("rebooked", registry.find("bacen.throttle.rebooked").counters().stream()
             .mapToDouble(c -> c.count()).sum());
         result.put("latenessMaxMs", registry.find("bacen.throttle.lateness").timers().stream()
             .mapToDouble(t -> t.max(TimeUnit.MILLISECONDS)).max().orElse(0));
-        System.out.println("RESULT " + json.writeValueAsString(result));
-        System.out.flush();
+        protocol.result(json.writeValueAsString(result));
       }
       if (metrics != null && lingerMs > 0) {
         Thread.sleep(lingerMs);
@@ -208,129 +139,31 @@ public final class ReplicaCommand implements Callable<Integer> {
       if (redisson != null) {
         redisson.shutdown();
       }
-      if (metrics != null) {
-        metrics.stop(0);
-      }
     }
     return 0;
   }
 
-  @FunctionalInterface
-  private interface Caller {
-    int call(String endToEndId) throws Exception;
-  }
-
-  /** One burst's calls, and its start on this machine's monotonic clock (System.nanoTime). */
-  private record Burst(long startNanos, List<CallRecord> records) {}
-
-  private Burst burst(Caller caller, LeaveTimes timing, long startAtMs) throws Exception {
-    ExecutorService pool = Executors.newFixedThreadPool(calls);
-    AtomicInteger done = new AtomicInteger();
-    long startNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(startAtMs - System.currentTimeMillis());
-    String minute = LocalDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyyMMddHHmm"));
-    long endNanos = startNanos + TimeUnit.MILLISECONDS.toNanos(durationMs);
-    AtomicInteger sequence = new AtomicInteger();
-    List<Future<List<CallRecord>>> futures = new ArrayList<>();
-    for (int i = 0; i < calls; i++) {
-      futures.add(pool.submit(() -> {
-        long left;
-        while ((left = startNanos - System.nanoTime()) > 0) {
-          LockSupport.parkNanos(left);
-        }
-        List<CallRecord> mine = new ArrayList<>();
-        do {
-          // ends in a letter: never in 404, which the mock treats as an unknown Pix
-          String id = String.format("E12345678%sR%02dC%06dA", minute, replicaId,
-              (System.nanoTime() / 1000 + sequence.incrementAndGet()) % 1_000_000);
-          mine.add(one(caller, timing, id, startNanos));
-          int n = done.incrementAndGet();
-          if (durationMs == 0) {
-            System.out.println("PROGRESS r" + replicaId + " " + n + "/" + calls);
-            System.out.flush();
-          }
-        } while (durationMs > 0 && System.nanoTime() < endNanos);
-        return mine;
-      }));
-    }
-    List<CallRecord> records = new ArrayList<>();
-    for (Future<List<CallRecord>> f : futures) {
-      records.addAll(f.get());
-    }
-    pool.shutdown();
-    pool.awaitTermination(5, TimeUnit.SECONDS);
-    return new Burst(startNanos, records);
-  }
-
-  private CallRecord one(Caller caller, LeaveTimes timing, String id, long startNanos) {
-    long t0 = System.nanoTime();
-    int status;
-    String outcome;
-    try {
-      status = caller.call(id);
-      outcome = status == 200 ? "served" : status == 429 ? "too_many_requests" : "error";
-    } catch (PixRateLimitedException e) {
-      status = 429;
-      outcome = "too_many_requests";
-    } catch (PixThrottledException e) {
-      status = 0;
-      outcome = "throttled";
-    } catch (Exception e) {
-      status = e instanceof PixException p ? p.status() : 0;
-      outcome = status == 404 ? "served" : "error";
-    }
-    long t1 = System.nanoTime();
-    Long leftAt = timing.take();
-    double waitMs = leftAt == null ? 0 : (leftAt - t0) / 1e6;
-    double leftAtMs = ((leftAt == null ? t0 : leftAt) - startNanos) / 1e6;
-    return new CallRecord(status, mode == Mode.DIRECT ? 0 : waitMs, leftAtMs, (t1 - startNanos) / 1e6, outcome);
-  }
-
-  /** Live threads and the heap used right after a full GC: what a leak would grow. */
-  private static Map<String, Object> jvmState() {
-    System.gc();
-    Map<String, Object> state = new LinkedHashMap<>();
-    state.put("threads", java.lang.management.ManagementFactory.getThreadMXBean().getThreadCount());
-    state.put("heapAfterGcBytes", java.lang.management.ManagementFactory.getMemoryMXBean().getHeapMemoryUsage()
-        .getUsed());
-    return state;
-  }
-
-  private String token(OkHttpClient http) throws IOException {
-    Request request = new Request.Builder().url(bacenUrl.resolve("/oauth/token").toString())
-        .header("Authorization", Credentials.basic(clientId, clientSecret))
-        .post(new FormBody.Builder().add("grant_type", "client_credentials").build()).build();
-    try (Response response = http.newCall(request).execute()) {
-      if (!response.isSuccessful()) {
-        throw new IOException("token endpoint answered " + response.code());
+  /** The SDK as a service would use it: a PixClient over the shared Redis, its settings planned or given. */
+  private Burst.Caller throttled(RedissonClient redisson, PrometheusMeterRegistry registry, OkHttpClient base)
+      throws IOException {
+    PixClientConfig config = PixClientConfig.builder().baseUrl(options.bacenUrl)
+        .credentials(options.clientId, options.clientSecret).bucketName(options.bucketName)
+        .bucket(options.capacity, options.rate).maxWait(Duration.ofMillis(maxWaitMs))
+        .retry(1, Duration.ofMillis(1), Duration.ofMillis(1), Duration.ofSeconds(1)).build();
+    PixClient.Builder builder = PixClient.builder(config).redisson(redisson).meterRegistry(registry)
+        .okHttpClient(base);
+    if (options.planJitterMs > 0) {
+      try (PixClient probe = PixClient.builder(config).redisson(redisson).build()) {
+        QuotaPlan plan = QuotaPlanner.plan(probe.getPolicy("pix"), Duration.ofMillis(options.planJitterMs));
+        System.err.println("replica " + options.id() + " plan: " + plan.reasoning());
+        builder.quotaPlan(plan);
       }
-      return json.readTree(response.body().string()).get("access_token").asText();
     }
-  }
-
-  private int direct(OkHttpClient http, String token, String id) throws IOException {
-    Request request = new Request.Builder().url(bacenUrl.resolve("/api/v2/pix/" + id).toString())
-        .header("Authorization", "Bearer " + token).build();
-    try (Response response = http.newCall(request).execute()) {
-      return response.code();
-    }
-  }
-
-  private static int throttled(PixClient pix, String id) {
-    pix.getPix(id);
-    return 200;
-  }
-
-  private HttpServer serveMetrics(PrometheusMeterRegistry registry) throws IOException {
-    HttpServer server = HttpServer.create(new InetSocketAddress(metricsPort), 16);
-    server.createContext("/metrics", exchange -> {
-      byte[] body = registry.scrape().getBytes(StandardCharsets.UTF_8);
-      exchange.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
-      exchange.sendResponseHeaders(200, body.length);
-      try (OutputStream out = exchange.getResponseBody()) {
-        out.write(body);
-      }
-    });
-    server.start();
-    return server;
+    PixClient pix = builder.build();
+    pix.warmUp();
+    return id -> {
+      pix.getPix(id);
+      return 200;
+    };
   }
 }

@@ -53,8 +53,8 @@ class ComposeFileTest {
           .parseArgs(args);
       ReplicaCommand replica = (ReplicaCommand) parsed.subcommand().commandSpec().userObject();
       assertThat(replica.mode).isEqualTo(ReplicaCommand.Mode.THROTTLED);
-      assertThat(replica.bacenUrl.toString()).isEqualTo("http://bacen-mock:8080");
-      assertThat(replica.redisUrl).isEqualTo("redis://redis:6379");
+      assertThat(replica.options.bacenUrl.toString()).isEqualTo("http://bacen-mock:8080");
+      assertThat(replica.options.redisUrl).isEqualTo("redis://redis:6379");
       assertThat(replica.bursts).isZero();
       assertThat(replica.metricsPort).isEqualTo(9100);
     }

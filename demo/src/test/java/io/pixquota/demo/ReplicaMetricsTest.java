@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pixquota.mock.MockBacen;
 import io.pixquota.mock.MockConfig;
-import io.pixquota.testing.FreePorts;
+import io.pixquota.harness.FreePorts;
 import io.pixquota.testing.RedisExtension;
 import io.pixquota.testing.TestRedis;
 import java.net.URI;

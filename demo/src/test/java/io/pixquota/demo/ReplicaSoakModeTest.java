@@ -4,15 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.pixquota.harness.ReplicaProcess;
 import io.pixquota.mock.MockBacen;
 import io.pixquota.mock.MockConfig;
 import io.pixquota.testing.RedisExtension;
 import io.pixquota.testing.TestRedis;
-import java.io.BufferedReader;
-import java.io.File;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.util.concurrent.TimeUnit;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -23,24 +20,14 @@ class ReplicaSoakModeTest {
   @Test
   void aSelfCalibratedReplicaAtSaturatingDemandGetsNo429AndUsesTheQuota(TestRedis redis) throws Exception {
     try (MockBacen mock = MockBacen.start(MockConfig.defaults())) {
-      Process replica = new ProcessBuilder(System.getProperty("java.home") + File.separator + "bin" + File.separator
-          + "java", "-cp", System.getProperty("java.class.path"), DemoMain.class.getName(), "replica",
+      JsonNode result;
+      try (ReplicaProcess replica = ReplicaProcess.start(DemoMain.class, List.of("replica",
           "--bacen-url", mock.url().toString(), "--redis-url", redis.uri().toString(),
           "--bucket-name", redis.keyPrefix().replace(":", "-") + "soak", "--calls", "4", "--duration-ms", "2000",
-          "--plan-jitter-ms", "100").redirectError(ProcessBuilder.Redirect.DISCARD).start();
-      JsonNode result = null;
-      try (BufferedReader out = new BufferedReader(new InputStreamReader(replica.getInputStream(),
-          StandardCharsets.UTF_8))) {
-        String line;
-        while ((line = out.readLine()) != null) {
-          if (line.startsWith("RESULT ")) {
-            result = new ObjectMapper().readTree(line.substring(7));
-          }
-        }
+          "--plan-jitter-ms", "100"), ProcessBuilder.Redirect.DISCARD)) {
+        result = new ObjectMapper().readTree(replica.result(line -> { }));
+        assertThat(replica.finish()).isZero();
       }
-      assertThat(replica.waitFor(60, TimeUnit.SECONDS)).isTrue();
-      assertThat(replica.exitValue()).isZero();
-      assertThat(result).isNotNull();
       long served = 0;
       for (JsonNode call : result.get("calls")) {
         assertThat(call.get("outcome").asText()).isEqualTo("served");

@@ -1,5 +1,6 @@
 package io.pixquota.testing;
 
+import io.pixquota.harness.FreePorts;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;

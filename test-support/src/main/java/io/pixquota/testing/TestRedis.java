@@ -1,5 +1,7 @@
 package io.pixquota.testing;
 
+import io.pixquota.harness.Redissons;
+import io.pixquota.harness.RespConnection;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,17 +52,7 @@ public final class TestRedis implements AutoCloseable {
 
   /** Redisson settings fit for tests: small pools, short timeouts, no retries that would hide a fault. */
   public static Config redissonConfig(String address) {
-    Config config = new Config();
-    config.useSingleServer()
-        .setAddress(address)
-        .setConnectionMinimumIdleSize(2)
-        .setConnectionPoolSize(16)
-        .setSubscriptionConnectionMinimumIdleSize(0)
-        .setSubscriptionConnectionPoolSize(1)
-        .setTimeout(3000)
-        .setRetryAttempts(0);
-    config.setNettyThreads(4);
-    return config;
+    return Redissons.smallPool(address);
   }
 
   @Override

@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
@@ -46,10 +47,6 @@ public final class LuaScript {
     }
   }
 
-  public String sha() {
-    return sha;
-  }
-
   /** Thrown by {@link #call} when Redis fails or does not answer in time. */
   public static final class CallFailedException extends Exception {
     private static final long serialVersionUID = 1L;
@@ -60,19 +57,23 @@ public final class LuaScript {
   }
 
   /**
-   * Runs the script on {@code key} with {@code args}, waiting at most {@code timeoutNanos} in all.
+   * A reply, and when it reached this process by the caller's clock, read on the I/O thread that received it.
    *
-   * @return the script's array reply: Long for integers, String for bulk strings
+   * @param values the script's array reply: Long for integers, String for bulk strings
    */
-  /** A reply and {@link System#nanoTime()} when it reached this process (taken on the I/O thread). */
   public record Reply(List<Object> values, long receivedAtNanos) {}
 
-  public Reply call(RedissonClient redisson, String key, Object[] args, long timeoutNanos)
+  /**
+   * Runs the script on {@code key} with {@code args}, waiting at most {@code timeoutNanos} of real time in all.
+   *
+   * @param clock read when the reply arrives, for {@link Reply#receivedAtNanos()}
+   */
+  public Reply call(RedissonClient redisson, String key, Object[] args, long timeoutNanos, LongSupplier clock)
       throws InterruptedException, CallFailedException {
     long deadline = System.nanoTime() + timeoutNanos;
     RScript script = redisson.getScript(StringCodec.INSTANCE);
     try {
-      return await(evalSha(script, key, args), deadline);
+      return await(evalSha(script, key, args, clock), deadline);
     } catch (ExecutionException e) {
       if (!isNoScript(e.getCause())) {
         throw new CallFailedException("Redis call failed: " + describe(e.getCause()), e.getCause());
@@ -81,18 +82,18 @@ public final class LuaScript {
     LOG.debug("Script {} not in Redis's cache (NOSCRIPT); loading it and retrying once", sha);
     try {
       await(script.scriptLoadAsync(key, source).toCompletableFuture(), deadline);
-      return await(evalSha(script, key, args), deadline);
+      return await(evalSha(script, key, args, clock), deadline);
     } catch (ExecutionException e) {
       throw new CallFailedException("Redis call failed after reloading the script: " + describe(e.getCause()),
           e.getCause());
     }
   }
 
-  private CompletableFuture<Reply> evalSha(RScript script, String key, Object[] args) {
+  private CompletableFuture<Reply> evalSha(RScript script, String key, Object[] args, LongSupplier clock) {
     // thenApply runs on the thread that completes the future (Redisson's I/O thread): the receive time is not
     // delayed by however long the caller's thread takes to be scheduled again.
     return script.<List<Object>>evalShaAsync(key, RScript.Mode.READ_WRITE, sha, RScript.ReturnType.MULTI,
-        List.of(key), args).toCompletableFuture().thenApply(values -> new Reply(values, System.nanoTime()));
+        List.of(key), args).toCompletableFuture().thenApply(values -> new Reply(values, clock.getAsLong()));
   }
 
   private static <T> T await(CompletableFuture<T> future, long deadlineNanos)

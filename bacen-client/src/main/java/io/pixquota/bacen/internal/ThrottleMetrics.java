@@ -2,6 +2,7 @@ package io.pixquota.bacen.internal;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import java.time.Duration;
@@ -13,7 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The throttle's meters, tagged by bucket name only (low cardinality). Without a registry, a composite registry with
  * no children: every meter is a no-op.
  */
-public final class ThrottleMetrics {
+public final class ThrottleMetrics implements FallbackTokenBucket.Listener {
   private final MeterRegistry registry;
   private final Map<String, Meters> byBucket = new ConcurrentHashMap<>();
 
@@ -30,7 +31,8 @@ public final class ThrottleMetrics {
     Meters(String bucket) {
       wait = Timer.builder("bacen.throttle.wait")
           .description("Time a call waited for its slot in the shared bucket; rising = demand above the quota")
-          .tag("bucket", bucket).publishPercentiles(0.5, 0.9, 0.99).publishPercentileHistogram() // Prometheus keeps the histogram
+          .tag("bucket", bucket).publishPercentiles(0.5, 0.9, 0.99)
+          .publishPercentileHistogram() // Prometheus keeps the histogram
           .maximumExpectedValue(Duration.ofSeconds(60)).register(registry);
       lateness = Timer.builder("bacen.throttle.lateness")
           .description("How late a call left after its booked slot; the quota plan assumes a bound on it")
@@ -48,8 +50,7 @@ public final class ThrottleMetrics {
       marginExceeded = Counter.builder("bacen.throttle.margin.exceeded")
           .description("Calls that left later after their slot than the jitter their quota plan assumes")
           .tag("bucket", bucket).register(registry);
-      registry.gauge("bacen.throttle.fallback.active",
-          io.micrometer.core.instrument.Tags.of("bucket", bucket), fallbackActive);
+      registry.gauge("bacen.throttle.fallback.active", Tags.of("bucket", bucket), fallbackActive);
     }
   }
 
@@ -92,7 +93,13 @@ public final class ThrottleMetrics {
     of(bucket).redisErrors.increment();
   }
 
-  public void fallback(String bucket, boolean active) {
+  @Override
+  public void storeFailed(String bucket) {
+    redisError(bucket);
+  }
+
+  @Override
+  public void fallbackActive(String bucket, boolean active) {
     of(bucket).fallbackActive.set(active ? 1 : 0);
   }
 }

@@ -1,19 +1,38 @@
 package io.pixquota.bacen.pix;
 
 import io.pixquota.bacen.RedisUnavailablePolicy;
+import io.pixquota.bacen.ThrottlingInterceptor;
+import io.pixquota.bacen.TokenBucketConfig;
 import io.pixquota.bacen.internal.Checks;
+import io.pixquota.bacen.internal.RedisUrl;
 import java.net.URI;
 import java.time.Duration;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 
 /**
  * Settings of a {@link PixClient}: the provider, the credentials, the shared bucket and the retry. Build with
- * {@link #builder()} or read from environment variables with {@link #fromEnvironment()} (the variables are listed
- * there and in {@code docs/configuration.md}). {@link #toString()} never shows the client secret.
+ * {@link #builder()} or read from environment variables with {@link #fromEnvironment()}. Immutable;
+ * {@link #toString()} never shows the client secret nor the Redis password.
  */
 public final class PixClientConfig {
+  /** Default bucket name: {@value}. */
+  public static final String DEFAULT_BUCKET_NAME = "pix";
+  /** Default bucket capacity: {@value}, under BACEN's 10. */
+  public static final double DEFAULT_BUCKET_CAPACITY = 8;
+  /** Default bucket refill per second: {@value}, under BACEN's 10. */
+  public static final double DEFAULT_BUCKET_RATE = 9;
+  /** Default OkHttp call timeout of one attempt, the wait for its slot included: 30 s. */
+  public static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofSeconds(30);
+  /** Default attempts in all: {@value}. */
+  public static final int DEFAULT_RETRY_MAX_ATTEMPTS = 3;
+  /** Default first backoff cap: 200 ms. */
+  public static final Duration DEFAULT_RETRY_INITIAL_BACKOFF = Duration.ofMillis(200);
+  /** Default backoff cap: 5 s. */
+  public static final Duration DEFAULT_RETRY_MAX_BACKOFF = Duration.ofSeconds(5);
+  /** Default budget of all attempts and waits: 15 s. */
+  public static final Duration DEFAULT_RETRY_MAX_TOTAL = Duration.ofSeconds(15);
+
   private final URI baseUrl;
   private final URI tokenUrl;
   private final String clientId;
@@ -35,7 +54,7 @@ public final class PixClientConfig {
 
   private PixClientConfig(Builder b) {
     this.baseUrl = b.baseUrl;
-    this.tokenUrl = b.tokenUrl != null ? b.tokenUrl : b.baseUrl.resolve("/oauth/token");
+    this.tokenUrl = b.tokenUrl != null ? b.tokenUrl : directory(b.baseUrl).resolve("oauth/token");
     this.clientId = b.clientId;
     this.clientSecret = b.clientSecret;
     this.redisUrl = b.redisUrl;
@@ -54,6 +73,12 @@ public final class PixClientConfig {
     this.throttleTokenCalls = b.throttleTokenCalls;
   }
 
+  /** {@code uri} with a path that ends in '/': relative paths resolve below it, not beside it. */
+  static URI directory(URI uri) {
+    String path = uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
+    return path.endsWith("/") ? uri : uri.resolve(path.substring(path.lastIndexOf('/') + 1) + "/");
+  }
+
   public static Builder builder() {
     return new Builder();
   }
@@ -65,7 +90,7 @@ public final class PixClientConfig {
 
   /**
    * Reads these variables (required ones marked *): {@code BACEN_BASE_URL}*, {@code BACEN_TOKEN_URL} (default
-   * base URL + /oauth/token), {@code BACEN_CLIENT_ID}*, {@code BACEN_CLIENT_SECRET}*, {@code REDIS_URL},
+   * base URL + oauth/token), {@code BACEN_CLIENT_ID}*, {@code BACEN_CLIENT_SECRET}*, {@code REDIS_URL},
    * {@code BACEN_BUCKET_NAME} (pix), {@code BACEN_BUCKET_CAPACITY} (8), {@code BACEN_BUCKET_RATE} (9 per second),
    * {@code BACEN_MAX_WAIT_MS} (10000), {@code BACEN_CALL_TIMEOUT_MS} (30000), {@code BACEN_REDIS_TIMEOUT_MS} (1000),
    * {@code BACEN_RETRY_MAX_ATTEMPTS} (3), {@code BACEN_RETRY_INITIAL_BACKOFF_MS} (200),
@@ -75,99 +100,10 @@ public final class PixClientConfig {
    * @throws IllegalArgumentException naming the variable and its value when one is missing or malformed
    */
   public static PixClientConfig fromEnvironment(Map<String, String> env) {
-    Builder b = builder();
-    b.baseUrl(URI.create(required(env, "BACEN_BASE_URL")));
-    optional(env, "BACEN_TOKEN_URL", v -> b.tokenUrl(URI.create(v)));
-    b.credentials(required(env, "BACEN_CLIENT_ID"), required(env, "BACEN_CLIENT_SECRET"));
-    optional(env, "REDIS_URL", b::redisUrl);
-    optional(env, "BACEN_BUCKET_NAME", b::bucketName);
-    double capacity = number(env, "BACEN_BUCKET_CAPACITY", b.bucketCapacity);
-    double rate = number(env, "BACEN_BUCKET_RATE", b.bucketRate);
-    wrap("BACEN_BUCKET_CAPACITY", env, () -> b.bucket(capacity, b.bucketRate));
-    wrap("BACEN_BUCKET_RATE", env, () -> b.bucket(capacity, rate));
-    optional(env, "BACEN_MAX_WAIT_MS", v -> b.maxWait(millis(env, "BACEN_MAX_WAIT_MS")));
-    optional(env, "BACEN_CALL_TIMEOUT_MS", v -> b.callTimeout(millis(env, "BACEN_CALL_TIMEOUT_MS")));
-    optional(env, "BACEN_REDIS_TIMEOUT_MS", v -> b.redisTimeout(millis(env, "BACEN_REDIS_TIMEOUT_MS")));
-    int attempts = (int) number(env, "BACEN_RETRY_MAX_ATTEMPTS", b.retryMaxAttempts);
-    wrap("BACEN_RETRY_MAX_ATTEMPTS", env, () -> b.retry(attempts, b.retryInitialBackoff, b.retryMaxBackoff,
-        b.retryMaxTotal));
-    Duration initial = env.containsKey("BACEN_RETRY_INITIAL_BACKOFF_MS")
-        ? millis(env, "BACEN_RETRY_INITIAL_BACKOFF_MS") : b.retryInitialBackoff;
-    Duration max = env.containsKey("BACEN_RETRY_MAX_BACKOFF_MS")
-        ? millis(env, "BACEN_RETRY_MAX_BACKOFF_MS") : b.retryMaxBackoff;
-    Duration total = env.containsKey("BACEN_RETRY_MAX_TOTAL_MS")
-        ? millis(env, "BACEN_RETRY_MAX_TOTAL_MS") : b.retryMaxTotal;
-    wrap("BACEN_RETRY_*_MS", env, () -> b.retry(attempts, initial, max, total));
-    RedisUnavailablePolicy policy = b.redisUnavailable;
-    if (env.containsKey("BACEN_REDIS_UNAVAILABLE")) {
-      String v = env.get("BACEN_REDIS_UNAVAILABLE").trim().toUpperCase(Locale.ROOT);
-      try {
-        policy = RedisUnavailablePolicy.valueOf(v);
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("BACEN_REDIS_UNAVAILABLE must be FAIL_CLOSED or LOCAL_FALLBACK, but was '"
-            + env.get("BACEN_REDIS_UNAVAILABLE") + "'");
-      }
-    }
-    double share = number(env, "BACEN_LOCAL_SHARE", b.localShare);
-    RedisUnavailablePolicy chosen = policy;
-    wrap("BACEN_LOCAL_SHARE", env, () -> b.redisUnavailable(chosen, share));
-    return b.build();
+    return PixEnvironment.read(env);
   }
 
-  private static String required(Map<String, String> env, String name) {
-    String v = env.get(name);
-    if (v == null || v.isBlank()) {
-      throw new IllegalArgumentException(name + " must be set, but was " + (v == null ? "missing" : "blank"));
-    }
-    return v.trim();
-  }
-
-  private static void optional(Map<String, String> env, String name, java.util.function.Consumer<String> use) {
-    String v = env.get(name);
-    if (v == null) {
-      return;
-    }
-    try {
-      use.accept(v.trim());
-    } catch (IllegalArgumentException e) {
-      if (String.valueOf(e.getMessage()).startsWith(name)) {
-        throw e; // already names the variable
-      }
-      String shown = name.equals("REDIS_URL") ? redactRedis(v) : v; // a Redis URL may carry a password
-      throw new IllegalArgumentException(name + " is invalid, was '" + shown + "': " + e.getMessage(), e);
-    }
-  }
-
-  private static double number(Map<String, String> env, String name, double fallback) {
-    String v = env.get(name);
-    if (v == null) {
-      return fallback;
-    }
-    try {
-      return Double.parseDouble(v.trim());
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(name + " must be a number, but was '" + v + "'");
-    }
-  }
-
-  private static Duration millis(Map<String, String> env, String name) {
-    String v = env.get(name);
-    try {
-      return Duration.ofMillis(Long.parseLong(v.trim()));
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(name + " must be a whole number of milliseconds, but was '" + v + "'");
-    }
-  }
-
-  private static void wrap(String name, Map<String, String> env, Runnable r) {
-    try {
-      r.run();
-    } catch (IllegalArgumentException e) {
-      String shown = name.contains("*") ? "" : ", was '" + env.get(name) + "'";
-      throw new IllegalArgumentException(name + " is invalid" + shown + ": " + e.getMessage(), e);
-    }
-  }
-
+  /** The API's base URL; {@code api/v2/...} resolves below its path. */
   public URI baseUrl() {
     return baseUrl;
   }
@@ -245,21 +181,10 @@ public final class PixClientConfig {
   @Override
   public String toString() {
     return "PixClientConfig{baseUrl=" + baseUrl + ", tokenUrl=" + tokenUrl + ", clientId=" + clientId
-        + ", clientSecret=****, redis=" + (redisUrl == null ? "none" : redactRedis(redisUrl)) + ", bucket="
+        + ", clientSecret=****, redis=" + (redisUrl == null ? "none" : RedisUrl.parse(redisUrl)) + ", bucket="
         + bucketName + " (" + bucketCapacity + ", " + bucketRate + "/s), maxWait=" + maxWait + ", callTimeout="
         + callTimeout + ", retry=" + retryMaxAttempts + " attempts within " + retryMaxTotal + ", redisUnavailable="
         + redisUnavailable + "}";
-  }
-
-  /** A Redis URL without its password. */
-  static String redactRedis(String url) {
-    try {
-      URI u = URI.create(url);
-      return u.getScheme() + "://" + (u.getUserInfo() != null ? "****@" : "") + u.getHost()
-          + (u.getPort() > 0 ? ":" + u.getPort() : "");
-    } catch (IllegalArgumentException e) {
-      return "****";
-    }
   }
 
   /** Builds a {@link PixClientConfig}; setters validate at once, {@link #build()} checks what is required. */
@@ -269,36 +194,46 @@ public final class PixClientConfig {
     private String clientId;
     private String clientSecret;
     private String redisUrl;
-    private String bucketName = "pix";
-    private double bucketCapacity = 8;
-    private double bucketRate = 9;
-    private Duration maxWait = Duration.ofSeconds(10);
-    private Duration callTimeout = Duration.ofSeconds(30);
-    private Duration redisTimeout = Duration.ofSeconds(1);
-    private int retryMaxAttempts = 3;
-    private Duration retryInitialBackoff = Duration.ofMillis(200);
-    private Duration retryMaxBackoff = Duration.ofSeconds(5);
-    private Duration retryMaxTotal = Duration.ofSeconds(15);
-    private RedisUnavailablePolicy redisUnavailable = RedisUnavailablePolicy.FAIL_CLOSED;
-    private double localShare = 0.5;
+    private String bucketName = DEFAULT_BUCKET_NAME;
+    double bucketCapacity = DEFAULT_BUCKET_CAPACITY;
+    double bucketRate = DEFAULT_BUCKET_RATE;
+    private Duration maxWait = ThrottlingInterceptor.DEFAULT_MAX_WAIT;
+    private Duration callTimeout = DEFAULT_CALL_TIMEOUT;
+    private Duration redisTimeout = TokenBucketConfig.DEFAULT_REDIS_TIMEOUT;
+    int retryMaxAttempts = DEFAULT_RETRY_MAX_ATTEMPTS;
+    Duration retryInitialBackoff = DEFAULT_RETRY_INITIAL_BACKOFF;
+    Duration retryMaxBackoff = DEFAULT_RETRY_MAX_BACKOFF;
+    Duration retryMaxTotal = DEFAULT_RETRY_MAX_TOTAL;
+    RedisUnavailablePolicy redisUnavailable = RedisUnavailablePolicy.FAIL_CLOSED;
+    double localShare = ThrottlingInterceptor.DEFAULT_LOCAL_SHARE;
     private boolean throttleTokenCalls;
 
     private Builder() {}
 
-    /** The API's base URL, e.g. {@code https://pix.example.com}; paths {@code /api/v2/...} are resolved on it. */
+    /**
+     * The API's base URL, e.g. {@code https://pix.example.com} or {@code https://gw.example.com/pix}: calls go to
+     * {@code api/v2/...} below its path.
+     */
     public Builder baseUrl(URI baseUrl) {
-      Objects.requireNonNull(baseUrl, "baseUrl cannot be null");
-      if (!"http".equals(baseUrl.getScheme()) && !"https".equals(baseUrl.getScheme())) {
-        throw new IllegalArgumentException("baseUrl must be http or https, but was '" + baseUrl + "'");
-      }
-      this.baseUrl = baseUrl;
+      this.baseUrl = httpUrl("baseUrl", baseUrl);
       return this;
     }
 
-    /** The OAuth2 token endpoint; default base URL + {@code /oauth/token}. */
+    /** The OAuth2 token endpoint; default {@code oauth/token} below the base URL's path. */
     public Builder tokenUrl(URI tokenUrl) {
-      this.tokenUrl = Objects.requireNonNull(tokenUrl, "tokenUrl cannot be null");
+      this.tokenUrl = httpUrl("tokenUrl", tokenUrl);
       return this;
+    }
+
+    private static URI httpUrl(String field, URI url) {
+      Objects.requireNonNull(url, field + " cannot be null");
+      if (!"http".equals(url.getScheme()) && !"https".equals(url.getScheme())) {
+        throw new IllegalArgumentException(field + " must be http or https, but was '" + url + "'");
+      }
+      if (url.getHost() == null) {
+        throw new IllegalArgumentException(field + " has no host: '" + url + "'");
+      }
+      return url;
     }
 
     /** OAuth2 client credentials: the integrator's client id and secret. */
@@ -314,18 +249,17 @@ public final class PixClientConfig {
 
     /** Redis for the shared bucket, used when the client is created without a RedissonClient. */
     public Builder redisUrl(String redisUrl) {
-      Checks.notBlank("redisUrl", redisUrl);
-      if (!redisUrl.startsWith("redis://") && !redisUrl.startsWith("rediss://")) {
-        throw new IllegalArgumentException("redisUrl must start with redis:// or rediss://, but was '"
-            + redactRedis(redisUrl) + "'");
-      }
-      this.redisUrl = redisUrl;
+      RedisUrl.parse(redisUrl);
+      this.redisUrl = redisUrl.trim();
       return this;
     }
 
-    /** The shared bucket's name; every replica of one integrator must use the same. Default {@code pix}. */
+    /**
+     * The shared bucket's name; every replica of one integrator must use the same. Default {@value
+     * #DEFAULT_BUCKET_NAME}; no '{' or '}' (the key's cluster hash tag).
+     */
     public Builder bucketName(String name) {
-      this.bucketName = Checks.notBlank("bucketName", name);
+      this.bucketName = TokenBucketConfig.custom(Checks.notBlank("bucketName", name)).limit(1, 1).build().name();
       return this;
     }
 
@@ -363,7 +297,6 @@ public final class PixClientConfig {
       if (maxAttempts < 1 || maxAttempts > 20) {
         throw new IllegalArgumentException("maxAttempts must be within 1..20, but was " + maxAttempts);
       }
-      this.retryMaxAttempts = maxAttempts;
       this.retryInitialBackoff = Checks.positive("initialBackoff", initialBackoff);
       this.retryMaxBackoff = Checks.positive("maxBackoff", maxBackoff);
       this.retryMaxTotal = Checks.positive("maxTotal", maxTotal);
@@ -371,16 +304,17 @@ public final class PixClientConfig {
         throw new IllegalArgumentException("maxBackoff must be >= initialBackoff " + initialBackoff + ", but was "
             + maxBackoff);
       }
+      this.retryMaxAttempts = maxAttempts;
       return this;
     }
 
-    /** What to do while Redis is unavailable, and the local share for LOCAL_FALLBACK; default FAIL_CLOSED. */
+    /**
+     * What to do while Redis is unavailable, and the local share for LOCAL_FALLBACK; default FAIL_CLOSED and
+     * {@value ThrottlingInterceptor#DEFAULT_LOCAL_SHARE}.
+     */
     public Builder redisUnavailable(RedisUnavailablePolicy policy, double localShare) {
       this.redisUnavailable = Objects.requireNonNull(policy, "policy cannot be null");
-      if (!(localShare > 0) || localShare > 1) {
-        throw new IllegalArgumentException("localShare must be > 0 and <= 1, but was " + localShare);
-      }
-      this.localShare = localShare;
+      this.localShare = Checks.share("localShare", localShare);
       return this;
     }
 

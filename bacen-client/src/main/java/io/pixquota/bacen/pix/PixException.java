@@ -1,5 +1,8 @@
 package io.pixquota.bacen.pix;
 
+import java.time.Duration;
+import java.util.Optional;
+
 /**
  * Base of the PIX client's unchecked exceptions. Messages carry the HTTP status, the problem type and the
  * correlationId the provider sent, never a bearer token, a client secret or a whole id.
@@ -9,12 +12,19 @@ public abstract class PixException extends RuntimeException {
   private final int status;
   private final String problemType;
   private final String correlationId;
+  private final Duration retryAfter;
 
   PixException(String message, int status, String problemType, String correlationId, Throwable cause) {
+    this(message, status, problemType, correlationId, null, cause);
+  }
+
+  PixException(String message, int status, String problemType, String correlationId, Duration retryAfter,
+      Throwable cause) {
     super(message + describe(status, problemType, correlationId), cause);
     this.status = status;
     this.problemType = problemType;
     this.correlationId = correlationId;
+    this.retryAfter = retryAfter;
   }
 
   private static String describe(int status, String type, String correlationId) {
@@ -45,5 +55,10 @@ public abstract class PixException extends RuntimeException {
   /** The provider's correlationId, or null: quote it to the provider's support. */
   public String correlationId() {
     return correlationId;
+  }
+
+  /** The provider's Retry-After, rounded up to whole seconds, when it sent a valid one (DICT sends none). */
+  public Optional<Duration> retryAfter() {
+    return Optional.ofNullable(retryAfter);
   }
 }

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.pixquota.bacen.Limit;
+import io.pixquota.bacen.internal.LocalTokenBucket;
 import io.pixquota.mock.MockBacen;
 import io.pixquota.mock.MockConfig;
 import io.pixquota.testing.RedisExtension;
@@ -11,6 +13,8 @@ import io.pixquota.testing.TestRedis;
 import java.math.BigDecimal;
 import java.net.URI;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -89,8 +93,8 @@ class PixClientAgainstMockBacenTest {
   @Test
   void wrongCredentialsAreAccessDeniedAndNeverShowTheSecret() {
     try (PixClient wrong = PixClient.builder(PixClientConfig.builder().baseUrl(mock.url())
-        .credentials("demo", "not-the-secret").build()).tokenBucket(new io.pixquota.bacen.internal.LocalTokenBucket(
-            "local", java.util.List.of(io.pixquota.bacen.Limit.of(5, 5)), System::nanoTime)).build()) {
+        .credentials("demo", "not-the-secret").build()).tokenBucket(new LocalTokenBucket(
+            "local", List.of(Limit.of(5, 5)), System::nanoTime)).build()) {
       assertThatThrownBy(() -> wrong.getPix(E2E)).isInstanceOfSatisfying(PixAccessDeniedException.class, e -> {
         assertThat(e.status()).isEqualTo(401);
         assertThat(e.getMessage()).doesNotContain("not-the-secret");
@@ -123,7 +127,7 @@ class PixClientAgainstMockBacenTest {
     assertThat(elapsed).as("20 calls through burst 8, 9/s take at least (20 - 8) / 9 s")
         .isGreaterThanOrEqualTo((20 - 8) / 9.0 - 0.01);
     assertThat(registry.get("bacen.throttle.wait").timer().count()).isEqualTo(20);
-    assertThat(registry.get("bacen.throttle.wait").timer().totalTime(java.util.concurrent.TimeUnit.MILLISECONDS))
+    assertThat(registry.get("bacen.throttle.wait").timer().totalTime(TimeUnit.MILLISECONDS))
         .isGreaterThan(100);
     assertThat(mock.stats("demo", false).get("refused")).isEqualTo(0L);
   }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.pixquota.bacen.RedisUnavailablePolicy;
+import java.net.URI;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -70,6 +71,22 @@ class PixClientConfigTest {
     assertThatThrownBy(() -> PixClientConfig.fromEnvironment(env("REDIS_URL", "http://user:pw@r")))
         .hasMessageStartingWith("REDIS_URL is invalid").hasMessageNotContaining("pw@");
     assertThatThrownBy(() -> PixClientConfig.fromEnvironment(env("BACEN_BASE_URL", "ftp://x")))
-        .hasMessage("baseUrl must be http or https, but was 'ftp://x'");
+        .hasMessage("BACEN_BASE_URL is invalid, was 'ftp://x': baseUrl must be http or https, but was 'ftp://x'");
+  }
+
+  @Test
+  void aPathInTheBaseUrlIsKeptForTheApiAndTheToken() {
+    PixClientConfig c = PixClientConfig.fromEnvironment(env("BACEN_BASE_URL", "https://gw.example.com/pix"));
+    assertThat(c.tokenUrl().toString()).isEqualTo("https://gw.example.com/pix/oauth/token");
+    assertThat(PixClientConfig.directory(c.baseUrl()).resolve("api/v2/pix/x").toString())
+        .isEqualTo("https://gw.example.com/pix/api/v2/pix/x");
+    assertThat(PixClientConfig.directory(URI.create("https://h")).resolve("api/v2/pix/x").toString())
+        .isEqualTo("https://h/api/v2/pix/x");
+  }
+
+  @Test
+  void theRedisUrlsDatabaseIsReadAndItsPasswordNeverShown() {
+    PixClientConfig c = PixClientConfig.fromEnvironment(env("REDIS_URL", "redis://app:pa55@r:6380/3"));
+    assertThat(c.toString()).contains("redis=redis://****@r:6380/3").doesNotContain("pa55");
   }
 }

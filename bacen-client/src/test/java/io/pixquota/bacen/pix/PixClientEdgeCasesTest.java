@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.pixquota.bacen.FakeTime;
 import io.pixquota.bacen.Limit;
 import io.pixquota.bacen.internal.LocalTokenBucket;
 import java.net.URI;
@@ -29,6 +30,8 @@ import org.junit.jupiter.api.Test;
 /**
  * HTTP edge cases with MockWebServer: retries, Retry-After, malformed answers, timeouts, token refresh. The bucket
  * here is a large in-memory one so that only the HTTP behaviour is under test (the Redis bucket has its own tests).
+ * The retry's waits and the token's lifetime run on a fake clock: a 1 s Retry-After is asserted as a 1 s wait, not
+ * slept. OkHttp's own call timeout is real.
  */
 class PixClientEdgeCasesTest {
   private static final String E2E = "E12345678202611301200ABCDEFGHIJK";
@@ -45,6 +48,7 @@ class PixClientEdgeCasesTest {
   private volatile long tokenLifetimeSeconds = 3600;
   private volatile long tokenDelayMs;
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+  private final FakeTime time = FakeTime.autoAdvancing(1_800_000_000);
 
   @BeforeEach
   void start() throws Exception {
@@ -86,7 +90,7 @@ class PixClientEdgeCasesTest {
   private PixClient client(PixClientConfig.Builder config) {
     return PixClient.builder(config.baseUrl(URI.create(server.url("/").toString())).credentials("bank", "s3cr3t")
         .build()).tokenBucket(new LocalTokenBucket("local", List.of(Limit.of(1000, 1000)), System::nanoTime))
-        .meterRegistry(registry).build();
+        .meterRegistry(registry).timeSource(time).build();
   }
 
   private PixClient client() {
@@ -111,12 +115,12 @@ class PixClientEdgeCasesTest {
     apiResponses.add(new MockResponse.Builder(problem(429, "LimiteDeRequisicoesExcedido")).setHeader("Retry-After", "1")
         .build());
     try (PixClient client = client()) {
-      long t0 = System.nanoTime();
       assertThat(client.getPix(E2E).endToEndId()).isEqualTo(E2E);
-      assertThat((System.nanoTime() - t0) / 1e6).isGreaterThanOrEqualTo(1000);
     }
+    assertThat(time.sleeps()).as("one wait: the Retry-After, over the backoff of at most 10 ms")
+        .containsExactly(1_000_000_000L);
     assertThat(apiCalls.get()).isEqualTo(2);
-    assertThat(registry.get("bacen.client.retries").counter().count()).isEqualTo(1);
+    assertThat(registry.get("bacen.client.retries").tag("operation", "getPix").counter().count()).isEqualTo(1);
   }
 
   @Test
@@ -131,6 +135,11 @@ class PixClientEdgeCasesTest {
       });
     }
     assertThat(apiCalls.get()).as("3 attempts in all").isEqualTo(3);
+    assertThat(time.sleeps()).as("two backoffs, within 10 ms then within 20 ms").hasSize(2)
+        .satisfies(s -> assertThat(s.get(0)).isBetween(0L, 10_000_000L))
+        .satisfies(s -> assertThat(s.get(1)).isBetween(0L, 20_000_000L));
+    assertThat(registry.get("bacen.client.requests").tag("status", "429").tag("outcome", "rate_limited").timer()
+        .count()).isEqualTo(1);
   }
 
   @Test
@@ -138,12 +147,12 @@ class PixClientEdgeCasesTest {
     apiResponses.add(new MockResponse.Builder(problem(429, "LimiteDeRequisicoesExcedido"))
         .setHeader("Retry-After", "3600").build());
     try (PixClient client = client()) {
-      long t0 = System.nanoTime();
       assertThatThrownBy(() -> client.getPix(E2E)).isInstanceOfSatisfying(PixRateLimitedException.class,
           e -> assertThat(e.retryAfter()).hasValue(Duration.ofHours(1)));
-      assertThat((System.nanoTime() - t0) / 1e6).isLessThan(1000);
     }
+    assertThat(time.sleeps()).as("an hour is past the 10 s budget: not waited for at all").isEmpty();
     assertThat(apiCalls.get()).isEqualTo(1);
+    assertThat(registry.get("bacen.client.retries").counter().count()).isZero();
   }
 
   @Test
@@ -170,10 +179,9 @@ class PixClientEdgeCasesTest {
     apiResponses.add(new MockResponse.Builder(problem(503, "ServicoIndisponivel")).setHeader("Retry-After", "1")
         .build());
     try (PixClient client = client()) {
-      long t0 = System.nanoTime();
       assertThat(client.getPix(E2E).endToEndId()).isEqualTo(E2E);
-      assertThat((System.nanoTime() - t0) / 1e6).isGreaterThanOrEqualTo(1000);
     }
+    assertThat(time.sleeps()).containsExactly(1_000_000_000L);
     assertThat(apiCalls.get()).isEqualTo(2);
   }
 
@@ -255,6 +263,8 @@ class PixClientEdgeCasesTest {
       long t0 = System.nanoTime();
       assertThatThrownBy(() -> client.getPix(E2E)).isInstanceOf(PixTransportException.class)
           .hasMessageContaining("timeout");
+      // real time: OkHttp's own watchdog ends each attempt after 300 ms; a server that held the call for its 2 s
+      // would show here
       assertThat((System.nanoTime() - t0) / 1e6).isBetween(550.0, 1500.0);
     }
     assertThat(apiCalls.get()).isEqualTo(2);
@@ -279,7 +289,10 @@ class PixClientEdgeCasesTest {
         f.get(10, TimeUnit.SECONDS);
       }
       assertThat(tokenFetches.get()).as("one fetch for 16 concurrent callers").isEqualTo(1);
-      Thread.sleep(1100);
+      time.advanceMillis(999);
+      client.getPix(E2E);
+      assertThat(tokenFetches.get()).as("still fresh after 999 ms").isEqualTo(1);
+      time.advanceMillis(1);
       client.getPix(E2E);
       pool.shutdownNow();
     }

@@ -2,8 +2,6 @@ package io.pixquota.bacen.plan;
 
 import io.pixquota.bacen.Acquisition;
 import io.pixquota.bacen.Limit;
-import io.pixquota.bacen.ProviderPolicy;
-import io.pixquota.bacen.QuotaPlan;
 import io.pixquota.bacen.internal.LocalTokenBucket;
 import java.time.Duration;
 import java.util.ArrayDeque;

@@ -4,9 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
-import io.pixquota.bacen.ProviderPolicy;
-import io.pixquota.bacen.QuotaPlan;
-import io.pixquota.bacen.QuotaPlanner;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

@@ -5,9 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.pixquota.bacen.ProviderPolicy;
-import io.pixquota.bacen.QuotaPlan;
-import io.pixquota.bacen.QuotaPlanner;
 import io.pixquota.bacen.pix.PixClient;
 import io.pixquota.bacen.pix.PixClientConfig;
 import io.pixquota.bacen.pix.PixNotFoundException;

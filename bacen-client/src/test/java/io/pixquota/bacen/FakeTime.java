@@ -1,0 +1,146 @@
+package io.pixquota.bacen;
+
+import io.pixquota.bacen.internal.TimeSource;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongConsumer;
+
+/**
+ * A clock the test moves by hand, for everything the SDK times: its monotonic reading is nanoseconds since the epoch,
+ * so the same value serves as a bucket's client clock ({@link #clock()}), as a Redis server's wall clock
+ * ({@link #onChange}) and as the interceptor's and retry's {@link TimeSource}. Nothing sleeps for real:
+ * <ul>
+ *   <li>{@link #autoAdvancing} time moves by exactly what a caller sleeps, at once, and every sleep is logged
+ *       ({@link #sleeps()}): for one caller at a time;</li>
+ *   <li>{@link #manual} time moves only when the test says, and sleepers wait for it ({@link #awaitSleepers}): for a
+ *       test that interrupts or cancels a waiter.</li>
+ * </ul>
+ */
+public final class FakeTime implements TimeSource {
+  private final boolean autoAdvance;
+  private final List<Long> sleeps = new ArrayList<>();
+  private final List<LongConsumer> listeners = new ArrayList<>();
+  private long nanos;
+  private int sleepers;
+
+  private FakeTime(double epochSeconds, boolean autoAdvance) {
+    this.nanos = (long) (epochSeconds * 1e9);
+    this.autoAdvance = autoAdvance;
+  }
+
+  /** Sleeps advance the time by what they ask. */
+  public static FakeTime autoAdvancing(double epochSeconds) {
+    return new FakeTime(epochSeconds, true);
+  }
+
+  /** Sleeps wait until the test advances the time past their end. */
+  public static FakeTime manual(double epochSeconds) {
+    return new FakeTime(epochSeconds, false);
+  }
+
+  @Override
+  public synchronized long nanoTime() {
+    return nanos;
+  }
+
+  public synchronized long micros() {
+    return Math.floorDiv(nanos, 1000);
+  }
+
+  @Override
+  public Instant now() {
+    return Instant.EPOCH.plusNanos(nanoTime());
+  }
+
+  @Override
+  public synchronized void sleepNanos(long n) throws InterruptedException {
+    if (Thread.interrupted()) {
+      throw new InterruptedException();
+    }
+    sleeps.add(n);
+    long until = nanos + n;
+    if (autoAdvance) {
+      setNanos(until);
+      return;
+    }
+    sleepers++;
+    notifyAll();
+    try {
+      while (nanos < until) {
+        wait();
+      }
+    } finally {
+      sleepers--;
+    }
+  }
+
+  /** Every sleep asked for so far, in nanoseconds, in order; then forgets them. */
+  public synchronized List<Long> sleeps() {
+    List<Long> copy = List.copyOf(sleeps);
+    sleeps.clear();
+    return copy;
+  }
+
+  public synchronized void advance(Duration d) {
+    setNanos(nanos + d.toNanos());
+  }
+
+  public void advanceMillis(long millis) {
+    advance(Duration.ofMillis(millis));
+  }
+
+  /** Sets the time, forwards or backwards (a replica whose clock is late, a failover to a node that is behind). */
+  public void setSeconds(double epochSeconds) {
+    setNanos((long) (epochSeconds * 1e9));
+  }
+
+  private synchronized void setNanos(long value) {
+    nanos = value;
+    listeners.forEach(l -> l.accept(Math.floorDiv(value, 1000)));
+    notifyAll();
+  }
+
+  /** Calls {@code listener} with the time in microseconds now and at every change. */
+  public synchronized void onChange(LongConsumer listener) {
+    listeners.add(listener);
+    listener.accept(micros());
+  }
+
+  /** Waits (really, at most 10 s) until {@code count} threads sleep on this clock. */
+  public synchronized void awaitSleepers(int count) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (sleepers < count) {
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        throw new AssertionError(sleepers + " threads sleep on the fake clock, expected " + count);
+      }
+      TimeUnit.NANOSECONDS.timedWait(this, left);
+    }
+  }
+
+  /** The same time as a {@link Clock}, for a bucket's client clock. */
+  public Clock clock() {
+    return new Clock() {
+      @Override
+      public Instant instant() {
+        return now();
+      }
+
+      @Override
+      public ZoneId getZone() {
+        return ZoneOffset.UTC;
+      }
+
+      @Override
+      public Clock withZone(ZoneId zone) {
+        throw new UnsupportedOperationException();
+      }
+    };
+  }
+}

@@ -1,0 +1,39 @@
+package io.pixquota.bacen;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.pixquota.bacen.internal.FallbackTokenBucket;
+import io.pixquota.bacen.internal.RedisUrl;
+import io.pixquota.harness.FreePorts;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.redisson.api.RedissonClient;
+
+/**
+ * The contract for the LOCAL_FALLBACK decorator while Redis does not answer (nothing listens on its port), with a
+ * local share of 1: the local bucket must keep every promise of the shared one.
+ */
+class FallbackTokenBucketWhileRedisIsDownTest extends TokenBucketContract {
+  private final RecordingListener listener = new RecordingListener();
+  private RedissonClient redisson;
+
+  @AfterEach
+  void fellBackOnceAndStayed() {
+    redisson.shutdown();
+    List<String> events = listener.events();
+    assertThat(events).as("store errors and switches: into the fallback, never out").noneMatch(e -> e.endsWith("false"));
+    if (!events.isEmpty()) {
+      assertThat(events.subList(0, 2)).containsExactly("failed pix", "fallback pix true");
+    }
+  }
+
+  @Override
+  TokenBucket bucket(String name, List<Limit> limits) {
+    redisson = RedisUrl.parse("redis://127.0.0.1:" + FreePorts.pick()).newRedisson(Duration.ofMillis(500));
+    TokenBucketConfig.Builder config = TokenBucketConfig.custom(name).clientClock(time.clock());
+    limits.forEach(config::limit);
+    return new FallbackTokenBucket(RedisTokenBucket.create(redisson, config.build(), time), 1, Duration.ofHours(1),
+        time, listener);
+  }
+}

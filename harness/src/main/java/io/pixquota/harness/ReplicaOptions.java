@@ -1,0 +1,59 @@
+package io.pixquota.harness;
+
+import java.net.URI;
+import picocli.CommandLine.Option;
+
+/**
+ * The options every replica process takes, whoever starts it (the demo's {@code replica}, the benchmarks'
+ * {@code peer-replica}): where the provider and Redis are, the integrator, the bucket. A picocli {@code @Mixin}.
+ */
+public final class ReplicaOptions {
+  @Option(names = "--bacen-url", required = true, description = "Base URL of the provider (mock BACEN).")
+  public URI bacenUrl;
+
+  @Option(names = "--redis-url", description = "Redis of the shared bucket.")
+  public String redisUrl;
+
+  @Option(names = "--capacity", defaultValue = "8", description = "Bucket burst (default ${DEFAULT-VALUE}).")
+  public double capacity;
+
+  @Option(names = "--rate", defaultValue = "9", description = "Bucket refill per second (default ${DEFAULT-VALUE}).")
+  public double rate;
+
+  @Option(names = "--plan-jitter-ms", defaultValue = "0",
+      description = "Read the provider's policy (GET /policies/pix) and use the QuotaPlanner's settings for this "
+          + "jitter J instead of --capacity and --rate; 0 = off (default ${DEFAULT-VALUE}).")
+  public long planJitterMs;
+
+  @Option(names = "--bucket-name", defaultValue = "pix", description = "Shared bucket name (default ${DEFAULT-VALUE}).")
+  public String bucketName;
+
+  @Option(names = "--replica-id", defaultValue = "1", description = "This replica's number, 1..99 (default ${DEFAULT-VALUE}).")
+  public int replicaId;
+
+  @Option(names = "--client-id", defaultValue = "demo", description = "OAuth2 client id (default ${DEFAULT-VALUE}).")
+  public String clientId;
+
+  @Option(names = "--client-secret", defaultValue = "demo-secret",
+      description = "OAuth2 client secret (default: the mock's demo secret).")
+  public String clientSecret;
+
+  /** {@code r<id>}, as the replica names itself in READY, PROGRESS and RESULT. */
+  public String id() {
+    return "r" + replicaId;
+  }
+
+  /**
+   * Checks what picocli cannot.
+   *
+   * @throws IllegalArgumentException naming the option
+   */
+  public void validate(boolean needsRedis) {
+    if (replicaId < 1 || replicaId > 99) {
+      throw new IllegalArgumentException("--replica-id must be within 1..99, but was " + replicaId);
+    }
+    if (needsRedis && redisUrl == null) {
+      throw new IllegalArgumentException("--redis-url is required here");
+    }
+  }
+}
