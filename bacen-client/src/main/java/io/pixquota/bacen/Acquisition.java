@@ -5,8 +5,8 @@ import java.time.Duration;
 /**
  * The bucket's answer to one {@link TokenBucket#acquire(double, Duration) acquire}.
  *
- * <p>Granted: the caller's slot is booked; it must wait {@link #waitTime()} and then proceed, with no second call to the
- * bucket. Refused: nothing was booked or consumed; {@link #waitTime()} is the wait the call would have needed.
+ * <p>Granted: the caller's slot is booked; it must wait {@link #waitTime()} and then proceed, with no second call to
+ * the bucket. Refused: nothing was booked or consumed; {@link #waitTime()} is the wait the call would have needed.
  *
  * @param granted    whether a slot was booked
  * @param waitTime   time from the decision to the booked slot (or the slot it would have had)

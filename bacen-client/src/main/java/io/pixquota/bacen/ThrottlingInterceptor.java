@@ -43,8 +43,8 @@ import org.slf4j.LoggerFactory;
  * <p>Failures are {@link IOException}s, as OkHttp expects of interceptors: {@link ThrottleRefusedException} when the
  * slot is further than the max wait (the smaller of the configured one and the time left on the call's timeout);
  * {@link BucketUnavailableException} when the bucket cannot be reached and no local fallback takes the call;
- * {@link java.io.InterruptedIOException} when the thread is interrupted or the call cancelled while waiting (the interrupt
- * flag stays set, the request is never sent, and the booked tokens are given back).
+ * {@link java.io.InterruptedIOException} when the thread is interrupted or the call cancelled while waiting (the
+ * interrupt flag stays set, the request is never sent, and the booked tokens are given back).
  *
  * <p><b>Async calls.</b> With {@code enqueue()}, the wait happens on an OkHttp dispatcher thread, which holds one of
  * the dispatcher's slots ({@code maxRequests}, default 64; {@code maxRequestsPerHost}, default 5) while it sleeps.

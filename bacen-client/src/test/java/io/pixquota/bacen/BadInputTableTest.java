@@ -6,13 +6,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.pixquota.bacen.internal.RetryAfter;
 import io.pixquota.bacen.internal.LocalTokenBucket;
 import io.pixquota.bacen.pix.PixClientConfig;
+import io.pixquota.bacen.pix.TestEnv;
 import io.pixquota.bacen.plan.ProviderPolicy;
 import io.pixquota.bacen.plan.QuotaPlanner;
+import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.PatternSyntaxException;
 import java.util.stream.Stream;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -24,13 +26,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * these rows needs Redis or a network), or for headers, how they are read.
  */
 class BadInputTableTest {
-  private static Map<String, String> env(String... pairs) {
-    Map<String, String> env = new HashMap<>(Map.of("BACEN_BASE_URL", "https://pix.example.com",
-        "BACEN_CLIENT_ID", "bank", "BACEN_CLIENT_SECRET", "s3cr3t"));
-    for (int i = 0; i < pairs.length; i += 2) {
-      env.put(pairs[i], pairs[i + 1]);
-    }
-    return env;
+  private static PixClientConfig fromEnv(Map<String, String> env) {
+    return PixClientConfig.fromEnvironment(env);
   }
 
   private static Arguments row(String what, ThrowingCallable call, Class<? extends Throwable> type, String message) {
@@ -92,87 +89,88 @@ class BadInputTableTest {
             Duration.ZERO, 0), IllegalArgumentException.class, "replicas must be >= 1, but was 0"),
         row("plan provider null", () -> QuotaPlanner.plan(null, Duration.ZERO), NullPointerException.class,
             "provider cannot be null"),
-        row("env: base URL missing", () -> PixClientConfig.fromEnvironment(Map.of("BACEN_CLIENT_ID", "a",
-            "BACEN_CLIENT_SECRET", "b")), IllegalArgumentException.class, "BACEN_BASE_URL must be set, but was missing"),
-        row("env: base URL blank", () -> PixClientConfig.fromEnvironment(env("BACEN_BASE_URL", " ")),
+        row("env: base URL missing", () -> fromEnv(Map.of("BACEN_CLIENT_ID", "a",
+            "BACEN_CLIENT_SECRET", "b")), IllegalArgumentException.class,
+            "BACEN_BASE_URL must be set, but was missing"),
+        row("env: base URL blank", () -> fromEnv(TestEnv.with("BACEN_BASE_URL", " ")),
             IllegalArgumentException.class, "BACEN_BASE_URL must be set, but was blank"),
-        row("env: base URL ftp", () -> PixClientConfig.fromEnvironment(env("BACEN_BASE_URL", "ftp://x")),
+        row("env: base URL ftp", () -> fromEnv(TestEnv.with("BACEN_BASE_URL", "ftp://x")),
             IllegalArgumentException.class,
             "BACEN_BASE_URL is invalid, was 'ftp://x': baseUrl must be http or https, but was 'ftp://x'"),
-        row("env: base URL unparsable", () -> PixClientConfig.fromEnvironment(env("BACEN_BASE_URL",
+        row("env: base URL unparsable", () -> fromEnv(TestEnv.with("BACEN_BASE_URL",
             "https://pix example.com")), IllegalArgumentException.class,
             "BACEN_BASE_URL is invalid, was 'https://pix example.com': not a URL (Illegal character in authority)"),
-        row("env: base URL without host", () -> PixClientConfig.fromEnvironment(env("BACEN_BASE_URL", "https:pix")),
+        row("env: base URL without host", () -> fromEnv(TestEnv.with("BACEN_BASE_URL", "https:pix")),
             IllegalArgumentException.class,
             "BACEN_BASE_URL is invalid, was 'https:pix': baseUrl has no host: 'https:pix'"),
-        row("env: token URL ftp", () -> PixClientConfig.fromEnvironment(env("BACEN_TOKEN_URL", "ftp://t")),
+        row("env: token URL ftp", () -> fromEnv(TestEnv.with("BACEN_TOKEN_URL", "ftp://t")),
             IllegalArgumentException.class,
             "BACEN_TOKEN_URL is invalid, was 'ftp://t': tokenUrl must be http or https, but was 'ftp://t'"),
-        row("env: client id blank", () -> PixClientConfig.fromEnvironment(env("BACEN_CLIENT_ID", "")),
+        row("env: client id blank", () -> fromEnv(TestEnv.with("BACEN_CLIENT_ID", "")),
             IllegalArgumentException.class, "BACEN_CLIENT_ID must be set, but was blank"),
-        row("env: capacity text", () -> PixClientConfig.fromEnvironment(env("BACEN_BUCKET_CAPACITY", "ten")),
+        row("env: capacity text", () -> fromEnv(TestEnv.with("BACEN_BUCKET_CAPACITY", "ten")),
             IllegalArgumentException.class, "BACEN_BUCKET_CAPACITY must be a number, but was 'ten'"),
-        row("env: capacity negative", () -> PixClientConfig.fromEnvironment(env("BACEN_BUCKET_CAPACITY", "-3")),
+        row("env: capacity negative", () -> fromEnv(TestEnv.with("BACEN_BUCKET_CAPACITY", "-3")),
             IllegalArgumentException.class,
             "BACEN_BUCKET_CAPACITY is invalid, was '-3': capacity must be positive and finite, but was -3.0"),
-        row("env: rate zero", () -> PixClientConfig.fromEnvironment(env("BACEN_BUCKET_RATE", "0")),
+        row("env: rate zero", () -> fromEnv(TestEnv.with("BACEN_BUCKET_RATE", "0")),
             IllegalArgumentException.class,
             "BACEN_BUCKET_RATE is invalid, was '0': refillPerSecond must be positive and finite, but was 0.0"),
-        row("env: rate NaN", () -> PixClientConfig.fromEnvironment(env("BACEN_BUCKET_RATE", "NaN")),
+        row("env: rate NaN", () -> fromEnv(TestEnv.with("BACEN_BUCKET_RATE", "NaN")),
             IllegalArgumentException.class,
             "BACEN_BUCKET_RATE is invalid, was 'NaN': refillPerSecond must be positive and finite, but was NaN"),
-        row("env: max wait negative", () -> PixClientConfig.fromEnvironment(env("BACEN_MAX_WAIT_MS", "-1")),
+        row("env: max wait negative", () -> fromEnv(TestEnv.with("BACEN_MAX_WAIT_MS", "-1")),
             IllegalArgumentException.class, "BACEN_MAX_WAIT_MS is invalid, was '-1': maxWait must be >= 0, but was "
                 + "PT-0.001S"),
-        row("env: max wait with unit", () -> PixClientConfig.fromEnvironment(env("BACEN_MAX_WAIT_MS", "5s")),
+        row("env: max wait with unit", () -> fromEnv(TestEnv.with("BACEN_MAX_WAIT_MS", "5s")),
             IllegalArgumentException.class, "BACEN_MAX_WAIT_MS must be a whole number of milliseconds, but was '5s'"),
-        row("env: call timeout 0", () -> PixClientConfig.fromEnvironment(env("BACEN_CALL_TIMEOUT_MS", "0")),
+        row("env: call timeout 0", () -> fromEnv(TestEnv.with("BACEN_CALL_TIMEOUT_MS", "0")),
             IllegalArgumentException.class,
             "BACEN_CALL_TIMEOUT_MS is invalid, was '0': callTimeout must be > 0, but was PT0S"),
-        row("env: redis timeout text", () -> PixClientConfig.fromEnvironment(env("BACEN_REDIS_TIMEOUT_MS", "x")),
+        row("env: redis timeout text", () -> fromEnv(TestEnv.with("BACEN_REDIS_TIMEOUT_MS", "x")),
             IllegalArgumentException.class,
             "BACEN_REDIS_TIMEOUT_MS must be a whole number of milliseconds, but was 'x'"),
-        row("env: attempts 0", () -> PixClientConfig.fromEnvironment(env("BACEN_RETRY_MAX_ATTEMPTS", "0")),
+        row("env: attempts 0", () -> fromEnv(TestEnv.with("BACEN_RETRY_MAX_ATTEMPTS", "0")),
             IllegalArgumentException.class,
             "BACEN_RETRY_MAX_ATTEMPTS is invalid, was '0': maxAttempts must be within 1..20, but was 0"),
-        row("env: attempts 2.5", () -> PixClientConfig.fromEnvironment(env("BACEN_RETRY_MAX_ATTEMPTS", "2.5")),
+        row("env: attempts 2.5", () -> fromEnv(TestEnv.with("BACEN_RETRY_MAX_ATTEMPTS", "2.5")),
             IllegalArgumentException.class, "BACEN_RETRY_MAX_ATTEMPTS must be a whole number, but was '2.5'"),
-        row("env: attempts 99", () -> PixClientConfig.fromEnvironment(env("BACEN_RETRY_MAX_ATTEMPTS", "99")),
+        row("env: attempts 99", () -> fromEnv(TestEnv.with("BACEN_RETRY_MAX_ATTEMPTS", "99")),
             IllegalArgumentException.class,
             "BACEN_RETRY_MAX_ATTEMPTS is invalid, was '99': maxAttempts must be within 1..20, but was 99"),
-        row("env: max backoff below initial", () -> PixClientConfig.fromEnvironment(env(
+        row("env: max backoff below initial", () -> fromEnv(TestEnv.with(
             "BACEN_RETRY_INITIAL_BACKOFF_MS", "500", "BACEN_RETRY_MAX_BACKOFF_MS", "100")),
             IllegalArgumentException.class,
             "BACEN_RETRY_*_MS is invalid: maxBackoff must be >= initialBackoff PT0.5S, but was PT0.1S"),
-        row("env: policy unknown", () -> PixClientConfig.fromEnvironment(env("BACEN_REDIS_UNAVAILABLE", "OPEN")),
+        row("env: policy unknown", () -> fromEnv(TestEnv.with("BACEN_REDIS_UNAVAILABLE", "OPEN")),
             IllegalArgumentException.class,
             "BACEN_REDIS_UNAVAILABLE must be FAIL_CLOSED or LOCAL_FALLBACK, but was 'OPEN'"),
-        row("env: local share 0", () -> PixClientConfig.fromEnvironment(env("BACEN_LOCAL_SHARE", "0")),
+        row("env: local share 0", () -> fromEnv(TestEnv.with("BACEN_LOCAL_SHARE", "0")),
             IllegalArgumentException.class,
             "BACEN_LOCAL_SHARE is invalid, was '0': localShare must be > 0 and <= 1, but was 0.0"),
-        row("env: local share 2", () -> PixClientConfig.fromEnvironment(env("BACEN_LOCAL_SHARE", "2")),
+        row("env: local share 2", () -> fromEnv(TestEnv.with("BACEN_LOCAL_SHARE", "2")),
             IllegalArgumentException.class,
             "BACEN_LOCAL_SHARE is invalid, was '2': localShare must be > 0 and <= 1, but was 2.0"),
-        row("env: redis URL http with password", () -> PixClientConfig.fromEnvironment(env("REDIS_URL",
+        row("env: redis URL http with password", () -> fromEnv(TestEnv.with("REDIS_URL",
             "http://u:hunter2@r:6379")), IllegalArgumentException.class,
             "REDIS_URL is invalid, was 'http://****@r:6379': redisUrl must start with redis:// or rediss://, but "
                 + "was 'http://****@r:6379'"),
-        row("env: redis URL database not a number", () -> PixClientConfig.fromEnvironment(env("REDIS_URL",
+        row("env: redis URL database not a number", () -> fromEnv(TestEnv.with("REDIS_URL",
             "redis://:pw@r:6379/x")), IllegalArgumentException.class,
             "REDIS_URL is invalid, was 'redis://****@r:6379/x': redisUrl's database must be a whole number >= 0, but "
                 + "was 'x' in 'redis://****@r:6379/x'"),
-        row("env: redis URL without host", () -> PixClientConfig.fromEnvironment(env("REDIS_URL", "redis:///0")),
+        row("env: redis URL without host", () -> fromEnv(TestEnv.with("REDIS_URL", "redis:///0")),
             IllegalArgumentException.class, "REDIS_URL is invalid, was 'redis:///0': redisUrl has no host: "
                 + "'redis:///0'"),
-        row("env: bucket name with braces", () -> PixClientConfig.fromEnvironment(env("BACEN_BUCKET_NAME", "a{b}")),
+        row("env: bucket name with braces", () -> fromEnv(TestEnv.with("BACEN_BUCKET_NAME", "a{b}")),
             IllegalArgumentException.class, "BACEN_BUCKET_NAME is invalid, was 'a{b}': name must not contain '{' or "
                 + "'}', but was 'a{b}'"),
-        row("env: bucket name blank", () -> PixClientConfig.fromEnvironment(env("BACEN_BUCKET_NAME", " ")),
+        row("env: bucket name blank", () -> fromEnv(TestEnv.with("BACEN_BUCKET_NAME", " ")),
             IllegalArgumentException.class, "BACEN_BUCKET_NAME is invalid, was ' ': bucketName must not be blank, "
                 + "but was ''"),
         row("config: no base URL", () -> PixClientConfig.builder().credentials("a", "b").build(),
             IllegalStateException.class, "baseUrl is required"),
-        row("config: no credentials", () -> PixClientConfig.builder().baseUrl(java.net.URI.create("https://x"))
+        row("config: no credentials", () -> PixClientConfig.builder().baseUrl(URI.create("https://x"))
             .build(), IllegalStateException.class, "credentials are required"),
         row("config: secret blank", () -> PixClientConfig.builder().credentials("a", " "),
             IllegalArgumentException.class, "clientSecret must not be blank"),
@@ -192,7 +190,7 @@ class BadInputTableTest {
         row("local bucket without limits", () -> new LocalTokenBucket("x", List.of(), System::nanoTime),
             IllegalArgumentException.class, "bucket 'x' needs at least one limit"),
         row("interceptor: bad path regex", () -> ThrottlingInterceptor.builder(new NoBucket())
-            .rule("GET", "(", new NoBucket(), 1), java.util.regex.PatternSyntaxException.class, null));
+            .rule("GET", "(", new NoBucket(), 1), PatternSyntaxException.class, null));
   }
 
   /** A bucket for builder rows: never called. */

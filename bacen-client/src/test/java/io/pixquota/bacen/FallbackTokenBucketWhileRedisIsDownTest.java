@@ -22,7 +22,8 @@ class FallbackTokenBucketWhileRedisIsDownTest extends TokenBucketContract {
   void fellBackOnceAndStayed() {
     redisson.shutdown();
     List<String> events = listener.events();
-    assertThat(events).as("store errors and switches: into the fallback, never out").noneMatch(e -> e.endsWith("false"));
+    assertThat(events).as("store errors and switches: into the fallback, never out")
+        .noneMatch(e -> e.endsWith("false"));
     if (!events.isEmpty()) {
       assertThat(events.subList(0, 2)).containsExactly("failed pix", "fallback pix true");
     }

@@ -2,7 +2,6 @@ package io.pixquota.bacen;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.within;
 
 import io.pixquota.bacen.pix.PixClient;
 import io.pixquota.bacen.pix.PixClientConfig;
@@ -23,7 +22,9 @@ import org.junit.jupiter.api.Test;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 
-/** Redis faults with a private redis-server, in real time: slow (SIGSTOP), restarted without persistence, down at start. */
+/**
+ * Redis faults with a private redis-server, in real time: slow (SIGSTOP), restarted without persistence, down at start.
+ */
 class RedisFaultsIT {
   private static final String E2E = "E12345678202611301200ABCDEFGHIJK";
 
@@ -43,7 +44,8 @@ class RedisFaultsIT {
             long t0 = System.nanoTime();
             assertThatThrownBy(() -> bucket.acquire(1, Duration.ofSeconds(30)))
                 .isInstanceOf(BucketUnavailableException.class)
-                .hasMessageContaining("Bucket 'slow' is unavailable: Redis did not answer within the timeout (redisTimeout 200 ms)");
+                .hasMessageContaining("Bucket 'slow' is unavailable: Redis did not answer within the timeout "
+                    + "(redisTimeout 200 ms)");
             return (System.nanoTime() - t0) / 1_000_000;
           }));
         }

@@ -15,6 +15,7 @@ import io.pixquota.harness.RespConnection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
@@ -67,7 +68,7 @@ class SecretsNeverLeakTest {
       try (PixClient pix = PixClient.builder(wrong).build()) {
         collect(messages, () -> pix.getPix(E2E));
       }
-      collect(messages, () -> PixClientConfig.fromEnvironment(java.util.Map.of("BACEN_BASE_URL", "https://x",
+      collect(messages, () -> PixClientConfig.fromEnvironment(Map.of("BACEN_BASE_URL", "https://x",
           "BACEN_CLIENT_ID", "bank", "BACEN_CLIENT_SECRET", SECRET, "REDIS_URL", "tcp://:" + REDIS_PASSWORD + "@r")));
     }
     String logText = logs.text();

@@ -79,6 +79,24 @@ class ThrottlingInterceptorTest {
     }
   }
 
+  /** An async call: its status code, or the IOException its callback got. */
+  private static CompletableFuture<Integer> enqueue(Call call) {
+    CompletableFuture<Integer> result = new CompletableFuture<>();
+    call.enqueue(new Callback() {
+      @Override
+      public void onFailure(Call c, IOException e) {
+        result.completeExceptionally(e);
+      }
+
+      @Override
+      public void onResponse(Call c, Response response) {
+        result.complete(response.code());
+        response.close();
+      }
+    });
+    return result;
+  }
+
   /** Arrival times at the server on the fake clock, in ms after {@code t0Nanos}. */
   private ArrivalRecorder arrivalsOnTheFakeClock() {
     ArrivalRecorder recorder = new ArrivalRecorder(i -> new MockResponse.Builder().code(200).body("ok").build(),
@@ -187,24 +205,12 @@ class ThrottlingInterceptorTest {
     RedisTokenBucket bucket = bucket("cancel", 1, 0.5);
     OkHttpClient client = client(throttle(bucket).build());
     assertThat(execute(client, get("/pix"))).isEqualTo(200);
-    CompletableFuture<IOException> failed = new CompletableFuture<>();
     Call call = client.newCall(get("/pix"));
-    call.enqueue(new Callback() {
-      @Override
-      public void onFailure(Call c, IOException e) {
-        failed.complete(e);
-      }
-
-      @Override
-      public void onResponse(Call c, Response response) {
-        response.close();
-        failed.completeExceptionally(new AssertionError("the canceled call was sent"));
-      }
-    });
+    CompletableFuture<Integer> result = enqueue(call);
     time.awaitSleepers(1);
     call.cancel();
     time.advanceMillis(10); // one check interval, a two-hundredth of the way to its slot
-    assertThat(failed.get(10, TimeUnit.SECONDS)).isInstanceOf(InterruptedIOException.class)
+    assertThatThrownBy(() -> result.get(10, TimeUnit.SECONDS)).cause().isInstanceOf(InterruptedIOException.class)
         .hasMessage("call canceled while waiting for its slot; not sent");
     assertThat(server.getRequestCount()).isEqualTo(1);
     assertThat(bucket.acquire(1, Duration.ofSeconds(5)).remaining()).as("its token given back")
@@ -218,20 +224,7 @@ class ThrottlingInterceptorTest {
     List<CompletableFuture<Integer>> results = new ArrayList<>();
     long t0 = time.nanoTime();
     for (int i = 0; i < 5; i++) {
-      CompletableFuture<Integer> f = new CompletableFuture<>();
-      client.newCall(get("/pix")).enqueue(new Callback() {
-        @Override
-        public void onFailure(Call c, IOException e) {
-          f.completeExceptionally(e);
-        }
-
-        @Override
-        public void onResponse(Call c, Response response) {
-          f.complete(response.code());
-          response.close();
-        }
-      });
-      results.add(f);
+      results.add(enqueue(client.newCall(get("/pix"))));
     }
     for (CompletableFuture<Integer> f : results) {
       assertThat(f.get(10, TimeUnit.SECONDS)).isEqualTo(200);

@@ -44,7 +44,8 @@ class TokenBucketConcurrencyTest {
           start.await();
           return second.acquire(1, Duration.ZERO);
         });
-        int winners = (f1.get(10, TimeUnit.SECONDS).granted() ? 1 : 0) + (f2.get(10, TimeUnit.SECONDS).granted() ? 1 : 0);
+        int winners = (f1.get(10, TimeUnit.SECONDS).granted() ? 1 : 0)
+            + (f2.get(10, TimeUnit.SECONDS).granted() ? 1 : 0);
         assertThat(winners).as("round %d", round).isEqualTo(1);
       }
     } finally {

@@ -13,7 +13,8 @@ import picocli.CommandLine.Option;
 @Command(name = "bacen-mock", mixinStandardHelpOptions = true, version = "bacen-mock 0.1.0-SNAPSHOT",
     description = "A mock BACEN (API Pix) that enforces its own quota per integrator and audits its callers.")
 public final class MockMain implements Callable<Integer> {
-  @Option(names = "--port", defaultValue = "8080", description = "API port; 0 for a free one (default ${DEFAULT-VALUE}).")
+  @Option(names = "--port", defaultValue = "8080",
+      description = "API port; 0 for a free one (default ${DEFAULT-VALUE}).")
   int port;
 
   @Option(names = "--bind", defaultValue = "127.0.0.1",
@@ -44,13 +45,16 @@ public final class MockMain implements Callable<Integer> {
       description = "An accepted integrator (repeatable). None: demo=demo-secret.")
   Map<String, String> integrators = new LinkedHashMap<>();
 
-  @Option(names = "--token-ttl-seconds", defaultValue = "3600", description = "Bearer token lifetime (default ${DEFAULT-VALUE}).")
+  @Option(names = "--token-ttl-seconds", defaultValue = "3600",
+      description = "Bearer token lifetime (default ${DEFAULT-VALUE}).")
   long tokenTtl;
 
-  @Option(names = "--latency-ms", defaultValue = "0", description = "Delay before each quota decision (default ${DEFAULT-VALUE}).")
+  @Option(names = "--latency-ms", defaultValue = "0",
+      description = "Delay before each quota decision (default ${DEFAULT-VALUE}).")
   long latencyMs;
 
-  @Option(names = "--jitter-ms", defaultValue = "0", description = "Extra random delay in [0, N] ms (default ${DEFAULT-VALUE}).")
+  @Option(names = "--jitter-ms", defaultValue = "0",
+      description = "Extra random delay in [0, N] ms (default ${DEFAULT-VALUE}).")
   long jitterMs;
 
   @Option(names = "--no-retry-after", description = "Leave Retry-After out of 429s, as the real DICT does.")

@@ -48,7 +48,8 @@ public record QuotaPolicy(Kind kind, long limit, double refillTokens, long perio
   @Override
   public String toString() {
     return kind == Kind.BUCKET
-        ? String.format(Locale.ROOT, "token bucket: capacity %d, %s tokens per %d ms", limit, refillTokens, periodMillis)
+        ? String.format(Locale.ROOT, "token bucket: capacity %d, %s tokens per %d ms", limit, refillTokens,
+            periodMillis)
         : String.format(Locale.ROOT, "%s window: %d per %d ms", kind.name().toLowerCase(Locale.ROOT), limit,
             periodMillis);
   }

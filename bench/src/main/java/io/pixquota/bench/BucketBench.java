@@ -30,19 +30,23 @@ import picocli.CommandLine.Option;
 final class BucketBench implements Callable<Integer> {
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  @Option(names = "--samples", defaultValue = "5000", description = "Latency samples of each kind (default ${DEFAULT-VALUE}).")
+  @Option(names = "--samples", defaultValue = "5000",
+      description = "Latency samples of each kind (default ${DEFAULT-VALUE}).")
   int samples;
 
-  @Option(names = "--rate", defaultValue = "20", description = "Bucket refill per second in the overload phase (default ${DEFAULT-VALUE}).")
+  @Option(names = "--rate", defaultValue = "20",
+      description = "Bucket refill per second in the overload phase (default ${DEFAULT-VALUE}).")
   double rate;
 
-  @Option(names = "--capacity", defaultValue = "8", description = "Bucket capacity in the overload phase (default ${DEFAULT-VALUE}).")
+  @Option(names = "--capacity", defaultValue = "8",
+      description = "Bucket capacity in the overload phase (default ${DEFAULT-VALUE}).")
   double capacity;
 
   @Option(names = "--overload", defaultValue = "4", description = "Demand divided by rate (default ${DEFAULT-VALUE}).")
   double overload;
 
-  @Option(names = "--seconds", defaultValue = "6", description = "How long each process generates demand (default ${DEFAULT-VALUE}).")
+  @Option(names = "--seconds", defaultValue = "6",
+      description = "How long each process generates demand (default ${DEFAULT-VALUE}).")
   double seconds;
 
   @Option(names = "--threads", defaultValue = "16", description = "Threads per process (default ${DEFAULT-VALUE}).")

@@ -8,10 +8,10 @@ import java.util.Map;
 final class BurstChart {
   private BurstChart() {}
 
-  static String svg(Map<PeersBench.Setting, PeersBench.Phase> bursts, int n, double capacity, double rate,
+  static String svg(Map<PeersBench.Setting, PeersFigures.Phase> bursts, int n, double capacity, double rate,
       QuotaPolicy policy, double providerRate) {
     double maxSeconds = 5;
-    for (PeersBench.Phase p : bursts.values()) {
+    for (PeersFigures.Phase p : bursts.values()) {
       for (long[] e : p.events()) {
         maxSeconds = Math.max(maxSeconds, Math.ceil((e[0] - p.startNanos()) / 1e9));
       }
@@ -36,9 +36,9 @@ final class BurstChart {
           height - 25, sec));
     }
     int i = 0;
-    for (Map.Entry<PeersBench.Setting, PeersBench.Phase> entry : bursts.entrySet()) {
+    for (Map.Entry<PeersBench.Setting, PeersFigures.Phase> entry : bursts.entrySet()) {
       PeersBench.Setting setting = entry.getKey();
-      PeersBench.Phase p = entry.getValue();
+      PeersFigures.Phase p = entry.getValue();
       double y = top + lane * i + lane / 2.0;
       long served = p.events().stream().filter(e -> e[1] != 429).count();
       s.append(String.format(Locale.ROOT, "<text x=\"10\" y=\"%.1f\">%s</text>%n", y + 4,

@@ -62,7 +62,8 @@ final class LoadBench implements Callable<Integer> {
       System.out.printf(Locale.ROOT, "bench load: %d replicas x %d threads for %d s, bucket 8 + 9/s, max wait %d ms; "
           + "mock 10 + 10/s; %d cores%n%n", replicas, threads, seconds, maxWaitMs,
           Runtime.getRuntime().availableProcessors());
-      System.out.println("| calls offered | offered per second / bucket rate | admitted | refused by our bucket (typed) "
+      System.out.println("| calls offered | offered per second / bucket rate | admitted "
+          + "| refused by our bucket (typed) "
           + "| provider 429 | provider: most accepted in any 1 s (its own bound: 10 + 10) |");
       System.out.println("|---|---|---|---|---|---|");
       System.out.printf(Locale.ROOT, "| %d | %.1f | %d | %d | %s | %s |%n%n", offered, offered / (double) seconds / 9,

@@ -66,8 +66,8 @@ final class PeerReplica implements Callable<Integer> {
     HttpClient jdk = HttpClient.newHttpClient();
     String token = token(jdk);
     QuotaPlan plan = null;
-    double capacity = options.capacity;
-    double rate = options.rate;
+    double capacity = options.bucket.capacity;
+    double rate = options.bucket.rate;
     if (options.planJitterMs > 0) {
       plan = QuotaPlanner.plan(policy(jdk, token), Duration.ofMillis(options.planJitterMs));
       capacity = plan.capacity();
@@ -174,6 +174,7 @@ final class PeerReplica implements Callable<Integer> {
       calls.addAll(f.get());
     }
     pool.shutdown();
+    pool.awaitTermination(5, TimeUnit.SECONDS); // so that the JVM's thread count after the run is not inflated
     Map<String, Object> result = new LinkedHashMap<>();
     result.put("replica", options.replicaId);
     result.put("startNanos", startNanos);

@@ -1,6 +1,13 @@
 package io.pixquota.bench;
 
+import static io.pixquota.bench.PeersFigures.inOrderShare;
+import static io.pixquota.bench.PeersFigures.lastAnswer;
+import static io.pixquota.bench.PeersFigures.perAdmitted;
+import static io.pixquota.bench.PeersFigures.span;
+
 import com.fasterxml.jackson.databind.JsonNode;
+import io.pixquota.bench.PeersFigures.Phase;
+import io.pixquota.harness.BucketOptions;
 import io.pixquota.harness.CommandCounter;
 import io.pixquota.harness.PrivateRedisServer;
 import io.pixquota.harness.Sleep;
@@ -19,10 +26,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -41,13 +48,11 @@ final class PeersBench implements Callable<Integer> {
       description = "Length of each saturation run, cold and warm (default ${DEFAULT-VALUE}).")
   int seconds;
 
-  @Option(names = "--capacity", defaultValue = "8", description = "Every limiter's burst (default ${DEFAULT-VALUE}).")
-  double capacity;
+  @Mixin
+  BucketOptions bucket;
 
-  @Option(names = "--rate", defaultValue = "9", description = "Every limiter's rate per second (default ${DEFAULT-VALUE}).")
-  double rate;
-
-  @Option(names = "--calls", defaultValue = "20", description = "Calls per replica in a burst (default ${DEFAULT-VALUE}).")
+  @Option(names = "--calls", defaultValue = "20",
+      description = "Calls per replica in a burst (default ${DEFAULT-VALUE}).")
   int calls;
 
   @Option(names = "--threads", defaultValue = "8",
@@ -93,9 +98,6 @@ final class PeersBench implements Callable<Integer> {
   /** One row: a limiter with its settings. */
   record Setting(String label, Limiter limiter, List<String> args, boolean planner) {}
 
-  /** What one workload produced: per-call records, the provider's audit, and the Redis commands counted. */
-  record Phase(long startNanos, List<long[]> calls, List<long[]> events, long accepted, long refused, long errors,
-      long commands, long pings) {}
 
   @Override
   public Integer call() throws Exception {
@@ -109,8 +111,8 @@ final class PeersBench implements Callable<Integer> {
     }
     List<Setting> settings = new ArrayList<>();
     for (Limiter l : limiters) {
-      settings.add(new Setting(l.label() + " " + fmt(capacity) + " / " + fmt(rate), l,
-          List.of("--capacity", fmt(capacity), "--rate", fmt(rate)), false));
+      settings.add(new Setting(l.label() + " " + fmt(bucket.capacity) + " / " + fmt(bucket.rate), l,
+          List.of("--capacity", fmt(bucket.capacity), "--rate", fmt(bucket.rate)), false));
     }
     if (limiters.contains(Limiter.OURS)) {
       settings.add(new Setting("ours, planner (J = " + planJitterMs + " ms)", Limiter.OURS,
@@ -124,7 +126,7 @@ final class PeersBench implements Callable<Integer> {
       out.append(String.format(Locale.ROOT, "bench peers, %s, %d cores; mock BACEN token bucket %d + %s/s; every "
           + "limiter at burst %s, %s/s unless noted; %d runs; child processes log to %s%n%n",
           LocalDate.now(ZoneOffset.UTC), Runtime.getRuntime().availableProcessors(), policy.limit(), fmt(providerRate),
-          fmt(capacity), fmt(rate), runs, childLog));
+          fmt(bucket.capacity), fmt(bucket.rate), runs, childLog));
       for (Setting s : settings) {
         out.append("- `").append(s.label()).append("`: ").append(s.planner()
             ? "our SDK with QuotaPlanner.plan(GET /policies/pix, J)" : s.limiter().description).append('\n');
@@ -165,18 +167,18 @@ final class PeersBench implements Callable<Integer> {
           Thread.sleep(2500); // every bucket and window full again
           Phase warm = phase(reps, mock, redis, "burst", calls, 0);
           Thread.sleep(2500);
-          long interval = Math.max(1, Math.round(1000 / (fairOverload * rate)));
+          long interval = Math.max(1, Math.round(1000 / (fairOverload * bucket.rate)));
           Phase fair = phase(reps, mock, redis, "paced", fairCalls, interval);
           if (run == 1) {
             firstCold.put(s, cold);
           }
           double ideal = idealSeconds(s, n, policy, providerRate);
           rows.computeIfAbsent(s, k -> new ArrayList<>()).add(new double[] {
-              cold.accepted, cold.refused, span(cold) / ideal, lastAnswer(cold), perAdmitted(cold), cold.errors,
-              warm.accepted, warm.refused, span(warm) / ideal, lastAnswer(warm), perAdmitted(warm), warm.errors,
-              inOrderShare(fair), fair.pings + cold.pings + warm.pings});
+              cold.accepted(), cold.refused(), span(cold) / ideal, lastAnswer(cold), perAdmitted(cold), cold.errors(),
+              warm.accepted(), warm.refused(), span(warm) / ideal, lastAnswer(warm), perAdmitted(warm), warm.errors(),
+              inOrderShare(fair), fair.pings() + cold.pings() + warm.pings()});
           System.err.printf(Locale.ROOT, "burst run %d %s: cold %d/%d x429 %.3f, warm %d/%d x429 %.3f, fair %.3f%n",
-              run, s.label(), cold.accepted, cold.refused, span(cold) / ideal, warm.accepted, warm.refused,
+              run, s.label(), cold.accepted(), cold.refused(), span(cold) / ideal, warm.accepted(), warm.refused(),
               span(warm) / ideal, inOrderShare(fair));
         }
       }
@@ -199,7 +201,8 @@ final class PeersBench implements Callable<Integer> {
           Stats.median(r, 4, "%.3f"), Stats.median(r, 10, "%.3f"), Stats.sum(r, 5) + Stats.sum(r, 11)));
     }
     t.append(String.format(Locale.ROOT, "%n### Scenario 6: fairness, %d arrivals from 2 replicas, one every %d ms "
-        + "(%.0fx the rate), warm, %d runs%n%n", 2 * fairCalls, Math.max(1, Math.round(1000 / (fairOverload * rate))),
+        + "(%.0fx the rate), warm, %d runs%n%n", 2 * fairCalls,
+        Math.max(1, Math.round(1000 / (fairOverload * bucket.rate))),
         fairOverload, runs));
     t.append("Share of admissions that went to the earliest-arrived caller still waiting (1.000 = first come, first "
         + "served).\n\n| setting | in arrival order |\n|---|---|\n");
@@ -210,56 +213,13 @@ final class PeersBench implements Callable<Integer> {
     System.out.println(t);
     if (chart != null) {
       Files.createDirectories(chart.toAbsolutePath().getParent());
-      Files.writeString(chart, BurstChart.svg(firstCold, n, capacity, rate, policy, providerRate));
+      Files.writeString(chart, BurstChart.svg(firstCold, n, bucket.capacity, bucket.rate, policy, providerRate));
       System.out.println("Chart of the first run's cold bursts: " + chart + "\n");
     }
   }
 
   private double idealSeconds(Setting s, int n, QuotaPolicy policy, double providerRate) {
-    return s.planner() ? (n - policy.limit()) / providerRate : (n - capacity) / rate;
-  }
-
-  /** First to last arrival at the provider, any answer, in seconds. */
-  static double span(Phase p) {
-    long first = p.events.stream().mapToLong(e -> e[0]).min().orElse(0);
-    long last = p.events.stream().mapToLong(e -> e[0]).max().orElse(0);
-    return (last - first) / 1e9;
-  }
-
-  /** The burst's start (GO) to the last answer a replica received, in seconds. */
-  static double lastAnswer(Phase p) {
-    return (p.calls.stream().mapToLong(c -> c[3]).max().orElse(p.startNanos) - p.startNanos) / 1e9;
-  }
-
-  /** Redis commands (keep-alive PINGs excepted) per call that reached the provider; NaN without Redis. */
-  static double perAdmitted(Phase p) {
-    long admitted = p.accepted + p.refused;
-    return admitted == 0 ? Double.NaN : (double) (p.commands - p.pings) / admitted;
-  }
-
-  /**
-   * Share of admissions that went to the earliest-arrived caller among those waiting at that moment (a caller that
-   * arrived later than the admission does not count as waiting).
-   */
-  static double inOrderShare(Phase p) {
-    List<long[]> byAdmission = new ArrayList<>(p.calls);
-    byAdmission.sort((a, b) -> Long.compare(a[1], b[1]));
-    TreeMap<Long, Integer> waiting = new TreeMap<>(); // arrival -> count, not yet admitted
-    List<long[]> byArrival = new ArrayList<>(p.calls);
-    byArrival.sort((a, b) -> Long.compare(a[0], b[0]));
-    int next = 0;
-    int inOrder = 0;
-    for (long[] c : byAdmission) {
-      while (next < byArrival.size() && byArrival.get(next)[0] <= c[1]) {
-        waiting.merge(byArrival.get(next)[0], 1, Integer::sum);
-        next++;
-      }
-      if (!waiting.isEmpty() && waiting.firstKey() == c[0]) {
-        inOrder++;
-      }
-      waiting.computeIfPresent(c[0], (k, v) -> v == 1 ? null : v - 1);
-    }
-    return p.calls.isEmpty() ? Double.NaN : (double) inOrder / p.calls.size();
+    return s.planner() ? (n - policy.limit()) / providerRate : (n - bucket.capacity) / bucket.rate;
   }
 
   // ---------------------------------------------------------------- scenario 2 (+ 3): saturation
@@ -273,14 +233,15 @@ final class PeersBench implements Callable<Integer> {
           Phase cold = phase(reps, mock, redis, "saturate", threads, seconds * 1000L);
           Thread.sleep(2500);
           Phase warm = phase(reps, mock, redis, "saturate", threads, seconds * 1000L);
-          double[] row = {cold.accepted, cold.refused, utilization(cold, providerRate), perAdmitted(cold),
-              warm.accepted, warm.refused, utilization(warm, providerRate), perAdmitted(warm),
-              (double) (cold.pings + warm.pings) / (cold.accepted + cold.refused + warm.accepted + warm.refused),
-              cold.errors + warm.errors};
+          double[] row = {cold.accepted(), cold.refused(), utilization(cold, providerRate), perAdmitted(cold),
+              warm.accepted(), warm.refused(), utilization(warm, providerRate), perAdmitted(warm),
+              (double) (cold.pings() + warm.pings())
+                  / (cold.accepted() + cold.refused() + warm.accepted() + warm.refused()),
+              cold.errors() + warm.errors()};
           rows.computeIfAbsent(s, k -> new ArrayList<>()).add(row);
           System.err.printf(Locale.ROOT, "saturation %d replicas run %d %s: cold %d/%d x429 %.3f, warm %d/%d x429 "
-              + "%.3f%n", replicas, run, s.label(), cold.accepted, cold.refused, row[2], warm.accepted,
-              warm.refused, row[6]);
+              + "%.3f%n", replicas, run, s.label(), cold.accepted(), cold.refused(), row[2], warm.accepted(),
+              warm.refused(), row[6]);
         }
       }
     }
@@ -301,10 +262,10 @@ final class PeersBench implements Callable<Integer> {
   }
 
   private double utilization(Phase p, double providerRate) {
-    long first = p.events.stream().mapToLong(e -> e[0]).min().orElse(0);
+    long first = p.events().stream().mapToLong(e -> e[0]).min().orElse(0);
     long from = first + TimeUnit.SECONDS.toNanos(5);
-    long to = p.startNanos + TimeUnit.SECONDS.toNanos(seconds);
-    long accepted = p.events.stream().filter(e -> e[1] != 429 && e[0] >= from && e[0] < to).count();
+    long to = p.startNanos() + TimeUnit.SECONDS.toNanos(seconds);
+    long accepted = p.events().stream().filter(e -> e[1] != 429 && e[0] >= from && e[0] < to).count();
     return accepted / (providerRate * (to - from) / 1e9);
   }
 

@@ -22,10 +22,12 @@ import picocli.CommandLine.Option;
 @Command(name = "soak", mixinStandardHelpOptions = true,
     description = "Planner vs hand-picked settings: saturating soak and cold burst against the mock BACEN.")
 final class SoakBench implements Callable<Integer> {
-  @Option(names = "--replicas", defaultValue = "4", description = "Replica JVMs in the soak (default ${DEFAULT-VALUE}).")
+  @Option(names = "--replicas", defaultValue = "4",
+      description = "Replica JVMs in the soak (default ${DEFAULT-VALUE}).")
   int replicas;
 
-  @Option(names = "--threads", defaultValue = "8", description = "Caller threads per replica (default ${DEFAULT-VALUE}).")
+  @Option(names = "--threads", defaultValue = "8",
+      description = "Caller threads per replica (default ${DEFAULT-VALUE}).")
   int threads;
 
   @Option(names = "--seconds", defaultValue = "60", description = "Soak length (default ${DEFAULT-VALUE}).")
@@ -47,7 +49,8 @@ final class SoakBench implements Callable<Integer> {
       System.out.printf(Locale.ROOT, "bench soak: mock BACEN token bucket 10 + 10/s, jitter 0-%d ms; %d replicas x %d "
           + "threads for %d s; %d cores; children log to %s%n%n", jitterMs, replicas, threads, seconds,
           Runtime.getRuntime().availableProcessors(), childLog);
-      System.out.println("| settings | soak: served | soak: 429 | soak: utilization (steady, 5 s on) | cold burst 2 x 20: "
+      System.out.println("| settings | soak: served | soak: 429 | soak: utilization (steady, 5 s on) "
+          + "| cold burst 2 x 20: "
           + "429 | burst: first to last arrival at the provider | / physical limit (40 - 10) / 10 = 3.0 s | burst: "
           + "start to last answer at the replicas |");
       System.out.println("|---|---|---|---|---|---|---|---|");

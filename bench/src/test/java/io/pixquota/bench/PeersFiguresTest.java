@@ -15,14 +15,14 @@ class PeersFiguresTest {
     return new long[] {arrivedMs * MS, admittedMs * MS, admittedMs * MS, (admittedMs + 5) * MS, 200};
   }
 
-  private static PeersBench.Phase phase(List<long[]> calls, List<long[]> events) {
-    return new PeersBench.Phase(0, calls, events, events.size(), 0, 0, 0, 0);
+  private static PeersFigures.Phase phase(List<long[]> calls, List<long[]> events) {
+    return new PeersFigures.Phase(0, calls, events, events.size(), 0, 0, 0, 0);
   }
 
   @Test
   void firstComeFirstServedIsAllInOrder() {
     List<long[]> calls = List.of(call(0, 0), call(10, 100), call(20, 200), call(30, 300));
-    assertThat(PeersBench.inOrderShare(phase(calls, List.of()))).isEqualTo(1.0);
+    assertThat(PeersFigures.inOrderShare(phase(calls, List.of()))).isEqualTo(1.0);
   }
 
   @Test
@@ -30,28 +30,28 @@ class PeersFiguresTest {
     // the caller that arrived at 20 ms goes before the one waiting since 10 ms: that admission is out of order;
     // the next one (10 ms, the earliest still waiting) is in order again
     List<long[]> calls = List.of(call(0, 0), call(10, 200), call(20, 100), call(30, 300));
-    assertThat(PeersBench.inOrderShare(phase(calls, List.of()))).isEqualTo(0.75);
+    assertThat(PeersFigures.inOrderShare(phase(calls, List.of()))).isEqualTo(0.75);
   }
 
   @Test
   void aCallerThatHasNotArrivedYetIsNotWaiting() {
     // admitted at once on arrival, one after another: nobody was passed over
     List<long[]> calls = List.of(call(0, 0), call(50, 50), call(100, 100));
-    assertThat(PeersBench.inOrderShare(phase(calls, List.of()))).isEqualTo(1.0);
+    assertThat(PeersFigures.inOrderShare(phase(calls, List.of()))).isEqualTo(1.0);
   }
 
   @Test
   void spanRunsFromFirstToLastArrivalAtTheProviderWhateverTheAnswer() {
     List<long[]> events = List.of(new long[] {200 * MS, 200}, new long[] {3_756 * MS, 429},
         new long[] {1_000 * MS, 200});
-    assertThat(PeersBench.span(phase(List.of(), events))).isCloseTo(3.556, offset(1e-9));
+    assertThat(PeersFigures.span(phase(List.of(), events))).isCloseTo(3.556, offset(1e-9));
   }
 
   @Test
   void roundTripsPerAdmittedCallLeaveKeepAlivePingsOut() {
-    PeersBench.Phase p = new PeersBench.Phase(0, List.of(), List.of(), 30, 10, 0, 48, 8);
-    assertThat(PeersBench.perAdmitted(p)).isEqualTo(1.0);
-    assertThat(PeersBench.perAdmitted(new PeersBench.Phase(0, List.of(), List.of(), 0, 0, 0, 3, 0))).isNaN();
+    PeersFigures.Phase p = new PeersFigures.Phase(0, List.of(), List.of(), 30, 10, 0, 48, 8);
+    assertThat(PeersFigures.perAdmitted(p)).isEqualTo(1.0);
+    assertThat(PeersFigures.perAdmitted(new PeersFigures.Phase(0, List.of(), List.of(), 0, 0, 0, 3, 0))).isNaN();
   }
 
   @Test

@@ -3,6 +3,7 @@ package io.pixquota.demo;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.pixquota.harness.BucketOptions;
 import io.pixquota.harness.CommandCounter;
 import io.pixquota.harness.PrivateRedisServer;
 import io.pixquota.harness.ReplicaProcess;
@@ -26,6 +27,7 @@ import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -46,25 +48,26 @@ public final class DemoMain implements Callable<Integer> {
   @Option(names = "--calls", defaultValue = "20", description = "Queries per replica (default ${DEFAULT-VALUE}).")
   int calls;
 
-  @Option(names = "--capacity", defaultValue = "8", description = "Shared bucket burst (default ${DEFAULT-VALUE}).")
-  double capacity;
+  @Mixin
+  BucketOptions bucket;
 
-  @Option(names = "--rate", defaultValue = "9", description = "Shared bucket refill per second (default ${DEFAULT-VALUE}).")
-  double rate;
-
-  @Option(names = "--max-wait", defaultValue = "10000", description = "Max wait for a slot, ms (default ${DEFAULT-VALUE}).")
+  @Option(names = "--max-wait", defaultValue = "10000",
+      description = "Max wait for a slot, ms (default ${DEFAULT-VALUE}).")
   long maxWaitMs;
 
   @Option(names = "--mode", defaultValue = "BOTH", description = "${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE}).")
   Mode mode;
 
-  @Option(names = "--bacen-url", description = "Use this mock BACEN instead of one in-process (its /admin on loopback).")
+  @Option(names = "--bacen-url",
+      description = "Use this mock BACEN instead of one in-process (its /admin on loopback).")
   URI bacenUrl;
 
-  @Option(names = "--latency-ms", defaultValue = "0", description = "Latency of the in-process mock (default ${DEFAULT-VALUE}).")
+  @Option(names = "--latency-ms", defaultValue = "0",
+      description = "Latency of the in-process mock (default ${DEFAULT-VALUE}).")
   long latencyMs;
 
-  @Option(names = "--jitter-ms", defaultValue = "0", description = "Jitter of the in-process mock (default ${DEFAULT-VALUE}).")
+  @Option(names = "--jitter-ms", defaultValue = "0",
+      description = "Jitter of the in-process mock (default ${DEFAULT-VALUE}).")
   long jitterMs;
 
   @Option(names = "--report", description = "Write a self-contained HTML report with timelines to this file.")
@@ -117,7 +120,8 @@ public final class DemoMain implements Callable<Integer> {
         printTable(results);
       }
       if (report != null) {
-        Files.writeString(report, Report.html(results, capacity, rate, replicas, calls), StandardCharsets.UTF_8);
+        Files.writeString(report, Report.html(results, bucket.capacity, bucket.rate, replicas, calls),
+            StandardCharsets.UTF_8);
         if (!jsonOnly) {
           out.println("Report written to " + report.toAbsolutePath());
         }
@@ -130,15 +134,17 @@ public final class DemoMain implements Callable<Integer> {
   private ModeResult run(ReplicaCommand.Mode replicaMode, URI provider, String redisUrl) throws Exception {
     String name = replicaMode.name().toLowerCase(Locale.ROOT);
     post(provider.resolve("/admin/reset"));
-    String bucket = "demo-" + System.currentTimeMillis();
+    String bucketName = "demo-" + System.currentTimeMillis();
     ModeResult result = new ModeResult(name);
     List<ReplicaProcess> children = new ArrayList<>();
     try {
       for (int i = 1; i <= replicas; i++) {
         children.add(ReplicaProcess.start(DemoMain.class, List.of("replica", "--bacen-url", provider.toString(),
             "--redis-url", redisUrl, "--mode", replicaMode.name(), "--calls", Integer.toString(calls),
-            "--start-on-stdin", "--capacity", Double.toString(capacity), "--rate", Double.toString(rate),
-            "--max-wait-ms", Long.toString(maxWaitMs), "--bucket-name", bucket, "--replica-id", Integer.toString(i)),
+            "--start-on-stdin", "--capacity", Double.toString(bucket.capacity), "--rate",
+            Double.toString(bucket.rate),
+            "--max-wait-ms", Long.toString(maxWaitMs), "--bucket-name", bucketName,
+            "--replica-id", Integer.toString(i)),
             ProcessBuilder.Redirect.INHERIT));
       }
       // Every replica has started its JVM, its Redis connections and its token: now fire them all together.
@@ -255,8 +261,9 @@ public final class DemoMain implements Callable<Integer> {
     }
     ModeResult throttled = results.get("throttled");
     if (throttled != null) {
-      double ideal = Math.max(0, (replicas * calls - capacity) / rate);
-      out.printf(Locale.ROOT, "%nThrottled ideal: (%d - %.0f) / %.0f = %.2f s; %s%n", replicas * calls, capacity, rate,
+      double ideal = Math.max(0, (replicas * calls - bucket.capacity) / bucket.rate);
+      out.printf(Locale.ROOT, "%nThrottled ideal: (%d - %.0f) / %.0f = %.2f s; %s%n", replicas * calls,
+          bucket.capacity, bucket.rate,
           ideal, throttled.tooManyRequests() == 0 ? "zero 429." : "429s seen: the bucket is not under the quota!");
     }
   }

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /** What one mode of the demo measured, over every replica. */
@@ -79,10 +80,10 @@ final class ModeResult {
     double t0 = Math.min(left.isEmpty() ? Double.MAX_VALUE : left.get(0)[0],
         arrived.isEmpty() ? Double.MAX_VALUE : arrived.get(0)[0]);
     StringBuilder sb = new StringBuilder(mode + " left (ms/replica/wait):");
-    left.stream().limit(max).forEach(l -> sb.append(String.format(java.util.Locale.ROOT, " %.0f/r%.0f/w%.0f",
+    left.stream().limit(max).forEach(l -> sb.append(String.format(Locale.ROOT, " %.0f/r%.0f/w%.0f",
         l[0] - t0, l[2], l[1])));
     sb.append("\n").append(mode).append(" arrived (ms, X = 429):");
-    arrived.stream().limit(max).forEach(a -> sb.append(String.format(java.util.Locale.ROOT, " %.0f%s", a[0] - t0,
+    arrived.stream().limit(max).forEach(a -> sb.append(String.format(Locale.ROOT, " %.0f%s", a[0] - t0,
         a[1] == 429 ? "X" : "")));
     return sb.toString();
   }

@@ -41,7 +41,8 @@ public final class ReplicaCommand implements Callable<Integer> {
   @Mixin
   ReplicaOptions options;
 
-  @Option(names = "--mode", defaultValue = "THROTTLED", description = "${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE}).")
+  @Option(names = "--mode", defaultValue = "THROTTLED",
+      description = "${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE}).")
   Mode mode;
 
   @Option(names = "--calls", defaultValue = "20", description = "Queries per burst (default ${DEFAULT-VALUE}).")
@@ -55,10 +56,12 @@ public final class ReplicaCommand implements Callable<Integer> {
       description = "Print READY once set up, then read 'GO <epoch ms>' from standard input for the start time.")
   boolean startOnStdin;
 
-  @Option(names = "--max-wait-ms", defaultValue = "10000", description = "Max wait for a slot (default ${DEFAULT-VALUE}).")
+  @Option(names = "--max-wait-ms", defaultValue = "10000",
+      description = "Max wait for a slot (default ${DEFAULT-VALUE}).")
   long maxWaitMs;
 
-  @Option(names = "--bursts", defaultValue = "1", description = "Bursts to fire; 0 = forever (default ${DEFAULT-VALUE}).")
+  @Option(names = "--bursts", defaultValue = "1",
+      description = "Bursts to fire; 0 = forever (default ${DEFAULT-VALUE}).")
   int bursts;
 
   @Option(names = "--pause-ms", defaultValue = "5000", description = "Pause between bursts (default ${DEFAULT-VALUE}).")
@@ -148,7 +151,7 @@ public final class ReplicaCommand implements Callable<Integer> {
       throws IOException {
     PixClientConfig config = PixClientConfig.builder().baseUrl(options.bacenUrl)
         .credentials(options.clientId, options.clientSecret).bucketName(options.bucketName)
-        .bucket(options.capacity, options.rate).maxWait(Duration.ofMillis(maxWaitMs))
+        .bucket(options.bucket.capacity, options.bucket.rate).maxWait(Duration.ofMillis(maxWaitMs))
         .retry(1, Duration.ofMillis(1), Duration.ofMillis(1), Duration.ofSeconds(1)).build();
     PixClient.Builder builder = PixClient.builder(config).redisson(redisson).meterRegistry(registry)
         .okHttpClient(base);

@@ -44,7 +44,8 @@ class ReplicaMetricsTest {
       String granted = "bacen_throttle_permits_total{bucket=\"" + redis.keyPrefix().replace(":", "-")
           + "metrics\",result=\"granted\"} 12.0";
       while (System.nanoTime() < deadline && !(body.contains(granted)
-          && body.contains("bacen_client_requests_seconds_count{operation=\"getPix\",outcome=\"success\",status=\"200\"} 12"))) {
+          && body.contains("bacen_client_requests_seconds_count{operation=\"getPix\",outcome=\"success\","
+              + "status=\"200\"} 12"))) {
         Thread.sleep(200);
         try {
           HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port

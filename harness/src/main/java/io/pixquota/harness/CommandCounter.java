@@ -8,6 +8,7 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -56,7 +57,7 @@ public final class CommandCounter implements AutoCloseable {
           try {
             if (space > 1 && Double.parseDouble(s.substring(1, space)) >= sinceEpochSeconds) {
               commands.incrementAndGet();
-              String lower = s.toLowerCase(java.util.Locale.ROOT);
+              String lower = s.toLowerCase(Locale.ROOT);
               if (lower.contains("] \"evalsha\"") || lower.contains("] \"eval\"")) {
                 evalCommands.incrementAndGet();
               } else if (lower.contains("] \"ping\"")) {

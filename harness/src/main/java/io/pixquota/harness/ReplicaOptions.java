@@ -1,6 +1,7 @@
 package io.pixquota.harness;
 
 import java.net.URI;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -14,11 +15,8 @@ public final class ReplicaOptions {
   @Option(names = "--redis-url", description = "Redis of the shared bucket.")
   public String redisUrl;
 
-  @Option(names = "--capacity", defaultValue = "8", description = "Bucket burst (default ${DEFAULT-VALUE}).")
-  public double capacity;
-
-  @Option(names = "--rate", defaultValue = "9", description = "Bucket refill per second (default ${DEFAULT-VALUE}).")
-  public double rate;
+  @Mixin
+  public BucketOptions bucket;
 
   @Option(names = "--plan-jitter-ms", defaultValue = "0",
       description = "Read the provider's policy (GET /policies/pix) and use the QuotaPlanner's settings for this "
@@ -28,7 +26,8 @@ public final class ReplicaOptions {
   @Option(names = "--bucket-name", defaultValue = "pix", description = "Shared bucket name (default ${DEFAULT-VALUE}).")
   public String bucketName;
 
-  @Option(names = "--replica-id", defaultValue = "1", description = "This replica's number, 1..99 (default ${DEFAULT-VALUE}).")
+  @Option(names = "--replica-id", defaultValue = "1",
+      description = "This replica's number, 1..99 (default ${DEFAULT-VALUE}).")
   public int replicaId;
 
   @Option(names = "--client-id", defaultValue = "demo", description = "OAuth2 client id (default ${DEFAULT-VALUE}).")

@@ -17,7 +17,8 @@ class PrivateRedisServerTest {
       }
 
       server.pause();
-      try (RespConnection c = server.rawConnection().readTimeout(300)) { // the kernel still accepts; Redis answers nothing
+      // the kernel still accepts; Redis answers nothing
+      try (RespConnection c = server.rawConnection().readTimeout(300)) {
         c.send("PING");
         assertThatThrownBy(c::read).isInstanceOf(UncheckedIOException.class)
             .hasCauseInstanceOf(SocketTimeoutException.class);

@@ -1,6 +1,7 @@
 package io.pixquota.testing;
 
 import io.pixquota.harness.PrivateRedisServer;
+import io.pixquota.harness.RespConnection;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -41,6 +42,15 @@ public final class FakeClockRedis implements AutoCloseable {
     setMicros(startMicros);
     server = PrivateRedisServer.start(Map.of("LD_PRELOAD", library().toString(),
         "FAKE_CLOCK_FILE", clockFile.toString()));
+    try (RespConnection c = server.rawConnection()) {
+      Object time = c.call("TIME");
+      List<String> expected = List.of(Long.toString(startMicros / 1_000_000), Long.toString(startMicros % 1_000_000));
+      if (!expected.equals(time)) {
+        server.close();
+        throw new IllegalStateException("redis-server ignores the fake clock (a statically linked binary?): TIME "
+            + "answered " + time + ", expected " + expected);
+      }
+    }
   }
 
   /** Starts a server whose clock reads {@code startMicros} (microseconds since the epoch) until set again. */

@@ -2,7 +2,9 @@ package io.pixquota.bacen.pix;
 
 import java.time.Duration;
 
-/** The provider answered 429, after any retries. With the shared bucket sized under the quota this should not happen. */
+/**
+ * The provider answered 429, after any retries. With the shared bucket sized under the quota this should not happen.
+ */
 public final class PixRateLimitedException extends PixException {
   private static final long serialVersionUID = 1L;
 

@@ -7,7 +7,8 @@ package io.pixquota.bacen.pix;
 public final class PixUnexpectedResponseException extends PixException {
   private static final long serialVersionUID = 1L;
 
-  PixUnexpectedResponseException(String message, int status, String problemType, String correlationId, Throwable cause) {
+  PixUnexpectedResponseException(String message, int status, String problemType, String correlationId,
+      Throwable cause) {
     super(message, status, problemType, correlationId, cause);
   }
 }

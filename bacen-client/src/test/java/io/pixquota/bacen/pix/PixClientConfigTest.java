@@ -6,23 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.pixquota.bacen.RedisUnavailablePolicy;
 import java.net.URI;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class PixClientConfigTest {
-  private static Map<String, String> env(String... pairs) {
-    Map<String, String> env = new HashMap<>(Map.of("BACEN_BASE_URL", "https://pix.example.com",
-        "BACEN_CLIENT_ID", "bank", "BACEN_CLIENT_SECRET", "s3cr3t"));
-    for (int i = 0; i < pairs.length; i += 2) {
-      env.put(pairs[i], pairs[i + 1]);
-    }
-    return env;
-  }
-
   @Test
   void readsEveryDocumentedVariable() {
-    PixClientConfig c = PixClientConfig.fromEnvironment(env("BACEN_TOKEN_URL", "https://auth.example.com/token",
+    PixClientConfig c = PixClientConfig.fromEnvironment(TestEnv.with("BACEN_TOKEN_URL", "https://auth.example.com/token",
         "REDIS_URL", "redis://r:6379", "BACEN_BUCKET_NAME", "pix-bank", "BACEN_BUCKET_CAPACITY", "9",
         "BACEN_BUCKET_RATE", "9.8", "BACEN_MAX_WAIT_MS", "2500", "BACEN_CALL_TIMEOUT_MS", "4000",
         "BACEN_REDIS_TIMEOUT_MS", "300", "BACEN_RETRY_MAX_ATTEMPTS", "4", "BACEN_RETRY_INITIAL_BACKOFF_MS", "100",
@@ -46,7 +36,7 @@ class PixClientConfigTest {
 
   @Test
   void defaultsWhenOnlyTheRequiredOnesAreSet() {
-    PixClientConfig c = PixClientConfig.fromEnvironment(env());
+    PixClientConfig c = PixClientConfig.fromEnvironment(TestEnv.with());
     assertThat(c.tokenUrl().toString()).isEqualTo("https://pix.example.com/oauth/token");
     assertThat(c.bucketCapacity()).isEqualTo(8);
     assertThat(c.bucketRate()).isEqualTo(9);
@@ -55,28 +45,28 @@ class PixClientConfigTest {
 
   @Test
   void badValuesNameTheVariableAndTheValue() {
-    Map<String, String> missing = env();
+    Map<String, String> missing = TestEnv.with();
     missing.remove("BACEN_CLIENT_SECRET");
     assertThatThrownBy(() -> PixClientConfig.fromEnvironment(missing))
         .isExactlyInstanceOf(IllegalArgumentException.class)
         .hasMessage("BACEN_CLIENT_SECRET must be set, but was missing");
-    assertThatThrownBy(() -> PixClientConfig.fromEnvironment(env("BACEN_BUCKET_CAPACITY", "abc")))
+    assertThatThrownBy(() -> PixClientConfig.fromEnvironment(TestEnv.with("BACEN_BUCKET_CAPACITY", "abc")))
         .hasMessage("BACEN_BUCKET_CAPACITY must be a number, but was 'abc'");
-    assertThatThrownBy(() -> PixClientConfig.fromEnvironment(env("BACEN_BUCKET_CAPACITY", "0")))
+    assertThatThrownBy(() -> PixClientConfig.fromEnvironment(TestEnv.with("BACEN_BUCKET_CAPACITY", "0")))
         .hasMessage("BACEN_BUCKET_CAPACITY is invalid, was '0': capacity must be positive and finite, but was 0.0");
-    assertThatThrownBy(() -> PixClientConfig.fromEnvironment(env("BACEN_MAX_WAIT_MS", "1.5s")))
+    assertThatThrownBy(() -> PixClientConfig.fromEnvironment(TestEnv.with("BACEN_MAX_WAIT_MS", "1.5s")))
         .hasMessage("BACEN_MAX_WAIT_MS must be a whole number of milliseconds, but was '1.5s'");
-    assertThatThrownBy(() -> PixClientConfig.fromEnvironment(env("BACEN_REDIS_UNAVAILABLE", "open")))
+    assertThatThrownBy(() -> PixClientConfig.fromEnvironment(TestEnv.with("BACEN_REDIS_UNAVAILABLE", "open")))
         .hasMessage("BACEN_REDIS_UNAVAILABLE must be FAIL_CLOSED or LOCAL_FALLBACK, but was 'open'");
-    assertThatThrownBy(() -> PixClientConfig.fromEnvironment(env("REDIS_URL", "http://user:pw@r")))
+    assertThatThrownBy(() -> PixClientConfig.fromEnvironment(TestEnv.with("REDIS_URL", "http://user:pw@r")))
         .hasMessageStartingWith("REDIS_URL is invalid").hasMessageNotContaining("pw@");
-    assertThatThrownBy(() -> PixClientConfig.fromEnvironment(env("BACEN_BASE_URL", "ftp://x")))
+    assertThatThrownBy(() -> PixClientConfig.fromEnvironment(TestEnv.with("BACEN_BASE_URL", "ftp://x")))
         .hasMessage("BACEN_BASE_URL is invalid, was 'ftp://x': baseUrl must be http or https, but was 'ftp://x'");
   }
 
   @Test
   void aPathInTheBaseUrlIsKeptForTheApiAndTheToken() {
-    PixClientConfig c = PixClientConfig.fromEnvironment(env("BACEN_BASE_URL", "https://gw.example.com/pix"));
+    PixClientConfig c = PixClientConfig.fromEnvironment(TestEnv.with("BACEN_BASE_URL", "https://gw.example.com/pix"));
     assertThat(c.tokenUrl().toString()).isEqualTo("https://gw.example.com/pix/oauth/token");
     assertThat(PixClientConfig.directory(c.baseUrl()).resolve("api/v2/pix/x").toString())
         .isEqualTo("https://gw.example.com/pix/api/v2/pix/x");
@@ -86,7 +76,7 @@ class PixClientConfigTest {
 
   @Test
   void theRedisUrlsDatabaseIsReadAndItsPasswordNeverShown() {
-    PixClientConfig c = PixClientConfig.fromEnvironment(env("REDIS_URL", "redis://app:pa55@r:6380/3"));
+    PixClientConfig c = PixClientConfig.fromEnvironment(TestEnv.with("REDIS_URL", "redis://app:pa55@r:6380/3"));
     assertThat(c.toString()).contains("redis=redis://****@r:6380/3").doesNotContain("pa55");
   }
 }
