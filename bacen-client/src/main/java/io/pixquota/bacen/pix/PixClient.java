@@ -19,6 +19,7 @@ import io.pixquota.bacen.plan.QuotaPlanner;
 import java.io.IOException;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.LongUnaryOperator;
 import okhttp3.HttpUrl;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -56,7 +57,7 @@ public final class PixClient implements AutoCloseable {
     this.ownedRedisson = ownedRedisson;
     this.bucket = bucket;
     this.responses = new PixResponses(json, b.time);
-    this.retry = new PixRetry(config, b.time, registry, bound -> ThreadLocalRandom.current().nextLong(bound + 1));
+    this.retry = new PixRetry(config, b.time, registry, b.jitter);
     ThrottlingInterceptor.Builder throttle = ThrottlingInterceptor.builder(bucket).maxWait(config.maxWait())
         .meterRegistry(registry).redisUnavailable(config.redisUnavailable(), config.localShare(),
             ThrottlingInterceptor.DEFAULT_LOCAL_RETRY_INTERVAL);
@@ -219,6 +220,7 @@ public final class PixClient implements AutoCloseable {
     private OkHttpClient okHttpClient;
     private QuotaPlan plan;
     private TimeSource time = TimeSource.SYSTEM;
+    private LongUnaryOperator jitter = bound -> ThreadLocalRandom.current().nextLong(bound + 1);
 
     private Builder(PixClientConfig config) {
       this.config = Objects.requireNonNull(config, "config cannot be null");
@@ -260,6 +262,12 @@ public final class PixClient implements AutoCloseable {
     /** For tests: the clock the retry waits on and the token's lifetime is measured with. */
     Builder timeSource(TimeSource time) {
       this.time = Objects.requireNonNull(time, "time cannot be null");
+      return this;
+    }
+
+    /** For tests: {@code bound -> a long in [0, bound]}, the retry backoff's jitter; default uniform random. */
+    Builder jitter(LongUnaryOperator jitter) {
+      this.jitter = Objects.requireNonNull(jitter, "jitter cannot be null");
       return this;
     }
 

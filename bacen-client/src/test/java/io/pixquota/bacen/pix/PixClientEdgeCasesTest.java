@@ -90,7 +90,7 @@ class PixClientEdgeCasesTest {
   private PixClient client(PixClientConfig.Builder config) {
     return PixClient.builder(config.baseUrl(URI.create(server.url("/").toString())).credentials("bank", "s3cr3t")
         .build()).tokenBucket(new LocalTokenBucket("local", List.of(Limit.of(1000, 1000)), System::nanoTime))
-        .meterRegistry(registry).timeSource(time).build();
+        .meterRegistry(registry).timeSource(time).jitter(bound -> bound).build();
   }
 
   private PixClient client() {
@@ -117,7 +117,7 @@ class PixClientEdgeCasesTest {
     try (PixClient client = client()) {
       assertThat(client.getPix(E2E).endToEndId()).isEqualTo(E2E);
     }
-    assertThat(time.sleeps()).as("one wait: the Retry-After, over the backoff of at most 10 ms")
+    assertThat(time.sleeps()).as("one wait: the Retry-After, over the backoff of 10 ms")
         .containsExactly(1_000_000_000L);
     assertThat(apiCalls.get()).isEqualTo(2);
     assertThat(registry.get("bacen.client.retries").tag("operation", "getPix").counter().count()).isEqualTo(1);
@@ -135,11 +135,28 @@ class PixClientEdgeCasesTest {
       });
     }
     assertThat(apiCalls.get()).as("3 attempts in all").isEqualTo(3);
-    assertThat(time.sleeps()).as("two backoffs, within 10 ms then within 20 ms").hasSize(2)
-        .satisfies(s -> assertThat(s.get(0)).isBetween(0L, 10_000_000L))
-        .satisfies(s -> assertThat(s.get(1)).isBetween(0L, 20_000_000L));
+    assertThat(time.sleeps()).as("two backoffs at their caps (the jitter set to its largest): 10 ms, then 20 ms")
+        .containsExactly(10_000_000L, 20_000_000L);
     assertThat(registry.get("bacen.client.requests").tag("status", "429").tag("outcome", "rate_limited").timer()
         .count()).isEqualTo(1);
+  }
+
+  @Test
+  void theDefaultJitterWaitsAtMostTheBackoffCaps() {
+    for (int i = 0; i < 3; i++) {
+      apiResponses.add(problem(429, "LimiteDeRequisicoesExcedido"));
+    }
+    try (PixClient client = PixClient.builder(PixClientConfig.builder()
+        .baseUrl(URI.create(server.url("/").toString())).credentials("bank", "s3cr3t")
+        .retry(3, Duration.ofMillis(10), Duration.ofMillis(50), Duration.ofSeconds(10)).build())
+        .tokenBucket(new LocalTokenBucket("local", List.of(Limit.of(1000, 1000)), System::nanoTime))
+        .timeSource(time).build()) {
+      assertThatThrownBy(() -> client.getPix(E2E)).isInstanceOf(PixRateLimitedException.class);
+    }
+    // uniform in [0, 10 ms] then [0, 20 ms]; a wait of 0 sleeps not at all
+    assertThat(time.sleeps()).hasSizeLessThanOrEqualTo(2).allMatch(n -> n >= 0 && n <= 20_000_000L)
+        .satisfies(s -> assertThat(s.stream().mapToLong(Long::longValue).sum()).isLessThanOrEqualTo(30_000_000L));
+    assertThat(apiCalls.get()).isEqualTo(3);
   }
 
   @Test
