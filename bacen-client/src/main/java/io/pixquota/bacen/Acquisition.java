@@ -17,6 +17,14 @@ import java.time.Duration;
  * @param answeredAtNanos {@link System#nanoTime()} when the answer reached this process, taken on the I/O thread
  *                   that received it, before any delay in waking the caller: the decision was taken no later than
  *                   this, so {@code answeredAtNanos + waitTime} is never before the booked slot
+ * @param stateEpoch which state of the bucket booked the slot (for {@link RedisTokenBucket}: when Redis created the
+ *                   state, in microseconds); 0 when the bucket does not say. See {@link TokenBucket#lost}
  */
 public record Acquisition(boolean granted, Duration waitTime, double remaining, long slotMicros,
-    long answeredAtNanos) {}
+    long answeredAtNanos, long stateEpoch) {
+
+  /** An answer from a bucket that does not tell its states apart ({@code stateEpoch} 0). */
+  public Acquisition(boolean granted, Duration waitTime, double remaining, long slotMicros, long answeredAtNanos) {
+    this(granted, waitTime, remaining, slotMicros, answeredAtNanos, 0);
+  }
+}

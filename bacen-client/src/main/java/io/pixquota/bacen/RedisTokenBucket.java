@@ -2,6 +2,7 @@ package io.pixquota.bacen;
 
 import io.pixquota.bacen.internal.Checks;
 import io.pixquota.bacen.internal.LuaScript;
+import io.pixquota.bacen.internal.StateEpochs;
 import io.pixquota.bacen.internal.TimeSource;
 import java.time.Clock;
 import java.time.Duration;
@@ -31,6 +32,7 @@ public final class RedisTokenBucket implements TokenBucket {
   private final Object[] limitArgs;
   private final Clock clientClock;
   private final TimeSource time;
+  private final StateEpochs epochs = new StateEpochs();
 
   private RedisTokenBucket(RedissonClient redisson, TokenBucketConfig config, TimeSource time) {
     this.redisson = Objects.requireNonNull(redisson, "redisson cannot be null");
@@ -96,18 +98,25 @@ public final class RedisTokenBucket implements TokenBucket {
     long waitMicros = asLong(reply.get(1));
     long nowMicros = asLong(reply.get(3));
     return new Acquisition(asLong(reply.get(0)) == 1, Duration.of(waitMicros, ChronoUnit.MICROS),
-        Double.parseDouble(reply.get(2).toString()), nowMicros + waitMicros, answer.receivedAtNanos());
+        Double.parseDouble(reply.get(2).toString()), nowMicros + waitMicros, answer.receivedAtNanos(),
+        asLong(reply.get(4)));
+  }
+
+  /** True once a newer state of this bucket has answered this process: the one that booked {@code granted} is gone. */
+  @Override
+  public boolean lost(Acquisition granted) {
+    return epochs.isDead(granted.stateEpoch());
   }
 
   @Override
   public double charge(double cost) throws BucketUnavailableException, InterruptedException {
-    Checks.positive("cost", cost);
+    Checks.tokens("cost", cost);
     return Double.parseDouble(run("charge", cost, 0).values().get(2).toString());
   }
 
   @Override
   public double refund(double cost) throws BucketUnavailableException, InterruptedException {
-    Checks.positive("cost", cost);
+    Checks.tokens("cost", cost);
     return Double.parseDouble(run("refund", cost, 0).values().get(2).toString());
   }
 
@@ -120,7 +129,9 @@ public final class RedisTokenBucket implements TokenBucket {
     args[3] = clientClock == null ? "" : Long.toString(micros(clientClock.instant()));
     System.arraycopy(limitArgs, 0, args, 4, limitArgs.length);
     try {
-      return SCRIPT.call(redisson, key, args, config.redisTimeout().toNanos(), time::nanoTime);
+      LuaScript.Reply reply = SCRIPT.call(redisson, key, args, config.redisTimeout().toNanos(), time::nanoTime);
+      epochs.observe(asLong(reply.values().get(4)));
+      return reply;
     } catch (LuaScript.CallFailedException e) {
       throw new BucketUnavailableException(config.name(), e.getMessage() + " (redisTimeout "
           + config.redisTimeout().toMillis() + " ms)", e.getCause());

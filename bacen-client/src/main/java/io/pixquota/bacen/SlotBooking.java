@@ -6,13 +6,15 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import okhttp3.Call;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One call's way to its slot: book it, sleep until it, and if the thread woke too late, book a fresh one (at most
- * {@link #MAX_REBOOKS} times). An interrupt or a cancel while sleeping lets go at once and gives the tokens back.
+ * One call's way to its slot: book it, sleep until it, and book a fresh one if the thread woke too late (at most
+ * {@link #MAX_REBOOKS} times) or if the bucket's state that booked it was lost meanwhile. An interrupt or a cancel
+ * while sleeping lets go at once and gives the tokens back.
  */
 final class SlotBooking {
   private static final Logger LOG = LoggerFactory.getLogger(SlotBooking.class);
@@ -27,11 +29,13 @@ final class SlotBooking {
   private final long lateLimitNanos;
   private final TimeSource time;
   private final ThrottleMetrics metrics;
+  private final AtomicLong lastLostWarnNanos;
 
   SlotBooking(Duration lateLimit, TimeSource time, ThrottleMetrics metrics) {
     this.lateLimitNanos = lateLimit.toNanos();
     this.time = time;
     this.metrics = metrics;
+    this.lastLostWarnNanos = new AtomicLong(time.nanoTime() - TimeUnit.MINUTES.toNanos(2));
   }
 
   /**
@@ -41,29 +45,58 @@ final class SlotBooking {
    */
   long bookAndSleep(TokenBucket bucket, double cost, Duration maxWait, Call call) throws IOException {
     long askedAt = time.nanoTime();
-    long slot = bookOne(bucket, cost, maxWait, maxWait, call);
-    long late = time.nanoTime() - slot;
-    for (int rebooks = 0; late > lateLimitNanos && rebooks < MAX_REBOOKS; rebooks++) {
-      // Woke too late: leaving now could bunch with the calls booked right after us and breach the provider's
-      // bucket. Book a fresh slot after them instead. The missed slot is not given back (conservative).
-      metrics.rebooked(bucket.name());
+    Booked booked = bookOne(bucket, cost, maxWait, maxWait, call);
+    int lateRebooks = 0;
+    for (int lostRebooks = 0; lostRebooks <= MAX_REBOOKS; ) {
+      boolean lost = bucket.lost(booked.granted());
+      long late = time.nanoTime() - booked.slotNanos();
+      if (lost) {
+        // The state that booked this slot is gone and a new one has answered: the new one does not know the slot,
+        // and leaving on it could join the new state's full burst. Book again, in the new state. The lost tokens
+        // are not given back: there is nothing to give them back to.
+        lostRebooks++;
+        stateLost(bucket.name());
+      } else if (late > lateLimitNanos && lateRebooks < MAX_REBOOKS) {
+        // Woke too late: leaving now could bunch with the calls booked right after us and breach the provider's
+        // bucket. Book a fresh slot after them instead. The missed slot is not given back (conservative).
+        lateRebooks++;
+        metrics.rebooked(bucket.name());
+      } else {
+        return late;
+      }
       Duration left = maxWait.minusNanos(time.nanoTime() - askedAt);
-      slot = bookOne(bucket, cost, left.isNegative() ? Duration.ZERO : left, maxWait, call);
-      late = time.nanoTime() - slot;
+      booked = bookOne(bucket, cost, left.isNegative() ? Duration.ZERO : left, maxWait, call);
     }
-    return late;
+    throw new BucketUnavailableException(bucket.name(), "its state was lost " + (MAX_REBOOKS + 1)
+        + " times while this call waited; not sent", null);
+  }
+
+  /** A booked slot, and the answer that booked it. */
+  private record Booked(Acquisition granted, long slotNanos) {}
+
+  /** Counts a slot lost with its bucket's state; WARN at most once a minute. */
+  private void stateLost(String bucket) {
+    metrics.stateLost(bucket);
+    long last = lastLostWarnNanos.get();
+    long now = time.nanoTime();
+    if (now - last > TimeUnit.MINUTES.toNanos(1) && lastLostWarnNanos.compareAndSet(last, now)) {
+      LOG.warn("Bucket '{}': its state in Redis was recreated (restart without persistence, failover or deleted "
+          + "key) while calls waited for slots booked in the old one; they book again (see "
+          + "bacen.throttle.state.lost)", bucket);
+    }
   }
 
   /**
-   * Books a slot and sleeps until it; returns the slot. The slot in our clock: the bucket decided before its answer
-   * reached this process, so answeredAt + wait is never early. answeredAt is taken on the I/O thread, not when this
-   * thread got round to reading the answer: a thread starved of CPU after Redis answered (up to 400 ms on a loaded
-   * 2-core machine) counts as late and rebooks, instead of leaving "on time" by its own reckoning with the burst.
+   * Books a slot and sleeps until it, or until the state that booked it is found lost. The slot in our clock: the
+   * bucket decided before its answer reached this process, so answeredAt + wait is never early. answeredAt is taken
+   * on the I/O thread, not when this thread got round to reading the answer: a thread starved of CPU after Redis
+   * answered (up to 400 ms on a loaded 2-core machine) counts as late and rebooks, instead of leaving "on time" by
+   * its own reckoning with the burst.
    *
    * @param maxWait         the wait this booking may accept
    * @param reportedMaxWait the call's max wait, quoted in a refusal
    */
-  private long bookOne(TokenBucket bucket, double cost, Duration maxWait, Duration reportedMaxWait, Call call)
+  private Booked bookOne(TokenBucket bucket, double cost, Duration maxWait, Duration reportedMaxWait, Call call)
       throws IOException {
     Acquisition a;
     try {
@@ -79,13 +112,9 @@ final class SlotBooking {
       metrics.refused(bucket.name());
       throw new ThrottleRefusedException(bucket.name(), a.waitTime(), reportedMaxWait);
     }
-    long slot = a.answeredAtNanos() + a.waitTime().toNanos();
+    Booked booked = new Booked(a, a.answeredAtNanos() + a.waitTime().toNanos());
     try {
-      time.sleepUntil(slot, CANCEL_POLL_NANOS, () -> {
-        if (call.isCanceled()) {
-          throw new InterruptedIOException("call canceled while waiting for its slot; not sent");
-        }
-      });
+      sleepUntil(booked, bucket, call);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       giveBack(bucket, cost);
@@ -94,7 +123,24 @@ final class SlotBooking {
       giveBack(bucket, cost);
       throw e;
     }
-    return slot;
+    return booked;
+  }
+
+  /** Sleeps until the slot, in steps that check for a cancel and for the booking state's loss. */
+  private void sleepUntil(Booked booked, TokenBucket bucket, Call call) throws InterruptedIOException,
+      InterruptedException {
+    long left;
+    while ((left = booked.slotNanos() - time.nanoTime()) > 0 && !bucket.lost(booked.granted())) {
+      checkCanceled(call);
+      time.sleepNanos(Math.min(left, CANCEL_POLL_NANOS));
+    }
+    checkCanceled(call);
+  }
+
+  private static void checkCanceled(Call call) throws InterruptedIOException {
+    if (call.isCanceled()) {
+      throw new InterruptedIOException("call canceled while waiting for its slot; not sent");
+    }
   }
 
   /** Gives back the tokens of a call that was never sent; best effort, and the interrupt flag survives it. */

@@ -209,7 +209,7 @@ public final class ThrottlingInterceptor implements Interceptor {
     public Builder rule(String method, String pathRegex, TokenBucket bucket, double cost) {
       Objects.requireNonNull(pathRegex, "pathRegex cannot be null");
       Objects.requireNonNull(bucket, "bucket cannot be null");
-      rules.add(new Rule(method, Pattern.compile(pathRegex), bucket, Checks.positive("cost", cost)));
+      rules.add(new Rule(method, Pattern.compile(pathRegex), bucket, Checks.tokens("cost", cost)));
       return this;
     }
 
@@ -221,13 +221,13 @@ public final class ThrottlingInterceptor implements Interceptor {
       if (status < 100 || status > 599) {
         throw new IllegalArgumentException("status must be within 100..599, but was " + status);
       }
-      responseCosts.put(status, Checks.positive("totalCost", totalCost));
+      responseCosts.put(status, Checks.tokens("totalCost", totalCost));
       return this;
     }
 
     /** The longest a call may wait for its slot; default 10 s. A call's own timeout may shorten it. */
     public Builder maxWait(Duration maxWait) {
-      this.maxWait = Checks.notNegative("maxWait", maxWait);
+      this.maxWait = Checks.notNegativeAtMostADay("maxWait", maxWait);
       return this;
     }
 
@@ -237,7 +237,7 @@ public final class ThrottlingInterceptor implements Interceptor {
      * delay spread J that the bucket's margin below the provider's quota allows (see QuotaPlanner, docs).
      */
     public Builder lateLimit(Duration lateLimit) {
-      this.lateLimit = Checks.notNegative("lateLimit", lateLimit);
+      this.lateLimit = Checks.notNegativeAtMostADay("lateLimit", lateLimit);
       return this;
     }
 
@@ -264,7 +264,7 @@ public final class ThrottlingInterceptor implements Interceptor {
     public Builder redisUnavailable(RedisUnavailablePolicy policy, double localShare, Duration retryInterval) {
       this.unavailablePolicy = Objects.requireNonNull(policy, "policy cannot be null");
       this.localShare = Checks.share("localShare", localShare);
-      this.localRetryInterval = Checks.positive("retryInterval", retryInterval);
+      this.localRetryInterval = Checks.positiveAtMostADay("retryInterval", retryInterval);
       return this;
     }
 
@@ -280,7 +280,15 @@ public final class ThrottlingInterceptor implements Interceptor {
       return this;
     }
 
+    /**
+     * @throws IllegalStateException when a route's cost exceeds what its bucket can ever hold (the smallest capacity
+     *     of its limits): no call of that route could ever be admitted
+     */
     public ThrottlingInterceptor build() {
+      fits("requests no rule matches", 1, defaultBucket);
+      for (Rule r : rules) {
+        fits("rule " + (r.method() == null ? "" : r.method() + " ") + r.path(), r.cost(), r.bucket());
+      }
       ThrottleMetrics metrics = new ThrottleMetrics(registry);
       Map<TokenBucket, TokenBucket> wrapped = new IdentityHashMap<>(); // one decorator per bucket, however many rules
       Rule defaultRoute = new Rule(null, null, defaultBucket, 1);
@@ -293,6 +301,14 @@ public final class ThrottlingInterceptor implements Interceptor {
       // milliseconds on a cold, loaded JVM, between the lateness check and the send.
       wrapped.keySet().forEach(b -> metrics.register(b.name()));
       return new ThrottlingInterceptor(this, defaultRoute, built, metrics);
+    }
+
+    private static void fits(String route, double cost, TokenBucket bucket) {
+      double capacity = bucket.limits().stream().mapToDouble(Limit::capacity).min().orElseThrow();
+      if (cost > capacity) {
+        throw new IllegalStateException(route + " costs " + cost + ", more than bucket '" + bucket.name()
+            + "' can ever hold (capacity " + capacity + "): no such call could be admitted");
+      }
     }
 
     private TokenBucket wrap(TokenBucket bucket, Map<TokenBucket, TokenBucket> wrapped, ThrottleMetrics metrics) {

@@ -59,4 +59,14 @@ public interface TokenBucket {
    * @throws BucketUnavailableException when the store does not answer
    */
   default void preload() throws BucketUnavailableException, InterruptedException {}
+
+  /**
+   * Whether the state that booked {@code granted} is gone: Redis restarted empty, failed over to a replica that had
+   * not seen it, or the key was deleted, and a new state has answered since. A caller still waiting for such a slot
+   * must book again: the new state does not know the slot, and leaving on it could join the new state's burst.
+   * Answers from this process's own calls only, without a round trip. The default: never.
+   */
+  default boolean lost(Acquisition granted) {
+    return false;
+  }
 }

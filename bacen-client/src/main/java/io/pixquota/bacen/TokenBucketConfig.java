@@ -148,7 +148,7 @@ public final class TokenBucketConfig {
 
     /** How long to wait for Redis's answer before giving up with a {@link BucketUnavailableException}; default 1 s. */
     public Builder redisTimeout(Duration timeout) {
-      this.redisTimeout = Checks.positive("redisTimeout", timeout);
+      this.redisTimeout = Checks.positiveAtMostADay("redisTimeout", timeout);
       return this;
     }
 

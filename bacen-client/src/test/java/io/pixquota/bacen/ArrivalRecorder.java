@@ -2,6 +2,7 @@ package io.pixquota.bacen;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntFunction;
 import java.util.function.LongSupplier;
@@ -30,6 +31,7 @@ final class ArrivalRecorder extends Dispatcher {
   public MockResponse dispatch(RecordedRequest request) {
     synchronized (this) {
       arrivals.add(clock.getAsLong());
+      notifyAll();
     }
     return responses.apply(count.getAndIncrement());
   }
@@ -40,5 +42,17 @@ final class ArrivalRecorder extends Dispatcher {
 
   int count() {
     return count.get();
+  }
+
+  /** Waits (really, at most 10 s) until {@code n} requests have arrived and had their arrival noted. */
+  synchronized void awaitArrivals(int n) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (arrivals.size() < n) {
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        throw new AssertionError(arrivals.size() + " requests arrived, expected " + n);
+      }
+      TimeUnit.NANOSECONDS.timedWait(this, left);
+    }
   }
 }

@@ -189,6 +189,41 @@ class BadInputTableTest {
             IllegalArgumentException.class, "retryInterval must be > 0, but was PT0S"),
         row("local bucket without limits", () -> new LocalTokenBucket("x", List.of(), System::nanoTime),
             IllegalArgumentException.class, "bucket 'x' needs at least one limit"),
+        row("interceptor: default bucket smaller than a call", () -> ThrottlingInterceptor.builder(
+            new LocalTokenBucket("small", List.of(Limit.of(0.5, 1)), System::nanoTime)).build(),
+            IllegalStateException.class, "requests no rule matches costs 1.0, more than bucket 'small' can ever hold "
+                + "(capacity 0.5): no such call could be admitted"),
+        row("interceptor: rule cost above its bucket", () -> ThrottlingInterceptor.builder(new NoBucket())
+            .rule("POST", "/x", new LocalTokenBucket("b", List.of(Limit.of(2, 1)), System::nanoTime), 2.5).build(),
+            IllegalStateException.class, "rule POST /x costs 2.5, more than bucket 'b' can ever hold (capacity 2.0): "
+                + "no such call could be admitted"),
+        row("interceptor: max wait of centuries", () -> ThrottlingInterceptor.builder(new NoBucket())
+            .maxWait(Duration.ofDays(36_500)), IllegalArgumentException.class,
+            "maxWait must be at most PT24H, but was PT876000H"),
+        row("config: bucket capacity below one call", () -> PixClientConfig.builder().bucket(0.5, 9),
+            IllegalArgumentException.class, "capacity must be >= 1, the cost of one call, but was 0.5"),
+        row("env: bucket capacity below one call", () -> fromEnv(TestEnv.with("BACEN_BUCKET_CAPACITY", "0.5")),
+            IllegalArgumentException.class, "BACEN_BUCKET_CAPACITY is invalid, was '0.5': capacity must be >= 1, the "
+                + "cost of one call, but was 0.5"),
+        row("env: redis URL with a space in its password", () -> fromEnv(TestEnv.with("REDIS_URL",
+            "redis://:p@ss w0rd@127.0.0.1")), IllegalArgumentException.class,
+            "REDIS_URL is invalid, was 'redis://****@127.0.0.1': redisUrl is not a URL: 'redis://****@127.0.0.1'"),
+        row("config: call timeout of centuries", () -> PixClientConfig.builder()
+            .callTimeout(Duration.ofSeconds(Long.MAX_VALUE)), IllegalArgumentException.class,
+            "callTimeout must be at most PT24H, but was PT2562047788015215H30M7S"),
+        row("config: redis timeout of centuries", () -> PixClientConfig.builder()
+            .redisTimeout(Duration.ofSeconds(Long.MAX_VALUE)), IllegalArgumentException.class,
+            "redisTimeout must be at most PT24H, but was PT2562047788015215H30M7S"),
+        row("bucket: redis timeout of centuries", () -> TokenBucketConfig.custom("pix")
+            .redisTimeout(Duration.ofSeconds(Long.MAX_VALUE)), IllegalArgumentException.class,
+            "redisTimeout must be at most PT24H, but was PT2562047788015215H30M7S"),
+        row("refill of Double.MIN_VALUE", () -> Limit.of(8, Double.MIN_VALUE), IllegalArgumentException.class,
+            "refillPerSecond must be at least 1.0E-6 (one token in 11.6 days), but was 4.9E-324"),
+        row("capacity of 1e13", () -> Limit.of(1e13, 1), IllegalArgumentException.class,
+            "capacity must be at most 1.0E12, but was 1.0E13"),
+        row("plan jitter of centuries", () -> QuotaPlanner.plan(ProviderPolicy.tokenBucket(10, 10,
+            Duration.ofSeconds(1)), Duration.ofSeconds(Long.MAX_VALUE)), IllegalArgumentException.class,
+            "jitter must be at most PT24H, but was PT2562047788015215H30M7S"),
         row("interceptor: bad path regex", () -> ThrottlingInterceptor.builder(new NoBucket())
             .rule("GET", "(", new NoBucket(), 1), PatternSyntaxException.class, null));
   }

@@ -9,6 +9,7 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
 import java.util.function.LongConsumer;
 
 /**
@@ -28,6 +29,7 @@ public final class FakeTime implements TimeSource {
   private final List<LongConsumer> listeners = new ArrayList<>();
   private long nanos;
   private int sleepers;
+  private int sleepCalls;
 
   private FakeTime(double epochSeconds, boolean autoAdvance) {
     this.nanos = (long) (epochSeconds * 1e9);
@@ -64,6 +66,8 @@ public final class FakeTime implements TimeSource {
       throw new InterruptedException();
     }
     sleeps.add(n);
+    sleepCalls++;
+    notifyAll();
     long until = nanos + n;
     if (autoAdvance) {
       setNanos(until);
@@ -113,12 +117,21 @@ public final class FakeTime implements TimeSource {
   }
 
   /** Waits (really, at most 10 s) until {@code count} threads sleep on this clock. */
-  public synchronized void awaitSleepers(int count) throws InterruptedException {
+  public void awaitSleepers(int count) throws InterruptedException {
+    await(() -> sleepers, count, "threads sleep");
+  }
+
+  /** Waits (really, at most 10 s) until {@code count} sleeps in all have begun on this clock. */
+  public void awaitSleepCalls(int count) throws InterruptedException {
+    await(() -> sleepCalls, count, "sleeps began");
+  }
+
+  private synchronized void await(IntSupplier value, int count, String what) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (sleepers < count) {
+    while (value.getAsInt() < count) {
       long left = deadline - System.nanoTime();
       if (left <= 0) {
-        throw new AssertionError(sleepers + " threads sleep on the fake clock, expected " + count);
+        throw new AssertionError(value.getAsInt() + " " + what + " on the fake clock, expected " + count);
       }
       TimeUnit.NANOSECONDS.timedWait(this, left);
     }

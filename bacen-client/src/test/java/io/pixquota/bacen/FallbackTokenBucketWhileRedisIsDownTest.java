@@ -25,7 +25,8 @@ class FallbackTokenBucketWhileRedisIsDownTest extends TokenBucketContract {
     assertThat(events).as("store errors and switches: into the fallback, never out")
         .noneMatch(e -> e.endsWith("false"));
     if (!events.isEmpty()) {
-      assertThat(events.subList(0, 2)).containsExactly("failed pix", "fallback pix true");
+      assertThat(events.get(0)).startsWith("failed ");
+      assertThat(events.get(1)).startsWith("fallback ").endsWith(" true");
     }
   }
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.pixquota.bacen.internal.LocalTokenBucket;
+import io.pixquota.harness.RespConnection;
 import io.pixquota.testing.RedisExtension;
 import io.pixquota.testing.TestRedis;
 import java.io.IOException;
@@ -215,6 +216,49 @@ class ThrottlingInterceptorTest {
     assertThat(server.getRequestCount()).isEqualTo(1);
     assertThat(bucket.acquire(1, Duration.ofSeconds(5)).remaining()).as("its token given back")
         .isCloseTo(-1 + 0.005, within(1e-9));
+  }
+
+  @Test
+  void callersWaitingOnSlotsOfALostStateBookAgainInTheNewOne() throws Exception {
+    time = FakeTime.manual(1_000);
+    ArrivalRecorder recorder = arrivalsOnTheFakeClock();
+    RedisTokenBucket bucket = bucket("lost", 1, 1);
+    OkHttpClient client = client(throttle(bucket).build());
+    long t0 = time.nanoTime();
+    assertThat(execute(client, get("/a"))).isEqualTo(200); // drains the bucket
+    List<Thread> waiters = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      Thread w = new Thread(() -> {
+        try {
+          execute(client, get("/w"));
+        } catch (IOException e) {
+          throw new IllegalStateException(e);
+        }
+      });
+      w.start();
+      waiters.add(w);
+      time.awaitSleepers(i + 1); // booked 1 s and 2 s ahead, in that order
+    }
+    try (RespConnection admin = redis.rawConnection()) {
+      admin.call("DEL", redis.keyPrefix() + "{lost}:tb"); // what a Redis restarted empty looks like
+    }
+    assertThat(execute(client, get("/b"))).as("the new state starts full").isEqualTo(200);
+    time.advanceMillis(10); // the waiters' next check: their state is gone, they book again, behind /b
+    time.awaitSleepCalls(4); // each slept once before, and sleeps again once booked anew
+    Acquisition next = bucket.acquire(1, Duration.ofMinutes(1));
+    assertThat(next.waitTime()).as("the new state knows both waiters: the next slot is after theirs")
+        .isEqualTo(Duration.ofMillis(2_990));
+    time.advanceMillis(990); // the first waiter's new slot
+    recorder.awaitArrivals(3);
+    time.advanceMillis(1_000); // the second's
+    recorder.awaitArrivals(4);
+    for (Thread w : waiters) {
+      w.join(TimeUnit.SECONDS.toMillis(10));
+    }
+    assertThat(millisAfter(t0, recorder.arrivals())).as("a and b at once, the waiters at their new slots")
+        .containsExactly(0.0, 0.0, 1_000.0, 2_000.0);
+    assertThat(registry.get("bacen.throttle.state.lost").counter().count()).isEqualTo(2);
+    assertThat(registry.get("bacen.throttle.rebooked").counter().count()).as("none was late").isZero();
   }
 
   @Test

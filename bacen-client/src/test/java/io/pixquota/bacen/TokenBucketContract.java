@@ -191,6 +191,8 @@ abstract class TokenBucketContract {
     assertThatThrownBy(() -> bucket.charge(Double.POSITIVE_INFINITY))
         .hasMessage("cost must be positive and finite, but was Infinity");
     assertThatThrownBy(() -> bucket.refund(0)).hasMessage("cost must be positive and finite, but was 0.0");
+    assertThatThrownBy(() -> bucket.charge(1e300)).isExactlyInstanceOf(IllegalArgumentException.class)
+        .hasMessage("cost must be at most 1.0E12, but was 1.0E300");
     Acquisition all = bucket.acquire(8, Duration.ZERO);
     assertThat(all.granted()).as("nothing was taken by the refused calls").isTrue();
     assertThat(all.remaining()).isCloseTo(0, within(1e-9));
@@ -216,6 +218,21 @@ abstract class TokenBucketContract {
     }
     assertThat(audit.maxInWindow(20_000_000)).as("and nearly all of it is used")
         .isGreaterThan(0.95 * (capacity + rate * 20));
+  }
+
+  @Test
+  void theExtremesOfTheValidRangeNeverBreakTheArithmetic() throws Exception {
+    TokenBucket bucket = bucket("extreme", List.of(Limit.of(1e12, 1e-6)));
+    assertThat(bucket.acquire(1e12, Duration.ZERO).granted()).isTrue();
+    for (int i = 0; i < 3; i++) {
+      assertThat(bucket.charge(1e12)).isCloseTo(-(i + 1) * 1e12, within(1.0));
+    }
+    Acquisition far = bucket.acquire(1, LONG);
+    assertThat(far.granted()).isFalse();
+    assertThat(waitMicros(far)).as("capped at 2^53 - 1 microseconds, about 285 years").isEqualTo((1L << 53) - 1);
+    assertThat(bucket.refund(1e12)).isCloseTo(-2e12, within(1.0));
+    assertThat(bucket.acquire(1, Duration.ofDays(365L * 300_000_000)).granted()).as("forever is long enough")
+        .isTrue();
   }
 
   @Test

@@ -3,13 +3,15 @@ package io.pixquota.bacen;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import io.pixquota.testing.RedisExtension;
 import io.pixquota.harness.RespConnection;
+import io.pixquota.testing.RedisExtension;
 import io.pixquota.testing.TestRedis;
 import java.time.Duration;
+import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.redisson.api.RedissonClient;
 
 /** What happens to the bucket's key and script over time: NOSCRIPT, expiry, deletion. Nothing sleeps. */
 @ExtendWith(RedisExtension.class)
@@ -45,6 +47,34 @@ class TokenBucketLifecycleTest {
       assertThat(admin.call("EXISTS", config.key())).as("gone once full").isEqualTo(0L);
       // And an expired bucket is simply full.
       assertThat(bucket.acquire(2, Duration.ZERO).remaining()).isCloseTo(0, within(1e-9));
+    }
+  }
+
+  @Test
+  void limitsAreStoredByWhatTheyAreSoReplicasListingThemInAnotherOrderShareThem(TestRedis redis) throws Exception {
+    FakeTime time = FakeTime.autoAdvancing(6_000);
+    RedissonClient client = redis.newRedisson();
+    TokenBucketConfig oneOrder = TokenBucketConfig.custom("order").keyPrefix(redis.keyPrefix())
+        .clientClock(time.clock()).limit(8, 9).limit(10, 1).build();
+    TokenBucketConfig otherOrder = TokenBucketConfig.custom("order").keyPrefix(redis.keyPrefix())
+        .clientClock(time.clock()).limit(10, 1).limit(8, 9).build();
+    TokenBucketConfig alone = TokenBucketConfig.custom("alone").keyPrefix(redis.keyPrefix())
+        .clientClock(time.clock()).limit(8, 9).limit(10, 1).build();
+    RedisTokenBucket[] mixed = {RedisTokenBucket.create(client, oneOrder), RedisTokenBucket.create(client, otherOrder)};
+    RedisTokenBucket single = RedisTokenBucket.create(client, alone);
+    int admittedMixed = 0;
+    int admittedAlone = 0;
+    for (int i = 0; i < 100; i++) { // 5 s, a call every 50 ms on each
+      time.advanceMillis(50);
+      admittedMixed += mixed[i % 2].acquire(1, Duration.ZERO).granted() ? 1 : 0;
+      admittedAlone += single.acquire(1, Duration.ZERO).granted() ? 1 : 0;
+    }
+    assertThat(admittedAlone).as("10 + 1/s x 5 s, rounded down").isEqualTo(14);
+    assertThat(admittedMixed).as("the same bucket, whatever the order (once 30)").isEqualTo(admittedAlone);
+    try (RespConnection admin = redis.rawConnection()) {
+      @SuppressWarnings("unchecked")
+      List<Object> fields = (List<Object>) admin.call("HKEYS", oneOrder.key());
+      assertThat(fields).containsExactlyInAnyOrder("u", "e", "t:8.0:9.0", "t:10.0:1.0");
     }
   }
 

@@ -15,6 +15,35 @@ public final class Checks {
     return value;
   }
 
+  /**
+   * The most tokens a limit may hold and an operation may move: {@value}. Beyond it the script's arithmetic (doubles,
+   * whole microseconds, TTLs in milliseconds) would lose precision or overflow.
+   */
+  public static final double MAX_TOKENS = 1e12;
+  /** The slowest refill: {@value} tokens per second, one token in 11.6 days. */
+  public static final double MIN_REFILL_PER_SECOND = 1e-6;
+  /** The longest timeout, wait or interval a setting may have: one day. */
+  public static final Duration MAX_DURATION = Duration.ofDays(1);
+
+  /** {@link #positive(String, double)} and at most {@link #MAX_TOKENS}: a capacity, or a charge or refund. */
+  public static double tokens(String field, double value) {
+    positive(field, value);
+    if (value > MAX_TOKENS) {
+      throw new IllegalArgumentException(field + " must be at most " + MAX_TOKENS + ", but was " + value);
+    }
+    return value;
+  }
+
+  /** {@link #tokens} and at least {@link #MIN_REFILL_PER_SECOND}: a refill rate. */
+  public static double refill(String field, double value) {
+    tokens(field, value);
+    if (value < MIN_REFILL_PER_SECOND) {
+      throw new IllegalArgumentException(field + " must be at least " + MIN_REFILL_PER_SECOND
+          + " (one token in 11.6 days), but was " + value);
+    }
+    return value;
+  }
+
   /** {@code 0 < cost <= maxCost}: what one call may cost in a bucket whose smallest capacity is {@code maxCost}. */
   public static double cost(double cost, double maxCost) {
     if (!(cost > 0) || cost > maxCost) {
@@ -45,6 +74,23 @@ public final class Checks {
     Objects.requireNonNull(value, field + " cannot be null");
     if (value.isNegative() || value.isZero()) {
       throw new IllegalArgumentException(field + " must be > 0, but was " + value);
+    }
+    return value;
+  }
+
+  /** {@link #notNegative(String, Duration)} and at most {@link #MAX_DURATION}. */
+  public static Duration notNegativeAtMostADay(String field, Duration value) {
+    return atMostADay(field, notNegative(field, value));
+  }
+
+  /** {@link #positive(String, Duration)} and at most {@link #MAX_DURATION}. */
+  public static Duration positiveAtMostADay(String field, Duration value) {
+    return atMostADay(field, positive(field, value));
+  }
+
+  private static Duration atMostADay(String field, Duration value) {
+    if (value.compareTo(MAX_DURATION) > 0) {
+      throw new IllegalArgumentException(field + " must be at most " + MAX_DURATION + ", but was " + value);
     }
     return value;
   }

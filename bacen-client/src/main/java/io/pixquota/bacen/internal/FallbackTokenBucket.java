@@ -15,9 +15,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * {@code LOCAL_FALLBACK} as a decorator: the shared bucket while its store answers; while it does not, an in-memory
- * {@link LocalTokenBucket} holding {@code share} of each limit (at least one token of burst), asking the shared
- * bucket again every {@code retryInterval}. One WARN per transition, and the listener is told of every store error
- * and every transition. Never unlimited.
+ * {@link LocalTokenBucket} holding {@code share} of each limit (at least one token of burst, and at least the slowest
+ * refill a limit may have), asking the shared bucket again every {@code retryInterval}. One WARN per transition, and
+ * the listener is told of every store error and every transition. Never unlimited.
  *
  * <p>{@link #charge} and {@link #refund} go to the bucket in use when they are called. A call booked in one and given
  * back after a transition returns its tokens to the other: at most its cost, once per such call.
@@ -47,12 +47,13 @@ public final class FallbackTokenBucket implements TokenBucket {
       Listener listener) {
     this.shared = Objects.requireNonNull(shared, "shared cannot be null");
     this.share = Checks.share("localShare", share);
-    this.retryNanos = Checks.positive("retryInterval", retryInterval).toNanos();
+    this.retryNanos = Checks.positiveAtMostADay("retryInterval", retryInterval).toNanos();
     this.time = Objects.requireNonNull(time, "time cannot be null");
     this.listener = Objects.requireNonNull(listener, "listener cannot be null");
     List<Limit> mine = new ArrayList<>();
     for (Limit l : shared.limits()) {
-      mine.add(Limit.of(Math.max(l.capacity() * share, 1), l.refillPerSecond() * share));
+      mine.add(Limit.of(Math.max(l.capacity() * share, 1),
+          Math.max(l.refillPerSecond() * share, Checks.MIN_REFILL_PER_SECOND)));
     }
     this.local = new LocalTokenBucket(shared.name(), mine, time::nanoTime);
   }
@@ -87,13 +88,13 @@ public final class FallbackTokenBucket implements TokenBucket {
 
   @Override
   public double charge(double cost) throws BucketUnavailableException, InterruptedException {
-    Checks.positive("cost", cost);
+    Checks.tokens("cost", cost);
     return sharedElseLocal(() -> shared.charge(cost), () -> local.charge(cost));
   }
 
   @Override
   public double refund(double cost) throws BucketUnavailableException, InterruptedException {
-    Checks.positive("cost", cost);
+    Checks.tokens("cost", cost);
     return sharedElseLocal(() -> shared.refund(cost), () -> local.refund(cost));
   }
 
@@ -115,6 +116,12 @@ public final class FallbackTokenBucket implements TokenBucket {
       }
     }
     return onLocal.getAsDouble();
+  }
+
+  /** Whether the shared bucket lost the state that booked it; a slot of the local share is never lost. */
+  @Override
+  public boolean lost(Acquisition granted) {
+    return shared.lost(granted);
   }
 
   /** Prepares the shared bucket; a store that does not answer is reported, as at any other time. */

@@ -16,6 +16,9 @@ import java.util.function.LongSupplier;
  * both. This class is threadsafe.
  */
 public final class LocalTokenBucket implements TokenBucket {
+  /** The script's cap on a wait: 2^53 - 1 microseconds, the largest whole number a Lua number holds exactly. */
+  static final double MAX_WAIT_MICROS = (1L << 53) - 1;
+
   private final String name;
   private final List<Limit> limits;
   private final double maxCost;
@@ -61,7 +64,7 @@ public final class LocalTokenBucket implements TokenBucket {
         wait = Math.max(wait, (cost - tokens[i]) / limits.get(i).refillPerSecond() * 1_000_000);
       }
     }
-    long waitMicros = (long) Math.ceil(wait);
+    long waitMicros = (long) Math.min(Math.ceil(wait), MAX_WAIT_MICROS);
     boolean granted = waitMicros <= maxWaitMicros;
     if (granted) { // a refusal records nothing, as in the script
       take(tokens, cost);
@@ -73,7 +76,7 @@ public final class LocalTokenBucket implements TokenBucket {
 
   @Override
   public synchronized double charge(double cost) {
-    Checks.positive("cost", cost);
+    Checks.tokens("cost", cost);
     long now = decisionMicros(nanoClock.getAsLong());
     double[] tokens = refilled(now);
     take(tokens, cost);
@@ -83,7 +86,7 @@ public final class LocalTokenBucket implements TokenBucket {
 
   @Override
   public synchronized double refund(double cost) {
-    Checks.positive("cost", cost);
+    Checks.tokens("cost", cost);
     long now = decisionMicros(nanoClock.getAsLong());
     double[] tokens = refilled(now);
     for (int i = 0; i < tokens.length; i++) {

@@ -26,6 +26,7 @@ public final class ThrottleMetrics implements FallbackTokenBucket.Listener {
     final Counter redisErrors;
     final Counter rebooked;
     final Counter marginExceeded;
+    final Counter stateLost;
     final AtomicInteger fallbackActive = new AtomicInteger();
 
     Meters(String bucket) {
@@ -46,6 +47,10 @@ public final class ThrottleMetrics implements FallbackTokenBucket.Listener {
           .register(registry);
       rebooked = Counter.builder("bacen.throttle.rebooked")
           .description("Calls that woke later than the late limit after their slot and booked a fresh one")
+          .tag("bucket", bucket).register(registry);
+      stateLost = Counter.builder("bacen.throttle.state.lost")
+          .description("Calls whose booked slot was in a bucket state Redis lost (restart, failover, deleted key); "
+              + "they booked again")
           .tag("bucket", bucket).register(registry);
       marginExceeded = Counter.builder("bacen.throttle.margin.exceeded")
           .description("Calls that left later after their slot than the jitter their quota plan assumes")
@@ -83,6 +88,10 @@ public final class ThrottleMetrics implements FallbackTokenBucket.Listener {
 
   public void rebooked(String bucket) {
     of(bucket).rebooked.increment();
+  }
+
+  public void stateLost(String bucket) {
+    of(bucket).stateLost.increment();
   }
 
   public void marginExceeded(String bucket) {

@@ -49,6 +49,7 @@ public final class PixClient implements AutoCloseable {
   private final PixRetry retry;
   private final RedissonClient ownedRedisson;
   private final TokenBucket bucket;
+  private volatile boolean closed;
 
   private PixClient(Builder b, RedissonClient ownedRedisson, TokenBucket bucket) {
     this.config = b.config;
@@ -65,15 +66,18 @@ public final class PixClient implements AutoCloseable {
       throttle.plan(b.plan);
     }
     ThrottlingInterceptor interceptor = throttle.build();
-    OkHttpClient base = b.okHttpClient != null ? b.okHttpClient : new OkHttpClient();
+    // Every request, token fetches included, ends within the call timeout. No redirects: a known provider does not
+    // send any, and a redirect loop would drain the shared bucket; a 3xx is an unexpected answer.
+    OkHttpClient base = (b.okHttpClient != null ? b.okHttpClient : new OkHttpClient()).newBuilder()
+        .callTimeout(config.callTimeout()).followRedirects(false).followSslRedirects(false).build();
     OkHttpClient tokenHttp = config.throttleTokenCalls()
         ? base.newBuilder().addNetworkInterceptor(interceptor).build() : base;
     this.tokens = new OAuthTokenSource(tokenHttp, HttpUrl.get(config.tokenUrl().toString()), config.clientId(),
         config.clientSecret(), json.mapper, b.time::nanoTime);
     // A network interceptor: the slot is booked once OkHttp holds a connection, so a slow connection set-up cannot
     // make a call leave late and bunch with the next slots (measured: 1 x 429 per cold burst otherwise).
-    this.http = base.newBuilder().callTimeout(config.callTimeout()).addNetworkInterceptor(interceptor).build();
-    this.unthrottledHttp = base.newBuilder().callTimeout(config.callTimeout()).build();
+    this.http = base.newBuilder().addNetworkInterceptor(interceptor).build();
+    this.unthrottledHttp = base;
     retry.retries("getPix");
     retry.retries("getCob");
   }
@@ -92,6 +96,7 @@ public final class PixClient implements AutoCloseable {
    */
   public Pix getPix(String endToEndId) {
     PixIds.checkEndToEndId(endToEndId);
+    checkOpen();
     return retry.call("getPix", () -> attempt("pix/" + endToEndId, json::pix));
   }
 
@@ -104,6 +109,7 @@ public final class PixClient implements AutoCloseable {
    */
   public Cob getCob(String txid) {
     PixIds.checkTxid(txid);
+    checkOpen();
     return retry.call("getCob", () -> attempt("cob/" + txid, json::cob));
   }
 
@@ -116,6 +122,7 @@ public final class PixClient implements AutoCloseable {
    * @throws PixException             for the other failures
    */
   public void warmUp() {
+    checkOpen();
     bearer();
     try {
       bucket.preload();
@@ -136,10 +143,11 @@ public final class PixClient implements AutoCloseable {
    */
   public ProviderPolicy getPolicy(String policy) {
     Checks.notBlank("policy", policy);
-    if (!policy.matches("[A-Za-z0-9_.-]{1,64}")) {
-      throw new IllegalArgumentException("policy must be 1 to 64 letters, digits, '_', '.' or '-', but was '"
-          + policy + "'");
+    if (!policy.matches("[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}")) {
+      throw new IllegalArgumentException("policy must be 1 to 64 letters, digits, '_', '.' or '-', not starting "
+          + "with '.', but was '" + policy + "'");
     }
+    checkOpen();
     Request request = new Request.Builder().url(apiBase.resolve("policies/" + policy))
         .header("Authorization", "Bearer " + bearer()).get().build();
     try (Response response = unthrottledHttp.newCall(request).execute()) {
@@ -175,12 +183,17 @@ public final class PixClient implements AutoCloseable {
     }
   }
 
+  /** A bearer token within the call timeout: an attempt waits no longer for its token than for its answer. */
   private String bearer() {
     try {
-      return tokens.get();
+      return tokens.get(config.callTimeout());
     } catch (OAuthTokenSource.TokenException e) {
       if (e.status() >= 500) {
         throw new PixUnavailableException("token endpoint failed", e.status(), null, null, null, e);
+      }
+      if (e.status() >= 200 && e.status() < 300) {
+        throw new PixUnexpectedResponseException("token endpoint answered an unusable token: " + e.getMessage(),
+            e.status(), null, null, e);
       }
       throw new PixAccessDeniedException("token endpoint refused the client credentials", e.status(), null, null, e);
     } catch (IOException e) {
@@ -196,9 +209,19 @@ public final class PixClient implements AutoCloseable {
     return new PixTransportException(what + ": " + e.getClass().getSimpleName() + ": " + e.getMessage(), e);
   }
 
-  /** Shuts down the Redisson client this PixClient created, if it created one; a given one is left alone. */
+  private void checkOpen() {
+    if (closed) {
+      throw new IllegalStateException("this PixClient is closed");
+    }
+  }
+
+  /**
+   * Refuses every later call ({@link IllegalStateException}), lets calls in flight end, and shuts down the Redisson
+   * client this PixClient created, if it created one; a given one is left alone.
+   */
   @Override
   public void close() {
+    closed = true;
     http.dispatcher().executorService().shutdown();
     http.connectionPool().evictAll();
     if (ownedRedisson != null) {

@@ -1,5 +1,6 @@
 package io.pixquota.bacen.pix;
 
+import io.pixquota.bacen.Limit;
 import io.pixquota.bacen.RedisUnavailablePolicy;
 import io.pixquota.bacen.ThrottlingInterceptor;
 import io.pixquota.bacen.TokenBucketConfig;
@@ -263,28 +264,35 @@ public final class PixClientConfig {
       return this;
     }
 
-    /** Burst and refill of the shared bucket, a little under the provider's quota; default 8 and 9 per second. */
+    /**
+     * Burst and refill of the shared bucket, a little under the provider's quota; default 8 and 9 per second. The
+     * capacity is at least 1, the cost of one call.
+     */
     public Builder bucket(double capacity, double refillPerSecond) {
-      this.bucketCapacity = Checks.positive("capacity", capacity);
-      this.bucketRate = Checks.positive("refillPerSecond", refillPerSecond);
+      Limit limit = Limit.of(capacity, refillPerSecond);
+      if (capacity < 1) {
+        throw new IllegalArgumentException("capacity must be >= 1, the cost of one call, but was " + capacity);
+      }
+      this.bucketCapacity = limit.capacity();
+      this.bucketRate = limit.refillPerSecond();
       return this;
     }
 
     /** The longest a call waits for its slot; default 10 s. */
     public Builder maxWait(Duration maxWait) {
-      this.maxWait = Checks.notNegative("maxWait", maxWait);
+      this.maxWait = Checks.notNegativeAtMostADay("maxWait", maxWait);
       return this;
     }
 
     /** OkHttp's call timeout for one attempt, wait for the slot included; default 30 s. */
     public Builder callTimeout(Duration timeout) {
-      this.callTimeout = Checks.positive("callTimeout", timeout);
+      this.callTimeout = Checks.positiveAtMostADay("callTimeout", timeout);
       return this;
     }
 
     /** How long to wait for Redis's answer; default 1 s. */
     public Builder redisTimeout(Duration timeout) {
-      this.redisTimeout = Checks.positive("redisTimeout", timeout);
+      this.redisTimeout = Checks.positiveAtMostADay("redisTimeout", timeout);
       return this;
     }
 
@@ -297,9 +305,9 @@ public final class PixClientConfig {
       if (maxAttempts < 1 || maxAttempts > 20) {
         throw new IllegalArgumentException("maxAttempts must be within 1..20, but was " + maxAttempts);
       }
-      this.retryInitialBackoff = Checks.positive("initialBackoff", initialBackoff);
-      this.retryMaxBackoff = Checks.positive("maxBackoff", maxBackoff);
-      this.retryMaxTotal = Checks.positive("maxTotal", maxTotal);
+      this.retryInitialBackoff = Checks.positiveAtMostADay("initialBackoff", initialBackoff);
+      this.retryMaxBackoff = Checks.positiveAtMostADay("maxBackoff", maxBackoff);
+      this.retryMaxTotal = Checks.positiveAtMostADay("maxTotal", maxTotal);
       if (maxBackoff.compareTo(initialBackoff) < 0) {
         throw new IllegalArgumentException("maxBackoff must be >= initialBackoff " + initialBackoff + ", but was "
             + maxBackoff);

@@ -47,7 +47,7 @@ public final class QuotaPlanner {
    */
   public static QuotaPlan plan(ProviderPolicy provider, Duration jitter, int replicas) {
     Objects.requireNonNull(provider, "provider cannot be null");
-    Checks.notNegative("jitter", jitter);
+    Checks.notNegativeAtMostADay("jitter", jitter);
     if (replicas < 1) {
       throw new IllegalArgumentException("replicas must be >= 1, but was " + replicas);
     }

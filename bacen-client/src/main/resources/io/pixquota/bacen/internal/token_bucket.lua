@@ -2,21 +2,26 @@
 Token bucket with reservations: refill, decide and record in one atomic step.
 
 KEYS[1]  the bucket's hash, e.g. "pixquota:{pix}:tb". The hash tag {pix} keeps every key of one bucket in one
-         Redis Cluster slot. Fields: u = updatedAt (microseconds, bucket clock), t1..tn = tokens of limit i
-         (a decimal string; may be negative: tokens already promised to callers who are waiting for their slot).
+         Redis Cluster slot. Fields: u = updatedAt (microseconds, bucket clock); e = the state's epoch (Redis TIME in
+         microseconds when this state was created: a new epoch means the old state was lost or expired);
+         t:<capacity>:<refill> = tokens of that limit (a decimal string; may be negative: tokens already promised to
+         callers who are waiting for their slot). Limits are stored by what they are, not by their position, so two
+         replicas that list the same limits in another order share the same tokens.
 ARGV[1]  operation: "acquire" | "charge" | "refund"
-ARGV[2]  cost, a decimal > 0 (validated by the caller: 0 < cost <= capacity of every limit)
+ARGV[2]  cost, a decimal > 0 (validated by the caller: 0 < cost <= capacity of every limit, and at most 1e12)
 ARGV[3]  acquire only: the longest wait the caller accepts, in whole microseconds (>= 0)
 ARGV[4]  "" to use the Redis clock (TIME), or the caller's clock in microseconds (client-clock mode)
 ARGV[5]  n, the number of limits checked and charged together (e.g. 10/s and 600/min)
-ARGV[6], ARGV[7], ...  capacity_i and refill_i (tokens per second) of limit i = 1..n
+ARGV[6], ARGV[7], ...  capacity_i and refill_i (tokens per second) of limit i = 1..n, as the caller formats them
+         (capacity <= 1e12, 1e-6 <= refill <= 1e12, validated by the caller)
 
 Returns an array:
   [1] 1 if granted (acquire), else 0; always 1 for charge and refund
-  [2] wait in whole microseconds (rounded up) until the caller's booked slot; for a refusal, the wait it would
-      have needed; 0 for charge and refund
+  [2] wait in whole microseconds (rounded up, at most 2^53 - 1) until the caller's booked slot; for a refusal, the
+      wait it would have needed; 0 for charge and refund
   [3] tokens left after the operation, the smallest over the limits, as a decimal string (negative = booked ahead)
   [4] now, the bucket clock in microseconds at which the decision was taken (slot = now + wait)
+  [5] the state's epoch, as a decimal string
 
 The math (B = capacity, r = refill per second, last = updatedAt, all times in microseconds):
   now    = max(clock, last)                       -- never backwards: a late clock mints nothing
@@ -27,7 +32,8 @@ The math (B = capacity, r = refill per second, last = updatedAt, all times in mi
            return (1, wait): the caller sleeps exactly `wait` and proceeds, with no second round trip.
   charge c: tokens = tokens - c (may go below zero: later callers wait longer). refund c: min(B, tokens + c).
   The key expires (PEXPIRE) once every limit would be full again: max over i of (B_i - tokens_i) / r_i, plus how
-  far `now` is ahead of Redis's own clock in client-clock mode, so that an expiry never refills early.
+  far `now` is ahead of Redis's own clock in client-clock mode, so that an expiry never refills early (at most
+  1e13 ms: every value written is computed first, and nothing can fail after the write).
 
 Worked example, B = 8, r = 9/s, bucket full at t = 0, 10 calls of cost 1 at t = 0:
   calls 1..8 find tokens 8, 7, ..., 1: granted, wait 0; tokens end at 0.
@@ -36,6 +42,9 @@ Worked example, B = 8, r = 9/s, bucket full at t = 0, 10 calls of cost 1 at t = 
   at t = 0.5 s, call 11 finds min(8, -2 + 9 * 0.5) = 2.5: granted at once, tokens 1.5.
   Slots therefore sit 1/r apart in arrival order, and work admitted in any interval of length T is at most B + r*T.
 ]]
+
+local MAX_WAIT = 9007199254740991 -- 2^53 - 1: the largest whole number a Lua number holds exactly
+local MAX_TTL = 10000000000000 -- 1e13 ms, about 317 years
 
 local key = KEYS[1]
 local op = ARGV[1]
@@ -53,9 +62,9 @@ if ARGV[4] ~= '' then
   end
 end
 
-local fields = { 'u' }
+local fields = { 'u', 'e' }
 for i = 1, n do
-  fields[i + 1] = 't' .. i
+  fields[i + 2] = 't:' .. ARGV[4 + 2 * i] .. ':' .. ARGV[5 + 2 * i]
 end
 local state = redis.call('HMGET', key, unpack(fields))
 
@@ -63,12 +72,16 @@ local last = tonumber(state[1])
 if last ~= nil and last > now then
   now = last
 end
+local epoch = state[2]
+if last == nil or not epoch then
+  epoch = string.format('%d', redis_now) -- a new state: whoever booked in an older one must not rely on it
+end
 
 local tokens = {}
 for i = 1, n do
   local capacity = tonumber(ARGV[4 + 2 * i])
   local rate = tonumber(ARGV[5 + 2 * i])
-  local stored = tonumber(state[i + 1])
+  local stored = tonumber(state[i + 2])
   if stored == nil or last == nil then
     tokens[i] = capacity
   else
@@ -87,7 +100,7 @@ if op == 'acquire' then
       end
     end
   end
-  wait = math.ceil(wait)
+  wait = math.min(math.ceil(wait), MAX_WAIT)
 end
 
 local function smallest()
@@ -101,7 +114,7 @@ local function smallest()
 end
 
 if op == 'acquire' and wait > max_wait then
-  return { 0, wait, smallest(), now }
+  return { 0, wait, smallest(), now, epoch }
 end
 
 for i = 1, n do
@@ -116,19 +129,19 @@ for i = 1, n do
 end
 
 local ttl = 0
-local hset = { 'u', string.format('%.17g', now) }
+local hset = { 'u', string.format('%.17g', now), 'e', epoch }
 for i = 1, n do
   local capacity = tonumber(ARGV[4 + 2 * i])
   local rate = tonumber(ARGV[5 + 2 * i])
-  hset[#hset + 1] = 't' .. i
+  hset[#hset + 1] = fields[i + 2]
   hset[#hset + 1] = string.format('%.17g', tokens[i])
   local to_full = (capacity - tokens[i]) / rate * 1000
   if to_full > ttl then
     ttl = to_full
   end
 end
+ttl = math.min(math.ceil(ttl + math.max(0, now - redis_now) / 1000) + 1, MAX_TTL)
 redis.call('HSET', key, unpack(hset))
-ttl = math.ceil(ttl + math.max(0, now - redis_now) / 1000) + 1
-redis.call('PEXPIRE', key, ttl)
+redis.call('PEXPIRE', key, string.format('%d', ttl))
 
-return { 1, wait, smallest(), now }
+return { 1, wait, smallest(), now, epoch }

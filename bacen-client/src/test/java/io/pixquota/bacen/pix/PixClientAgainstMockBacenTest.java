@@ -103,6 +103,17 @@ class PixClientAgainstMockBacenTest {
   }
 
   @Test
+  void aClientSecretBeyondAsciiIsSentAsUtf8AndAccepted(TestRedis redis) throws Exception {
+    String secret = "s\u00eacr\u00eat-\u00e7\u00e3o";
+    try (MockBacen utf8 = MockBacen.start(MockConfig.builder().integrator("banco", secret).build());
+        PixClient client = PixClient.builder(PixClientConfig.builder().baseUrl(utf8.url())
+            .credentials("banco", secret).bucketName(redis.keyPrefix().replace(":", "-") + "utf8").build())
+            .redisson(redis.newRedisson()).build()) {
+      assertThat(client.getPix(E2E).endToEndId()).isEqualTo(E2E);
+    }
+  }
+
+  @Test
   void malformedIdsAreRefusedBeforeAnyIo() {
     assertThatThrownBy(() -> client.getPix("E12345678202611301200ABCDEFGHIJ"))
         .isExactlyInstanceOf(IllegalArgumentException.class)

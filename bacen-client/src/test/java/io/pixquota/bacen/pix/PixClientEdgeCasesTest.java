@@ -18,7 +18,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
@@ -47,6 +49,8 @@ class PixClientEdgeCasesTest {
   private final List<String> bearers = new ArrayList<>();
   private volatile long tokenLifetimeSeconds = 3600;
   private volatile long tokenDelayMs;
+  private volatile String tokenValue; // null: token-<n>
+  private volatile CountDownLatch tokenGate = new CountDownLatch(0);
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
   private final FakeTime time = FakeTime.autoAdvancing(1_800_000_000);
 
@@ -57,8 +61,10 @@ class PixClientEdgeCasesTest {
       public MockResponse dispatch(RecordedRequest request) throws InterruptedException {
         if (request.getUrl().encodedPath().equals("/oauth/token")) {
           Thread.sleep(tokenDelayMs);
+          tokenGate.await();
           int n = tokenFetches.incrementAndGet();
-          return json(200, "{\"access_token\":\"token-" + n + "\",\"token_type\":\"Bearer\",\"expires_in\":"
+          String token = tokenValue != null ? tokenValue : "token-" + n;
+          return json(200, "{\"access_token\":\"" + token + "\",\"token_type\":\"Bearer\",\"expires_in\":"
               + tokenLifetimeSeconds + "}");
         }
         apiCalls.incrementAndGet();
@@ -315,6 +321,119 @@ class PixClientEdgeCasesTest {
     }
     assertThat(tokenFetches.get()).as("refreshed before expiry").isEqualTo(2);
     assertThat(bearers.get(bearers.size() - 1)).isEqualTo("Bearer token-2");
+  }
+
+  @Test
+  void anExpiresInOfThousandsOfYearsIsClampedToADay() {
+    tokenLifetimeSeconds = 99_999_999_999L; // once an ArithmeticException: long overflow
+    try (PixClient client = client()) {
+      client.getPix(E2E);
+      time.advance(Duration.ofHours(21)); // refreshed after 90% of the clamped day: 21.6 h
+      client.getPix(E2E);
+      assertThat(tokenFetches.get()).isEqualTo(1);
+      time.advance(Duration.ofMinutes(37));
+      client.getPix(E2E);
+    }
+    assertThat(tokenFetches.get()).as("refreshed after 21.6 h").isEqualTo(2);
+  }
+
+  @Test
+  void anExpiresInOfSixtyYearsIsNotRefreshedOnEveryCall() {
+    tokenLifetimeSeconds = 2_000_000_000L; // once an overflow that made every call fetch a token
+    try (PixClient client = client()) {
+      for (int i = 0; i < 3; i++) {
+        client.getPix(E2E);
+      }
+    }
+    assertThat(tokenFetches.get()).isEqualTo(1);
+  }
+
+  @Test
+  void aTokenWithCharactersAnHttpHeaderCannotCarryIsAnUnexpectedResponse() {
+    for (String bad : new String[] {"abc\\r\\nX-Injected: 1", "t\u00f6k\u00e9n"}) {
+      tokenValue = bad;
+      try (PixClient client = client()) {
+        assertThatThrownBy(() -> client.getPix(E2E)).isInstanceOfSatisfying(PixUnexpectedResponseException.class,
+            e -> assertThat(e.getMessage()).contains("token endpoint answered an unusable token")
+                .doesNotContain("X-Injected"));
+      }
+    }
+    assertThat(apiCalls.get()).as("no API call with such a token").isZero();
+  }
+
+  @Test
+  void aWaiterForAnotherCallersTokenFetchLetsGoWhenInterrupted() throws Exception {
+    tokenGate = new CountDownLatch(1); // the token endpoint holds every fetch until released
+    try (PixClient client = client()) {
+      AtomicReference<Throwable> first = new AtomicReference<>();
+      Thread fetcher = new Thread(() -> first.set(catching(() -> client.getPix(E2E))));
+      fetcher.start();
+      awaitTokenRequest();
+      AtomicReference<Throwable> second = new AtomicReference<>();
+      AtomicBoolean flag = new AtomicBoolean();
+      Thread waiter = new Thread(() -> {
+        second.set(catching(() -> client.getPix(E2E)));
+        flag.set(Thread.currentThread().isInterrupted());
+      });
+      waiter.start();
+      waiter.interrupt();
+      waiter.join(TimeUnit.SECONDS.toMillis(10));
+      assertThat(waiter.isAlive()).as("not stuck WAITING for the fetch in flight").isFalse();
+      assertThat(second.get()).isInstanceOf(PixTransportException.class).hasMessageContaining("interrupted");
+      assertThat(flag.get()).as("interrupt flag kept").isTrue();
+      tokenGate.countDown();
+      fetcher.join(TimeUnit.SECONDS.toMillis(10));
+      assertThat(first.get()).as("the fetch itself went on and served its caller").isNull();
+    }
+    assertThat(tokenFetches.get()).isEqualTo(1);
+  }
+
+  private void awaitTokenRequest() throws InterruptedException {
+    RecordedRequest r = server.takeRequest(10, TimeUnit.SECONDS);
+    assertThat(r).isNotNull();
+    assertThat(r.getUrl().encodedPath()).isEqualTo("/oauth/token");
+  }
+
+  private static Throwable catching(Runnable r) {
+    try {
+      r.run();
+      return null;
+    } catch (RuntimeException e) {
+      return e;
+    }
+  }
+
+  @Test
+  void aRedirectIsNotFollowedNorRetried() {
+    for (int i = 0; i < 5; i++) {
+      apiResponses.add(new MockResponse.Builder().code(302).setHeader("Location", server.url("/api/v2/pix/" + E2E))
+          .build());
+    }
+    try (PixClient client = client()) {
+      assertThatThrownBy(() -> client.getPix(E2E)).isInstanceOfSatisfying(PixUnexpectedResponseException.class,
+          e -> assertThat(e.status()).isEqualTo(302));
+    }
+    assertThat(apiCalls.get()).as("one request: no redirect followed, no retry").isEqualTo(1);
+  }
+
+  @Test
+  void aClosedClientRefusesCalls() {
+    PixClient client = client();
+    client.close();
+    assertThatThrownBy(() -> client.getPix(E2E)).isExactlyInstanceOf(IllegalStateException.class)
+        .hasMessage("this PixClient is closed");
+    assertThatThrownBy(client::warmUp).isExactlyInstanceOf(IllegalStateException.class);
+    assertThat(apiCalls.get() + tokenFetches.get()).isZero();
+  }
+
+  @Test
+  void policyNamesThatAreDotSegmentsAreRefusedBeforeAnyIo() {
+    try (PixClient client = client()) {
+      for (String name : new String[] {"..", ".", ".hidden", "a/b", "x".repeat(65)}) {
+        assertThatThrownBy(() -> client.getPolicy(name)).as(name).isExactlyInstanceOf(IllegalArgumentException.class);
+      }
+    }
+    assertThat(apiCalls.get() + tokenFetches.get()).isZero();
   }
 
   @Test
