@@ -23,7 +23,7 @@ import org.redisson.api.RedissonClient;
  * <p>This class is threadsafe. It does not own the {@link RedissonClient}; shut that down yourself.
  */
 public final class RedisTokenBucket implements TokenBucket {
-  private static final LuaScript SCRIPT = LuaScript.fromResource("token_bucket.lua");
+  private static final LuaScript SCRIPT = LuaScript.TOKEN_BUCKET;
 
   private final RedissonClient redisson;
   private final TokenBucketConfig config;

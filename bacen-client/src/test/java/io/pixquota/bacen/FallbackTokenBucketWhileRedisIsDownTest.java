@@ -3,7 +3,6 @@ package io.pixquota.bacen;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.pixquota.bacen.internal.FallbackTokenBucket;
-import io.pixquota.bacen.internal.RedisUrl;
 import io.pixquota.harness.FreePorts;
 import java.time.Duration;
 import java.util.List;
@@ -32,7 +31,7 @@ class FallbackTokenBucketWhileRedisIsDownTest extends TokenBucketContract {
 
   @Override
   TokenBucket bucket(String name, List<Limit> limits) {
-    redisson = RedisUrl.parse("redis://127.0.0.1:" + FreePorts.pick()).newRedisson(Duration.ofMillis(500));
+    redisson = RedisAddress.parse("redis://127.0.0.1:" + FreePorts.pick()).connect(Duration.ofMillis(500));
     TokenBucketConfig.Builder config = TokenBucketConfig.custom(name).clientClock(time.clock());
     limits.forEach(config::limit);
     return new FallbackTokenBucket(RedisTokenBucket.create(redisson, config.build(), time), 1, Duration.ofHours(1),

@@ -6,10 +6,10 @@ import io.pixquota.bacen.pix.PixClient;
 import io.pixquota.bacen.pix.PixClientConfig;
 import io.pixquota.bacen.pix.PixException;
 import io.pixquota.bacen.pix.PixThrottledException;
+import io.pixquota.harness.PrivateRedisServer;
 import io.pixquota.mock.MockBacen;
 import io.pixquota.mock.MockConfig;
 import io.pixquota.mock.QuotaPolicy;
-import io.pixquota.harness.PrivateRedisServer;
 import io.pixquota.testing.TestRedis;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -70,7 +70,7 @@ class FaultsUnderLoadIT {
           redis.restart(); // empty: the bucket starts full again, like a Redis without persistence
           Thread.sleep(400); // let the provider refill: each round starts from a full provider bucket
           mock.reset();
-          warmUpWhenRedisAnswers(pix);
+          LoadUnderFault.warmUpWhenRedisAnswers(pix, Duration.ofSeconds(10));
         }
       } finally {
         pool.shutdownNow();
@@ -80,21 +80,6 @@ class FaultsUnderLoadIT {
       assertThat(served).isGreaterThan(rounds * 5);
       assertThat(typed).as("calls whose slot came after the kill").isPositive();
       assertThat(mock.stats("demo", false).get("refused")).as("429s in the last round").isEqualTo(0L);
-    }
-  }
-
-  private static void warmUpWhenRedisAnswers(PixClient pix) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (true) {
-      try {
-        pix.warmUp();
-        return;
-      } catch (PixThrottledException reconnecting) {
-        if (System.nanoTime() > deadline) {
-          throw reconnecting;
-        }
-        Thread.sleep(50);
-      }
     }
   }
 }

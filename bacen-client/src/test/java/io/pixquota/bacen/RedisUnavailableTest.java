@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.pixquota.bacen.internal.RedisUrl;
 import io.pixquota.harness.FreePorts;
 import java.io.IOException;
 import java.time.Duration;
@@ -32,7 +31,7 @@ class RedisUnavailableTest {
   void start() throws IOException {
     server.setDispatcher(ArrivalRecorder.ok());
     server.start();
-    redisson = RedisUrl.parse("redis://127.0.0.1:" + FreePorts.pick()).newRedisson(Duration.ofMillis(300));
+    redisson = RedisAddress.parse("redis://127.0.0.1:" + FreePorts.pick()).connect(Duration.ofMillis(300));
   }
 
   @AfterEach

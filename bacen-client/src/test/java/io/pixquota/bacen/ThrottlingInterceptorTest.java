@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.pixquota.bacen.internal.LocalTokenBucket;
+import io.pixquota.bacen.internal.LuaScript;
 import io.pixquota.harness.RespConnection;
 import io.pixquota.testing.RedisExtension;
 import io.pixquota.testing.TestRedis;
@@ -259,6 +260,8 @@ class ThrottlingInterceptorTest {
         .containsExactly(0.0, 0.0, 1_000.0, 2_000.0);
     assertThat(registry.get("bacen.throttle.state.lost").counter().count()).isEqualTo(2);
     assertThat(registry.get("bacen.throttle.rebooked").counter().count()).as("none was late").isZero();
+    assertThat(registry.get("bacen.throttle.script.noscript").functionCounter().count())
+        .as("the process's NOSCRIPT count, read live").isEqualTo(LuaScript.TOKEN_BUCKET.noScriptCount());
   }
 
   @Test

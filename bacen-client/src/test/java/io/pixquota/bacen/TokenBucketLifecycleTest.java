@@ -3,6 +3,7 @@ package io.pixquota.bacen;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.pixquota.bacen.internal.LuaScript;
 import io.pixquota.harness.RespConnection;
 import io.pixquota.testing.RedisExtension;
 import io.pixquota.testing.TestRedis;
@@ -25,9 +26,13 @@ class TokenBucketLifecycleTest {
     try (RespConnection admin = redis.rawConnection()) {
       assertThat(admin.call("SCRIPT", "FLUSH")).isEqualTo("OK");
     }
+    long noScriptBefore = LuaScript.TOKEN_BUCKET.noScriptCount();
     Acquisition after = bucket.acquire(1, Duration.ZERO);
     assertThat(after.granted()).isTrue();
     assertThat(after.remaining()).isCloseTo(1, within(0.01)); // state kept, counted once
+    assertThat(LuaScript.TOKEN_BUCKET.noScriptCount() - noScriptBefore).as("NOSCRIPT met once, counted").isEqualTo(1);
+    assertThat(bucket.acquire(1, Duration.ZERO).remaining()).as("cached again by the EVAL").isCloseTo(0, within(0.01));
+    assertThat(LuaScript.TOKEN_BUCKET.noScriptCount() - noScriptBefore).isEqualTo(1);
   }
 
   @Test

@@ -5,9 +5,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /** {@code java -jar bacen-mock/target/bacen-mock.jar --port 8080}: runs a mock BACEN until stopped. */
 @Command(name = "bacen-mock", mixinStandardHelpOptions = true, version = "bacen-mock 0.1.0-SNAPSHOT",
@@ -65,7 +65,8 @@ public final class MockMain implements Callable<Integer> {
   Map<Integer, Double> statusCosts = new LinkedHashMap<>();
 
   @Option(names = "--redis-url",
-      description = "Share the quota through Redis (a sliding window; requires --policy SLIDING). Redis down: 503.")
+      description = "Share the quota through Redis (a sliding window; requires --policy SLIDING): redis://host:port, "
+          + "redis-sentinel://host:port,.../MASTER or redis-cluster://host:port,... Redis down: 503.")
   String redisUrl;
 
   @Option(names = "--admin-from-anywhere", description = "Serve /admin to any caller, not only loopback.")

@@ -8,11 +8,9 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.redisson.Redisson;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
-import org.redisson.config.Config;
 
 /**
  * A sliding window per integrator in a Redis sorted set, so that several mock instances behind a balancer enforce one
@@ -42,11 +40,7 @@ final class RedisSlidingWindowQuota implements Quota, AutoCloseable {
     }
     this.policy = policy;
     this.keyPrefix = keyPrefix;
-    Config config = new Config();
-    config.useSingleServer().setAddress(redisUrl).setTimeout(1000).setRetryAttempts(0)
-        .setConnectionMinimumIdleSize(2).setConnectionPoolSize(32);
-    config.setLazyInitialization(true);
-    this.redisson = Redisson.create(config);
+    this.redisson = RedisTopology.connect(redisUrl);
     try (InputStream in = RedisSlidingWindowQuota.class.getResourceAsStream("sliding_window.lua")) {
       this.script = new String(in.readAllBytes(), StandardCharsets.UTF_8);
     } catch (IOException e) {

@@ -1,10 +1,12 @@
 package io.pixquota.mock;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.pixquota.harness.PrivateRedisServer;
-import io.pixquota.testing.RedisExtension;
+import io.pixquota.harness.RedisCluster;
 import io.pixquota.harness.RespConnection;
+import io.pixquota.testing.RedisExtension;
 import io.pixquota.testing.TestRedis;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,6 +38,33 @@ class SharedQuotaTest {
       Thread.sleep(1050);
       assertThat(instances[1].get("/api/v2/pix/" + E2E, tokens[1]).statusCode()).isEqualTo(200);
       assertThat(instances[0].get("/api/v2/pix/" + E2E, tokens[0]).statusCode()).isEqualTo(200);
+    }
+  }
+
+  @Test
+  void twoInstancesShareOneQuotaThroughARedisCluster() throws Exception {
+    try (RedisCluster cluster = RedisCluster.start(3)) {
+      MockConfig config = MockConfig.builder().policy(QuotaPolicy.sliding(3, 60_000)).redisUrl(cluster.url())
+          .build();
+      try (MockBacen a = MockBacen.start(config); MockBacen b = MockBacen.start(config)) {
+        Http[] instances = {new Http(a.url()), new Http(b.url())};
+        String[] tokens = {instances[0].bearer("demo", "demo-secret"), instances[1].bearer("demo", "demo-secret")};
+        List<Integer> statuses = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+          statuses.add(instances[i % 2].get("/api/v2/pix/" + E2E, tokens[i % 2]).statusCode());
+        }
+        assertThat(statuses).containsExactly(200, 200, 200, 429, 429, 429);
+      }
+    }
+  }
+
+  @Test
+  void aRedisAddressThatCannotWorkIsRefusedWhenTheMockStarts() {
+    for (String url : new String[] {"redis://h1,h2", "redis-sentinel://s1:26379", "tcp://:pw@h"}) {
+      MockConfig config = MockConfig.builder().policy(QuotaPolicy.sliding(3, 1000)).redisUrl(url).build();
+      assertThatThrownBy(() -> MockBacen.start(config).close()).as(url)
+          .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("--redis-url")
+          .hasMessageNotContaining("pw");
     }
   }
 

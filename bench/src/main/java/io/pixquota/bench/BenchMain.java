@@ -1,13 +1,13 @@
 package io.pixquota.bench;
 
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine;
 
 /** {@code java -jar bench/target/bench.jar <command>}: benchmarks that print figures and ratios. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = "Benchmarks of the pixquota SDK; every figure is quoted against a baseline of the same run.",
     subcommands = {BucketBench.class, BucketLoad.class, SoakBench.class, LoadBench.class, PeersBench.class,
-        PeerReplica.class, PeerHot.class})
+        PeerReplica.class, PeerHot.class, ScaleOutBench.class, SpreadChild.class})
 public final class BenchMain implements Runnable {
   @Override
   public void run() {

@@ -1,7 +1,5 @@
 package io.pixquota.bench;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.pixquota.harness.ReplicaProcess;
 import java.io.File;
 import java.net.URI;
 import java.util.ArrayList;
@@ -17,8 +15,6 @@ import java.util.Set;
  * machine the clients' CPU, not Redis, sets both figures, and it drifts.
  */
 final class HotScenario {
-  private static final ObjectMapper JSON = new ObjectMapper();
-
   private HotScenario() {}
 
   static void run(URI redis, int runs, double seconds, int threads, Set<Limiter> limiters, File childLog)
@@ -58,28 +54,11 @@ final class HotScenario {
   private static double decisionsPerSecond(URI redis, Limiter limiter, double seconds, int threads, File childLog)
       throws Exception {
     String key = "hot-" + (limiter == null ? "ceiling" : limiter.label()) + "-" + System.nanoTime();
-    long startAt = System.currentTimeMillis() + 6000; // after both JVMs have started and warmed up
-    List<ReplicaProcess> children = new ArrayList<>();
-    try {
-      for (int i = 0; i < 2; i++) {
-        List<String> args = new ArrayList<>(List.of("peer-hot", "--redis-url", redis.toString(), "--key", key,
-            "--threads", Integer.toString(threads), "--seconds", Double.toString(seconds), "--start-at-ms",
-            Long.toString(startAt)));
-        if (limiter != null) {
-          args.addAll(List.of("--limiter", limiter.name()));
-        }
-        children.add(ReplicaProcess.start(BenchMain.class, args, ProcessBuilder.Redirect.appendTo(childLog)));
-      }
-      long total = 0;
-      for (ReplicaProcess child : children) {
-        total += JSON.readTree(child.result(line -> { })).get("decisions").asLong();
-        if (child.finish() != 0) {
-          throw new IllegalStateException("peer-hot failed; see " + childLog);
-        }
-      }
-      return total / seconds;
-    } finally {
-      children.forEach(ReplicaProcess::close);
+    List<String> args = new ArrayList<>(List.of("--redis-url", redis.toString(), "--key", key, "--threads",
+        Integer.toString(threads)));
+    if (limiter != null) {
+      args.addAll(List.of("--limiter", limiter.name()));
     }
+    return DecisionRun.perSecond("peer-hot", args, seconds, childLog);
   }
 }

@@ -1,15 +1,8 @@
 package io.pixquota.bench;
 
 import io.pixquota.harness.Redissons;
-import io.pixquota.harness.ReplicaProtocol;
-import io.pixquota.harness.Sleep;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicLong;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
@@ -53,39 +46,7 @@ final class PeerHot implements Callable<Integer> {
       for (int i = 0; i < 200; i++) { // connections and code paths warm before the start
         decision.take();
       }
-      AtomicLong decisions = new AtomicLong();
-      AtomicLong refused = new AtomicLong();
-      long startNanos = Sleep.nanoTimeAt(startAtMs);
-      long countFrom = startNanos + (long) (warmup * 1e9);
-      long endNanos = countFrom + (long) (seconds * 1e9);
-      if (System.nanoTime() > startNanos) {
-        throw new IllegalStateException("set up after the common start time: the run would be shorter than asked");
-      }
-      ExecutorService pool = Executors.newFixedThreadPool(threads);
-      List<Future<?>> futures = new ArrayList<>();
-      for (int t = 0; t < threads; t++) {
-        futures.add(pool.submit(() -> {
-          Sleep.until(startNanos);
-          long now;
-          while ((now = System.nanoTime()) < endNanos) {
-            if (!decision.take()) {
-              refused.incrementAndGet();
-            }
-            if (now >= countFrom) {
-              decisions.incrementAndGet();
-            }
-          }
-          return null;
-        }));
-      }
-      for (Future<?> f : futures) {
-        f.get();
-      }
-      pool.shutdown();
-      if (refused.get() > 0) {
-        throw new IllegalStateException(refused.get() + " decisions refused: the limit was meant to grant all");
-      }
-      new ReplicaProtocol(System.out).result("{\"decisions\":" + decisions.get() + "}");
+      DecisionRun.countAndReport(threads, startAtMs, warmup, seconds, (thread, i) -> decision.take());
     } finally {
       redisson.shutdown();
     }

@@ -3,8 +3,8 @@ package io.pixquota.demo;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.pixquota.bacen.RedisAddress;
 import io.pixquota.harness.BucketOptions;
-import io.pixquota.harness.CommandCounter;
 import io.pixquota.harness.PrivateRedisServer;
 import io.pixquota.harness.ReplicaProcess;
 import io.pixquota.mock.MockBacen;
@@ -25,10 +25,10 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * {@code java -jar demo/target/bacen-demo.jar}: the reference scenario. Two replica processes fire 20 PIX status
@@ -57,6 +57,11 @@ public final class DemoMain implements Callable<Integer> {
 
   @Option(names = "--mode", defaultValue = "BOTH", description = "${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE}).")
   Mode mode;
+
+  @Option(names = "--redis-url", description = "The shared bucket's Redis: redis://host:port[/db], "
+      + "redis-sentinel://host:port,.../MASTER or redis-cluster://host:port,... (default: REDIS_URL, else an "
+      + "embedded Redis).")
+  String redisUrlOption;
 
   @Option(names = "--bacen-url",
       description = "Use this mock BACEN instead of one in-process (its /admin on loopback).")
@@ -93,8 +98,16 @@ public final class DemoMain implements Callable<Integer> {
     if (calls < 1) {
       throw new CommandLine.ParameterException(new CommandLine(this), "--calls must be >= 1, but was " + calls);
     }
-    String redisUrl = System.getenv("REDIS_URL");
+    String redisUrl = redisUrlOption != null ? redisUrlOption : System.getenv("REDIS_URL");
     boolean ownRedis = redisUrl == null || redisUrl.isBlank();
+    if (!ownRedis) {
+      try {
+        RedisAddress.parse(redisUrl);
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.ParameterException(new CommandLine(this), (redisUrlOption != null ? "--redis-url"
+            : "REDIS_URL") + " is invalid: " + e.getMessage());
+      }
+    }
     try (PrivateRedisServer redis = ownRedis ? PrivateRedisServer.start() : null;
         MockBacen mock = bacenUrl == null ? MockBacen.start(MockConfig.builder().latency(latencyMs, jitterMs).build())
             : null) {
@@ -102,7 +115,7 @@ public final class DemoMain implements Callable<Integer> {
       URI provider = mock != null ? mock.url() : bacenUrl;
       if (!jsonOnly) {
         out.printf(Locale.ROOT, "Provider %s (quota: 10 per second per integrator), Redis %s%n", provider,
-            ownRedis ? "embedded" : "from REDIS_URL");
+            ownRedis ? "embedded" : RedisAddress.parse(redisUrl));
         out.printf(Locale.ROOT, "%d replicas x %d PIX status queries, fired at the same instant%n%n", replicas, calls);
       }
       Map<String, ModeResult> results = new LinkedHashMap<>();
@@ -152,8 +165,8 @@ public final class DemoMain implements Callable<Integer> {
         child.awaitReady();
       }
       long startAt = System.currentTimeMillis() + 300;
-      try (CommandCounter counter = replicaMode == ReplicaCommand.Mode.THROTTLED
-          ? new CommandCounter(URI.create(redisUrl), startAt) : null) {
+      try (RedisCommandCount counter = replicaMode == ReplicaCommand.Mode.THROTTLED
+          ? RedisCommandCount.start(redisUrl, startAt) : null) {
         for (ReplicaProcess child : children) {
           child.go(startAt);
         }

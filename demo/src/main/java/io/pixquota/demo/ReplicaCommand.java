@@ -3,13 +3,13 @@ package io.pixquota.demo;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.pixquota.bacen.RedisAddress;
 import io.pixquota.bacen.pix.PixClient;
 import io.pixquota.bacen.pix.PixClientConfig;
 import io.pixquota.bacen.plan.QuotaPlan;
 import io.pixquota.bacen.plan.QuotaPlanner;
 import io.pixquota.harness.JvmState;
 import io.pixquota.harness.LeaveTimes;
-import io.pixquota.harness.Redissons;
 import io.pixquota.harness.ReplicaOptions;
 import io.pixquota.harness.ReplicaProtocol;
 import java.io.IOException;
@@ -102,7 +102,8 @@ public final class ReplicaCommand implements Callable<Integer> {
       if (mode == Mode.DIRECT) {
         caller = new DirectCaller(base, options.bacenUrl, options.clientId, options.clientSecret);
       } else {
-        redisson = Redissons.forBurst(options.redisUrl, calls);
+        // connections for every caller of a burst, opened now: a pool that grows mid-burst sends PINGs then
+        redisson = RedisAddress.parse(options.redisUrl).connect(Duration.ofSeconds(3), calls);
         caller = throttled(redisson, registry, base);
       }
       Map<String, Object> jvmBefore = JvmState.snapshot();

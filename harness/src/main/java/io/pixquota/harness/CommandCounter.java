@@ -9,11 +9,14 @@ import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Counts the commands clients send to Redis after a given time, with MONITOR: lines from a client address, not from
- * {@code lua} (commands a script runs inside Redis are not round trips). Its own connection sends only MONITOR.
+ * {@code lua} (commands a script runs inside Redis are not round trips), nor from the connections it was told to
+ * ignore (a replica's link to its master, which replays the master's writes; Sentinels' health checks). Its own
+ * connection sends only MONITOR.
  */
 public final class CommandCounter implements AutoCloseable {
   private final Socket socket;
@@ -21,11 +24,21 @@ public final class CommandCounter implements AutoCloseable {
   private final AtomicLong evalCommands = new AtomicLong();
   private final AtomicLong pingCommands = new AtomicLong();
   private final double sinceEpochSeconds;
+  private final Set<String> ignoredSources;
   private volatile boolean closed;
 
   /** Starts counting the commands Redis receives from clients at or after {@code sinceEpochMs}. */
   public CommandCounter(URI redis, long sinceEpochMs) throws IOException {
+    this(redis, sinceEpochMs, Set.of());
+  }
+
+  /**
+   * Starts counting the commands Redis receives at or after {@code sinceEpochMs} from clients other than those at
+   * {@code ignoredSources} ({@code host:port} as MONITOR and CLIENT LIST show them).
+   */
+  public CommandCounter(URI redis, long sinceEpochMs, Set<String> ignoredSources) throws IOException {
     this.sinceEpochSeconds = sinceEpochMs / 1000.0;
+    this.ignoredSources = Set.copyOf(ignoredSources);
     socket = new Socket(redis.getHost(), redis.getPort() > 0 ? redis.getPort() : 6379);
     OutputStream out = socket.getOutputStream();
     String auth = redis.getUserInfo();
@@ -52,7 +65,7 @@ public final class CommandCounter implements AutoCloseable {
         }
         String s = line.toString(StandardCharsets.UTF_8);
         line.reset();
-        if (s.startsWith("+") && !s.startsWith("+OK") && !s.contains(" lua] ")) {
+        if (s.startsWith("+") && !s.startsWith("+OK") && !s.contains(" lua] ") && !ignored(s)) {
           int space = s.indexOf(' ');
           try {
             if (space > 1 && Double.parseDouble(s.substring(1, space)) >= sinceEpochSeconds) {
@@ -72,6 +85,17 @@ public final class CommandCounter implements AutoCloseable {
     } catch (IOException e) {
       // closed
     }
+  }
+
+  /** Whether a MONITOR line ({@code +<time> [<db> <host:port>] "CMD" ...}) comes from an ignored source. */
+  private boolean ignored(String line) {
+    int open = line.indexOf('[');
+    int close = line.indexOf(']', open + 1);
+    if (ignoredSources.isEmpty() || open < 0 || close < 0) {
+      return false;
+    }
+    String[] dbAndSource = line.substring(open + 1, close).split(" ");
+    return dbAndSource.length == 2 && ignoredSources.contains(dbAndSource[1]);
   }
 
   /** Commands clients sent, scripts' inner commands excluded. */

@@ -7,15 +7,20 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import redis.embedded.core.ExecutableProvider;
 
 /**
  * A {@code redis-server} process of one test's own, on a free loopback port, that the test may kill, pause (SIGSTOP)
  * and restart on the same port. Uses {@code redis-server} from the PATH, else the binary shipped in
- * {@code embedded-redis}. No persistence: a restart starts empty, like a Redis without AOF.
+ * {@code embedded-redis}. No persistence: a restart starts empty, like a Redis without AOF. Each server has a working
+ * directory of its own (a replica's full sync writes {@code dump.rdb} there, which a server started in a shared
+ * directory would load), emptied of {@code dump.rdb} on restart and deleted, with the server's log, on
+ * {@link #close()} (a server that fails to start keeps its log, named in the exception).
  *
  * <pre>{@code
  * try (PrivateRedisServer redis = PrivateRedisServer.start()) {
@@ -29,15 +34,24 @@ import redis.embedded.core.ExecutableProvider;
 public final class PrivateRedisServer implements AutoCloseable {
   private final int port;
   private final Map<String, String> env;
+  private final Path configFile;
   private final List<String> extraArgs;
   private final Path logFile;
+  private final Path workDir;
   private Process process;
 
   private PrivateRedisServer(int port, Map<String, String> env, List<String> extraArgs) throws IOException {
+    this(port, env, false, extraArgs);
+  }
+
+  private PrivateRedisServer(int port, Map<String, String> env, boolean withConfigFile, List<String> extraArgs)
+      throws IOException {
     this.port = port;
     this.env = Map.copyOf(env);
     this.extraArgs = List.copyOf(extraArgs);
     this.logFile = Files.createTempFile("private-redis-" + port + "-", ".log");
+    this.workDir = Files.createTempDirectory("private-redis-" + port + "-");
+    this.configFile = withConfigFile ? workDir.resolve("redis.conf") : null;
   }
 
   /** Starts a server on a free port, with extra {@code redis-server} arguments such as {@code --requirepass x}. */
@@ -60,6 +74,21 @@ public final class PrivateRedisServer implements AutoCloseable {
   public static PrivateRedisServer startOn(int port, String... extraArgs) {
     try {
       PrivateRedisServer server = new PrivateRedisServer(port, Map.of(), List.of(extraArgs));
+      server.launch();
+      return server;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Starts a server on {@code port} that reads a configuration file with this text first (a Sentinel's, which it
+   * rewrites; kept in the server's own directory), with these arguments after it (e.g. {@code --sentinel}).
+   */
+  public static PrivateRedisServer startWithConfig(int port, String configText, String... extraArgs) {
+    try {
+      PrivateRedisServer server = new PrivateRedisServer(port, Map.of(), true, List.of(extraArgs));
+      Files.writeString(server.configFile, configText);
       server.launch();
       return server;
     } catch (IOException e) {
@@ -109,6 +138,7 @@ public final class PrivateRedisServer implements AutoCloseable {
   public synchronized void restart() {
     kill();
     try {
+      Files.deleteIfExists(workDir.resolve("dump.rdb"));
       launch();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -121,8 +151,12 @@ public final class PrivateRedisServer implements AutoCloseable {
   }
 
   private void launch() throws IOException {
-    List<String> command = new ArrayList<>(List.of(executable(), "--port", Integer.toString(port),
-        "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"));
+    List<String> command = new ArrayList<>(List.of(executable()));
+    if (configFile != null) {
+      command.add(configFile.toString());
+    }
+    command.addAll(List.of("--port", Integer.toString(port), "--bind", "127.0.0.1", "--save", "",
+        "--appendonly", "no", "--dir", workDir.toString()));
     command.addAll(extraArgs);
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
@@ -186,5 +220,11 @@ public final class PrivateRedisServer implements AutoCloseable {
       signal("CONT");
     }
     kill();
+    try (Stream<Path> files = Files.walk(workDir)) {
+      files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+      Files.deleteIfExists(logFile);
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not delete " + workDir + " or " + logFile, e);
+    }
   }
 }

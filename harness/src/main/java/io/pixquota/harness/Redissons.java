@@ -24,15 +24,4 @@ public final class Redissons {
     config.setNettyThreads(4);
     return config;
   }
-
-  /**
-   * Connections for {@code callers} callers opened at start: a pool that grows in the middle of a burst sends
-   * PINGs then.
-   */
-  public static RedissonClient forBurst(String url, int callers) {
-    Config config = new Config();
-    config.useSingleServer().setAddress(url).setConnectionMinimumIdleSize(callers)
-        .setConnectionPoolSize(Math.max(64, callers));
-    return Redisson.create(config);
-  }
 }

@@ -12,23 +12,29 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
+import org.redisson.client.RedisConnectionException;
+import org.redisson.client.RedisException;
 import org.redisson.client.codec.StringCodec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * A Lua script kept in a resource and called by its SHA1 (EVALSHA). The SHA is computed locally, so the common path
- * is exactly one round trip; on NOSCRIPT (a restarted Redis, a failover, {@code SCRIPT FLUSH}) the script is loaded
- * and the call retried once.
+ * is exactly one round trip; on NOSCRIPT (a restarted Redis, a failover, {@code SCRIPT FLUSH}) the call is sent once
+ * more as an EVAL of the script's body, routed by the key like the EVALSHA.
  */
 public final class LuaScript {
   private static final Logger LOG = LoggerFactory.getLogger(LuaScript.class);
+  /** The token bucket's script ({@code token_bucket.lua}), one per process. */
+  public static final LuaScript TOKEN_BUCKET = fromResource("token_bucket.lua");
 
   private final String source;
   private final String sha;
+  private final LongAdder noScript = new LongAdder();
 
   private LuaScript(String source) {
     this.source = source;
@@ -79,14 +85,23 @@ public final class LuaScript {
         throw new CallFailedException("Redis call failed: " + describe(e.getCause()), e.getCause());
       }
     }
-    LOG.debug("Script {} not in Redis's cache (NOSCRIPT); loading it and retrying once", sha);
+    // NOSCRIPT: a restarted node, a promoted replica, SCRIPT FLUSH. EVAL with the body, routed by the key like the
+    // EVALSHA was, so it reaches the node that owns the key now (a separate SCRIPT LOAD can reach a stale master
+    // during a cluster failover), runs the script, and leaves it cached there: one extra round trip, once per node.
+    noScript.increment();
+    LOG.debug("Script {} not in the cache of the node that serves '{}' (NOSCRIPT); sending its body", sha, key);
     try {
-      await(script.scriptLoadAsync(key, source).toCompletableFuture(), deadline);
-      return await(evalSha(script, key, args, clock), deadline);
+      return await(script.<List<Object>>evalAsync(key, RScript.Mode.READ_WRITE, source, RScript.ReturnType.MULTI,
+          List.of(key), args).toCompletableFuture().thenApply(values -> new Reply(values, clock.getAsLong())),
+          deadline);
     } catch (ExecutionException e) {
-      throw new CallFailedException("Redis call failed after reloading the script: " + describe(e.getCause()),
-          e.getCause());
+      throw new CallFailedException("Redis call failed after NOSCRIPT: " + describe(e.getCause()), e.getCause());
     }
+  }
+
+  /** How many calls met NOSCRIPT and sent the script's body instead, since this process started. */
+  public long noScriptCount() {
+    return noScript.sum();
   }
 
   private CompletableFuture<Reply> evalSha(RScript script, String key, Object[] args, LongSupplier clock) {
@@ -130,15 +145,46 @@ public final class LuaScript {
     return false;
   }
 
-  /** The cause in one short line: Redisson's messages can quote the whole script. */
-  private static String describe(Throwable t) {
+  /**
+   * The cause in one short line: Redisson's messages can quote the whole script, its "Unable to write command into
+   * connection! Check CPU usage of the JVM..." means, to a user, that the Redis node cannot be reached, and the
+   * errors of an address that names the wrong kind of node say which address to use instead.
+   */
+  static String describe(Throwable t) {
     if (t == null) {
       return "unknown";
     }
+    if (t instanceof RedisConnectionException) {
+      for (Throwable c = t.getCause(); c != null; c = c.getCause()) {
+        if (c instanceof RedisException && !(c instanceof RedisConnectionException)) {
+          // the node answered, with an error, a command of the connection's set-up: SELECT, AUTH, HELLO
+          return "Redis refused the connection: " + shorten(String.valueOf(c.getMessage()));
+        }
+      }
+      return "Redis node unreachable (" + t.getClass().getSimpleName() + ")";
+    }
     String message = String.valueOf(t.getMessage());
-    int end = message.indexOf(", params:");
-    message = end > 0 ? message.substring(0, end) : message;
-    return t.getClass().getSimpleName() + ": " + (message.length() > 300 ? message.substring(0, 300) + "..." : message);
+    if (message.contains("MOVED")) {
+      return "the node is one node of a Redis Cluster and another node owns the key (MOVED): address the cluster "
+          + "as redis-cluster://host:port,host:port,...";
+    }
+    if (message.startsWith("READONLY")) {
+      return "the node is a read-only replica (READONLY): address its master, or the Sentinels that know it, as "
+          + "redis-sentinel://host:port,host:port,.../MASTER_NAME";
+    }
+    if (message.startsWith("CLUSTERDOWN")) {
+      return "the Redis Cluster is down (CLUSTERDOWN): a master failed and no replica has taken its slots yet";
+    }
+    return t.getClass().getSimpleName() + ": " + shorten(message);
+  }
+
+  /** Redisson's message without the channel, the command's parameters (a script, a password) and the future. */
+  private static String shorten(String message) {
+    for (String tail : new String[] {". channel:", ", params:"}) {
+      int end = message.indexOf(tail);
+      message = end > 0 ? message.substring(0, end) : message;
+    }
+    return message.length() > 300 ? message.substring(0, 300) + "..." : message;
   }
 
   private static String sha1(String text) {

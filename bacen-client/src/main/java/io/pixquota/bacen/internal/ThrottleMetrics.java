@@ -1,6 +1,7 @@
 package io.pixquota.bacen.internal;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
@@ -61,6 +62,9 @@ public final class ThrottleMetrics implements FallbackTokenBucket.Listener {
 
   public ThrottleMetrics(MeterRegistry registry) {
     this.registry = registry == null ? new CompositeMeterRegistry() : registry;
+    FunctionCounter.builder("bacen.throttle.script.noscript", LuaScript.TOKEN_BUCKET, LuaScript::noScriptCount)
+        .description("Calls that met NOSCRIPT (a restarted or promoted node) and sent the script's body instead, "
+            + "in this process").register(this.registry);
   }
 
   /** Creates the bucket's meters now, so that no call pays for it. */

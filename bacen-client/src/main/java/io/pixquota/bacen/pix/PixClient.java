@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.pixquota.bacen.BucketUnavailableException;
+import io.pixquota.bacen.RedisAddress;
 import io.pixquota.bacen.RedisTokenBucket;
 import io.pixquota.bacen.ThrottleException;
 import io.pixquota.bacen.ThrottlingInterceptor;
@@ -11,7 +12,6 @@ import io.pixquota.bacen.TokenBucket;
 import io.pixquota.bacen.TokenBucketConfig;
 import io.pixquota.bacen.internal.Checks;
 import io.pixquota.bacen.internal.OAuthTokenSource;
-import io.pixquota.bacen.internal.RedisUrl;
 import io.pixquota.bacen.internal.TimeSource;
 import io.pixquota.bacen.plan.ProviderPolicy;
 import io.pixquota.bacen.plan.QuotaPlan;
@@ -307,7 +307,7 @@ public final class PixClient implements AutoCloseable {
         if (config.redisUrl() == null) {
           throw new IllegalStateException("a RedissonClient, a TokenBucket or a redisUrl is required");
         }
-        owned = RedisUrl.parse(config.redisUrl()).newRedisson(config.redisTimeout());
+        owned = RedisAddress.parse(config.redisUrl()).connect(config.redisTimeout());
         r = owned;
       }
       TokenBucket b = RedisTokenBucket.create(r, TokenBucketConfig.custom(config.bucketName())

@@ -1,11 +1,11 @@
 package io.pixquota.bacen.pix;
 
 import io.pixquota.bacen.Limit;
+import io.pixquota.bacen.RedisAddress;
 import io.pixquota.bacen.RedisUnavailablePolicy;
 import io.pixquota.bacen.ThrottlingInterceptor;
 import io.pixquota.bacen.TokenBucketConfig;
 import io.pixquota.bacen.internal.Checks;
-import io.pixquota.bacen.internal.RedisUrl;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
@@ -182,7 +182,7 @@ public final class PixClientConfig {
   @Override
   public String toString() {
     return "PixClientConfig{baseUrl=" + baseUrl + ", tokenUrl=" + tokenUrl + ", clientId=" + clientId
-        + ", clientSecret=****, redis=" + (redisUrl == null ? "none" : RedisUrl.parse(redisUrl)) + ", bucket="
+        + ", clientSecret=****, redis=" + (redisUrl == null ? "none" : RedisAddress.parse(redisUrl)) + ", bucket="
         + bucketName + " (" + bucketCapacity + ", " + bucketRate + "/s), maxWait=" + maxWait + ", callTimeout="
         + callTimeout + ", retry=" + retryMaxAttempts + " attempts within " + retryMaxTotal + ", redisUnavailable="
         + redisUnavailable + "}";
@@ -250,7 +250,7 @@ public final class PixClientConfig {
 
     /** Redis for the shared bucket, used when the client is created without a RedissonClient. */
     public Builder redisUrl(String redisUrl) {
-      RedisUrl.parse(redisUrl);
+      RedisAddress.parse(redisUrl);
       this.redisUrl = redisUrl.trim();
       return this;
     }

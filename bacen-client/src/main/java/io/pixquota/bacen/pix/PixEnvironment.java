@@ -1,7 +1,7 @@
 package io.pixquota.bacen.pix;
 
+import io.pixquota.bacen.RedisAddress;
 import io.pixquota.bacen.RedisUnavailablePolicy;
-import io.pixquota.bacen.internal.RedisUrl;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
@@ -81,7 +81,8 @@ final class PixEnvironment {
       if (String.valueOf(e.getMessage()).startsWith(name)) {
         throw e; // already names the variable
       }
-      String was = shown == null ? "" : ", was '" + (name.equals("REDIS_URL") ? RedisUrl.redacted(shown) : shown) + "'";
+      String safe = name.equals("REDIS_URL") ? RedisAddress.redacted(shown) : shown;
+      String was = shown == null ? "" : ", was '" + safe + "'";
       throw new IllegalArgumentException(name + " is invalid" + was + ": " + e.getMessage(), e);
     }
   }

@@ -75,6 +75,22 @@ class PixClientConfigTest {
   }
 
   @Test
+  void aRedisPasswordWithAnAtAndASpaceIsAcceptedAndNeverShown() {
+    PixClientConfig c = PixClientConfig.fromEnvironment(TestEnv.with("REDIS_URL", "redis://:p@ss w0rd@127.0.0.1"));
+    assertThat(c.toString()).contains("redis=redis://****@127.0.0.1:6379").doesNotContain("p@ss")
+        .doesNotContain("w0rd");
+  }
+
+  @Test
+  void sentinelAndClusterAddressesAreRead() {
+    assertThat(PixClientConfig.fromEnvironment(TestEnv.with("REDIS_URL",
+        "redis-sentinel://app:pw@s1:26379,s2:26380/mymaster/2")).toString())
+        .contains("redis=redis-sentinel://****@s1:26379,s2:26380/mymaster/2").doesNotContain("pw");
+    assertThat(PixClientConfig.fromEnvironment(TestEnv.with("REDIS_URL", "rediss-cluster://c1:7000,c2")).toString())
+        .contains("redis=rediss-cluster://c1:7000,c2:6379");
+  }
+
+  @Test
   void theRedisUrlsDatabaseIsReadAndItsPasswordNeverShown() {
     PixClientConfig c = PixClientConfig.fromEnvironment(TestEnv.with("REDIS_URL", "redis://app:pa55@r:6380/3"));
     assertThat(c.toString()).contains("redis=redis://****@r:6380/3").doesNotContain("pa55");

@@ -1,0 +1,258 @@
+package io.pixquota.bacen;
+
+import io.pixquota.bacen.internal.Checks;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.BaseConfig;
+import org.redisson.config.Config;
+
+/**
+ * Where the shared buckets live, in one syntax for every topology, checked when it is read:
+ * <ul>
+ *   <li>{@code redis://[user:password@]host[:port][/db]}, or {@code rediss://} for TLS: one node;</li>
+ *   <li>{@code redis-sentinel://[user:password@]host:port,host:port,.../MASTER_NAME[/db]} ({@code rediss-sentinel}
+ *       for TLS): the master that these Sentinels know by that name, found again after a failover;</li>
+ *   <li>{@code redis-cluster://[user:password@]host:port,host:port,...} ({@code rediss-cluster} for TLS): a Redis
+ *       Cluster, any of its nodes as seeds (a cluster has no database index).</li>
+ * </ul>
+ * {@link #connect} builds the {@link RedissonClient}; the SDK's own clients never let Redisson retry a command (a
+ * retried script books a second slot), start lazily (a client built while Redis is down recovers by itself) and
+ * re-read a Cluster's or Sentinels' view of the masters every second (Redisson's default for a Cluster is 5 s, which
+ * is how long a promoted replica would stay unused).
+ * {@link #toString()} never shows the password. Immutable.
+ */
+public final class RedisAddress {
+  /** The three shapes a Redis deployment takes. */
+  public enum Topology { SINGLE, SENTINEL, CLUSTER }
+
+  /** One {@code host:port} of the address. */
+  public record Node(String host, int port) {
+    @Override
+    public String toString() {
+      return host + ":" + port;
+    }
+  }
+
+  private static final int TOPOLOGY_SCAN_MILLIS = 1000;
+
+  private final Topology topology;
+  private final boolean tls;
+  private final List<Node> nodes;
+  private final String username;
+  private final String password;
+  private final String masterName;
+  private final int database;
+
+  private RedisAddress(Topology topology, boolean tls, List<Node> nodes, String username, String password,
+      String masterName, int database) {
+    this.topology = topology;
+    this.tls = tls;
+    this.nodes = List.copyOf(nodes);
+    this.username = username;
+    this.password = password;
+    this.masterName = masterName;
+    this.database = database;
+  }
+
+  /**
+   * Reads an address.
+   *
+   * @throws IllegalArgumentException naming what is wrong, with the address shown without its password
+   */
+  public static RedisAddress parse(String url) {
+    Checks.notBlank("redisUrl", url);
+    String u = url.trim();
+    int schemeEnd = u.indexOf("://");
+    if (schemeEnd < 0) {
+      throw bad(u, "must start with redis://, rediss://, redis-sentinel:// or redis-cluster://");
+    }
+    String scheme = u.substring(0, schemeEnd).toLowerCase(Locale.ROOT);
+    boolean tls = scheme.startsWith("rediss");
+    Topology topology = switch (scheme) {
+      case "redis", "rediss" -> Topology.SINGLE;
+      case "redis-sentinel", "rediss-sentinel" -> Topology.SENTINEL;
+      case "redis-cluster", "rediss-cluster" -> Topology.CLUSTER;
+      default -> throw bad(u, "must start with redis://, rediss://, redis-sentinel:// or redis-cluster://");
+    };
+    String rest = u.substring(schemeEnd + 3);
+    int slash = rest.indexOf('/');
+    String authority = slash < 0 ? rest : rest.substring(0, slash);
+    List<String> path = slash < 0 ? List.of() : List.of(rest.substring(slash + 1).split("/", -1));
+    String username = null;
+    String password = null;
+    int at = authority.lastIndexOf('@');
+    if (at >= 0) { // user:password@ or :password@ (AUTH)
+      String userInfo = authority.substring(0, at);
+      authority = authority.substring(at + 1);
+      int colon = userInfo.indexOf(':');
+      username = colon < 0 ? null : userInfo.substring(0, colon);
+      password = colon < 0 ? userInfo : userInfo.substring(colon + 1);
+      username = username == null || username.isEmpty() ? null : username;
+    }
+    List<Node> nodes = nodes(u, authority);
+    String masterName = null;
+    int database = 0;
+    switch (topology) {
+      case SINGLE -> {
+        if (nodes.size() > 1) {
+          throw bad(u, "names " + nodes.size() + " hosts; for several, use redis-sentinel:// or redis-cluster://");
+        }
+        database = database(u, path, 0);
+      }
+      case SENTINEL -> {
+        if (path.isEmpty() || path.get(0).isBlank()) {
+          throw bad(u, "has no master name: redis-sentinel://host:port,.../MASTER_NAME");
+        }
+        masterName = path.get(0);
+        database = database(u, path, 1);
+      }
+      case CLUSTER -> {
+        if (!path.isEmpty() && !(path.size() == 1 && path.get(0).isEmpty())) {
+          throw bad(u, "has a path, but a cluster has no database index");
+        }
+      }
+    }
+    return new RedisAddress(topology, tls, nodes, username, password, masterName, database);
+  }
+
+  private static List<Node> nodes(String url, String authority) {
+    if (authority.isBlank()) {
+      throw bad(url, "has no host");
+    }
+    List<Node> nodes = new ArrayList<>();
+    for (String hostPort : authority.split(",", -1)) {
+      int colon = hostPort.lastIndexOf(':');
+      String host = colon < 0 ? hostPort : hostPort.substring(0, colon);
+      if (host.isBlank() || !host.matches("[A-Za-z0-9._\\-\\[\\]:]+")) {
+        throw bad(url, "has a host that is not one: '" + host + "'");
+      }
+      int port = 6379;
+      if (colon >= 0) {
+        String p = hostPort.substring(colon + 1);
+        if (!p.matches("[0-9]{1,5}") || Integer.parseInt(p) < 1 || Integer.parseInt(p) > 65535) {
+          throw bad(url, "has a port that is not one: '" + p + "'");
+        }
+        port = Integer.parseInt(p);
+      }
+      nodes.add(new Node(host, port));
+    }
+    return nodes;
+  }
+
+  private static int database(String url, List<String> path, int index) {
+    if (path.size() <= index || path.get(index).isEmpty()) {
+      if (path.size() > index + 1) {
+        throw bad(url, "has more path than a database index");
+      }
+      return 0;
+    }
+    String db = path.get(index);
+    if (!db.matches("[0-9]{1,5}") || path.size() > index + 1) {
+      throw bad(url, "database must be a whole number >= 0, but was '" + db + "'");
+    }
+    return Integer.parseInt(db);
+  }
+
+  private static IllegalArgumentException bad(String url, String what) {
+    return new IllegalArgumentException("redisUrl " + what + ": '" + redacted(url) + "'");
+  }
+
+  public Topology topology() {
+    return topology;
+  }
+
+  /** The node, the Sentinels, or the cluster's seed nodes, as given. */
+  public List<Node> nodes() {
+    return nodes;
+  }
+
+  /** The Sentinels' name for the master; null for the other topologies. */
+  public String masterName() {
+    return masterName;
+  }
+
+  public int database() {
+    return database;
+  }
+
+  public boolean tls() {
+    return tls;
+  }
+
+  /** A client with the SDK's settings, at most {@code timeout} per command, 4 idle connections per node at least. */
+  public RedissonClient connect(Duration timeout) {
+    return connect(timeout, 4);
+  }
+
+  /**
+   * A client with the SDK's settings: lazy start, no Redisson retries, {@code timeout} per command (and at least 1 s
+   * to connect), at least {@code minimumIdle} open connections per node (a pool that grows in the middle of a burst
+   * pays for it there), never fewer than 64 in a pool.
+   */
+  public RedissonClient connect(Duration timeout, int minimumIdle) {
+    Checks.positiveAtMostADay("timeout", timeout);
+    if (minimumIdle < 1 || minimumIdle > 1024) {
+      throw new IllegalArgumentException("minimumIdle must be within 1..1024, but was " + minimumIdle);
+    }
+    int millis = (int) timeout.toMillis();
+    int pool = Math.max(64, minimumIdle);
+    Config config = new Config();
+    config.setLazyInitialization(true);
+    BaseConfig<?> base = switch (topology) {
+      case SINGLE -> config.useSingleServer().setAddress(address(nodes.get(0))).setDatabase(database)
+          .setConnectionMinimumIdleSize(minimumIdle).setConnectionPoolSize(pool);
+      case SENTINEL -> config.useSentinelServers().setMasterName(masterName).setDatabase(database)
+          .addSentinelAddress(addresses()).setCheckSentinelsList(false).setScanInterval(TOPOLOGY_SCAN_MILLIS)
+          .setMasterConnectionMinimumIdleSize(minimumIdle).setMasterConnectionPoolSize(pool);
+      case CLUSTER -> config.useClusterServers().addNodeAddress(addresses()).setScanInterval(TOPOLOGY_SCAN_MILLIS)
+          .setMasterConnectionMinimumIdleSize(minimumIdle).setMasterConnectionPoolSize(pool);
+    };
+    base.setUsername(username).setPassword(password).setTimeout(millis).setRetryAttempts(0)
+        .setConnectTimeout(Math.max(1000, millis));
+    return Redisson.create(config);
+  }
+
+  private String[] addresses() {
+    return nodes.stream().map(this::address).toArray(String[]::new);
+  }
+
+  private String address(Node node) {
+    return (tls ? "rediss://" : "redis://") + node;
+  }
+
+  /** The address without its password. */
+  @Override
+  public String toString() {
+    String scheme = (tls ? "rediss" : "redis") + switch (topology) {
+      case SINGLE -> "";
+      case SENTINEL -> "-sentinel";
+      case CLUSTER -> "-cluster";
+    };
+    StringBuilder sb = new StringBuilder(scheme).append("://");
+    if (username != null || password != null) {
+      sb.append("****@");
+    }
+    sb.append(String.join(",", nodes.stream().map(Node::toString).toList()));
+    if (masterName != null) {
+      sb.append('/').append(masterName);
+    }
+    if (database != 0) {
+      sb.append('/').append(database);
+    }
+    return sb.toString();
+  }
+
+  /** A URL, well-formed or not, without anything that could be its password. */
+  public static String redacted(String url) {
+    if (url == null) {
+      return "null";
+    }
+    int at = url.lastIndexOf('@');
+    int scheme = url.indexOf("://");
+    return at > scheme && scheme >= 0 ? url.substring(0, scheme + 3) + "****" + url.substring(at) : url;
+  }
+}

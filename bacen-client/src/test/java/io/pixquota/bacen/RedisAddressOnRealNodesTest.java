@@ -1,0 +1,60 @@
+package io.pixquota.bacen;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.pixquota.harness.PrivateRedisServer;
+import io.pixquota.harness.RespConnection;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.redisson.api.RedissonClient;
+
+/** One-node addresses against real servers: the database index is honoured; a replica is a clear error. */
+class RedisAddressOnRealNodesTest {
+  @Test
+  void theDatabaseIndexOfTheAddressIsWhereTheBucketLives() throws Exception {
+    try (PrivateRedisServer redis = PrivateRedisServer.start(); RespConnection admin = redis.rawConnection()) {
+      RedissonClient redisson = RedisAddress.parse(redis.uri() + "/3").connect(Duration.ofSeconds(1));
+      try {
+        TokenBucket bucket = RedisTokenBucket.create(redisson, TokenBucketConfig.of("pix", 8, 9));
+        assertThat(bucket.acquire(1, Duration.ZERO).granted()).isTrue();
+        assertThat(admin.call("EXISTS", "pixquota:{pix}:tb")).as("in database 0").isEqualTo(0L);
+        admin.call("SELECT", "3");
+        assertThat(admin.call("EXISTS", "pixquota:{pix}:tb")).as("in database 3").isEqualTo(1L);
+      } finally {
+        redisson.shutdown();
+      }
+    }
+  }
+
+  @Test
+  void aDatabaseTheServerDoesNotHaveIsAnErrorThatSaysSo() {
+    try (PrivateRedisServer redis = PrivateRedisServer.start("--databases", "4")) {
+      RedissonClient redisson = RedisAddress.parse(redis.uri() + "/7").connect(Duration.ofSeconds(1));
+      try {
+        TokenBucket bucket = RedisTokenBucket.create(redisson, TokenBucketConfig.of("pix", 8, 9));
+        assertThatThrownBy(() -> bucket.acquire(1, Duration.ZERO)).isInstanceOf(BucketUnavailableException.class)
+            .hasMessageContaining("Redis refused the connection: ERR DB index is out of range")
+            .hasMessageNotContaining("channel");
+      } finally {
+        redisson.shutdown();
+      }
+    }
+  }
+
+  @Test
+  void aReplicaIsAnErrorThatNamesTheSentinelAddress() throws Exception {
+    try (PrivateRedisServer master = PrivateRedisServer.start();
+        PrivateRedisServer replica = PrivateRedisServer.start("--replicaof", "127.0.0.1",
+            Integer.toString(master.port()))) {
+      RedissonClient redisson = RedisAddress.parse(replica.uri().toString()).connect(Duration.ofSeconds(1));
+      try {
+        TokenBucket bucket = RedisTokenBucket.create(redisson, TokenBucketConfig.of("pix", 8, 9));
+        assertThatThrownBy(() -> bucket.acquire(1, Duration.ZERO)).isInstanceOf(BucketUnavailableException.class)
+            .hasMessageContaining("read-only replica (READONLY)").hasMessageContaining("redis-sentinel://");
+      } finally {
+        redisson.shutdown();
+      }
+    }
+  }
+}
