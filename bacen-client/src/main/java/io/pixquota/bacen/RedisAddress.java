@@ -105,7 +105,7 @@ public final class RedisAddress {
       }
       case SENTINEL -> {
         if (path.isEmpty() || path.get(0).isBlank()) {
-          throw bad(u, "has no master name: redis-sentinel://host:port,.../MASTER_NAME");
+          throw bad(u, "has no master name (redis-sentinel://host:port,.../MASTER_NAME)");
         }
         masterName = path.get(0);
         database = database(u, path, 1);
@@ -128,13 +128,13 @@ public final class RedisAddress {
       int colon = hostPort.lastIndexOf(':');
       String host = colon < 0 ? hostPort : hostPort.substring(0, colon);
       if (host.isBlank() || !host.matches("[A-Za-z0-9._\\-\\[\\]:]+")) {
-        throw bad(url, "has a host that is not one: '" + host + "'");
+        throw bad(url, "host must be a name or an IP address, but was '" + host + "'");
       }
       int port = 6379;
       if (colon >= 0) {
         String p = hostPort.substring(colon + 1);
         if (!p.matches("[0-9]{1,5}") || Integer.parseInt(p) < 1 || Integer.parseInt(p) > 65535) {
-          throw bad(url, "has a port that is not one: '" + p + "'");
+          throw bad(url, "port must be within 1..65535, but was '" + p + "'");
         }
         port = Integer.parseInt(p);
       }

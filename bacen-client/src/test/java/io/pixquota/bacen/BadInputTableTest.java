@@ -167,15 +167,15 @@ class BadInputTableTest {
                 + "several, use redis-sentinel:// or redis-cluster://: 'redis://h1,h2'"),
         row("env: sentinel URL without a master name", () -> fromEnv(TestEnv.with("REDIS_URL",
             "redis-sentinel://s1:26379,s2:26379")), IllegalArgumentException.class,
-            "REDIS_URL is invalid, was 'redis-sentinel://s1:26379,s2:26379': redisUrl has no master name: "
-                + "redis-sentinel://host:port,.../MASTER_NAME: 'redis-sentinel://s1:26379,s2:26379'"),
+            "REDIS_URL is invalid, was 'redis-sentinel://s1:26379,s2:26379': redisUrl has no master name "
+                + "(redis-sentinel://host:port,.../MASTER_NAME): 'redis-sentinel://s1:26379,s2:26379'"),
         row("env: cluster URL with a database", () -> fromEnv(TestEnv.with("REDIS_URL",
             "redis-cluster://c1:7000,c2:7001/2")), IllegalArgumentException.class,
             "REDIS_URL is invalid, was 'redis-cluster://c1:7000,c2:7001/2': redisUrl has a path, but a cluster has no "
                 + "database index: 'redis-cluster://c1:7000,c2:7001/2'"),
         row("env: redis URL with a bad port", () -> fromEnv(TestEnv.with("REDIS_URL", "redis-cluster://c1:70000")),
-            IllegalArgumentException.class, "REDIS_URL is invalid, was 'redis-cluster://c1:70000': redisUrl has a "
-                + "port that is not one: '70000': 'redis-cluster://c1:70000'"),
+            IllegalArgumentException.class, "REDIS_URL is invalid, was 'redis-cluster://c1:70000': redisUrl port must "
+                + "be within 1..65535, but was '70000': 'redis-cluster://c1:70000'"),
         row("env: bucket name with braces", () -> fromEnv(TestEnv.with("BACEN_BUCKET_NAME", "a{b}")),
             IllegalArgumentException.class, "BACEN_BUCKET_NAME is invalid, was 'a{b}': name must not contain '{' or "
                 + "'}', but was 'a{b}'"),

@@ -9,7 +9,10 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
 
-/** One-node addresses against real servers: the database index is honoured; a replica is a clear error. */
+/**
+ * One-node addresses against real servers: the database index and an awkward password are honoured; a missing
+ * database, a wrong password and a replica are errors that say so.
+ */
 class RedisAddressOnRealNodesTest {
   @Test
   void theDatabaseIndexOfTheAddressIsWhereTheBucketLives() throws Exception {
@@ -23,6 +26,25 @@ class RedisAddressOnRealNodesTest {
         assertThat(admin.call("EXISTS", "pixquota:{pix}:tb")).as("in database 3").isEqualTo(1L);
       } finally {
         redisson.shutdown();
+      }
+    }
+  }
+
+  @Test
+  void aPasswordWithAnAtAndASpaceAuthenticatesAndAWrongOneSaysSoWithoutShowingIt() throws Exception {
+    try (PrivateRedisServer redis = PrivateRedisServer.start("--requirepass", "p@ss w0rd")) {
+      String hostPort = redis.uri().getAuthority();
+      RedissonClient right = RedisAddress.parse("redis://:p@ss w0rd@" + hostPort).connect(Duration.ofSeconds(1));
+      RedissonClient wrong = RedisAddress.parse("redis://:p@ss w1rd@" + hostPort).connect(Duration.ofSeconds(1));
+      try {
+        assertThat(RedisTokenBucket.create(right, TokenBucketConfig.of("pix", 8, 9)).acquire(1, Duration.ZERO)
+            .granted()).isTrue();
+        TokenBucket denied = RedisTokenBucket.create(wrong, TokenBucketConfig.of("pix", 8, 9));
+        assertThatThrownBy(() -> denied.acquire(1, Duration.ZERO)).isInstanceOf(BucketUnavailableException.class)
+            .hasMessageContaining("Redis refused the connection: WRONGPASS").hasMessageNotContaining("w1rd");
+      } finally {
+        right.shutdown();
+        wrong.shutdown();
       }
     }
   }
