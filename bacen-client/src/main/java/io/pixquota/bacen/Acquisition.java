@@ -19,12 +19,19 @@ import java.time.Duration;
  *                   this, so {@code answeredAtNanos + waitTime} is never before the booked slot
  * @param stateEpoch which state of the bucket booked the slot (for {@link RedisTokenBucket}: when Redis created the
  *                   state, in microseconds); 0 when the bucket does not say. See {@link TokenBucket#lost}
+ * @param rateGeneration under which rate the slot was booked: a new generation begins each time the provider's
+ *                   refusal cuts the rate; 0 when the bucket does not say. See {@link TokenBucket#superseded}
  */
 public record Acquisition(boolean granted, Duration waitTime, double remaining, long slotMicros,
-    long answeredAtNanos, long stateEpoch) {
+    long answeredAtNanos, long stateEpoch, long rateGeneration) {
 
-  /** An answer from a bucket that does not tell its states apart ({@code stateEpoch} 0). */
+  /** An answer from a bucket that does not tell its states apart ({@code stateEpoch} and generation 0). */
   public Acquisition(boolean granted, Duration waitTime, double remaining, long slotMicros, long answeredAtNanos) {
-    this(granted, waitTime, remaining, slotMicros, answeredAtNanos, 0);
+    this(granted, waitTime, remaining, slotMicros, answeredAtNanos, 0, 0);
+  }
+
+  /** The moment the bucket decided, in its clock: the slot minus the wait. */
+  public long decidedAtMicros() {
+    return slotMicros - waitTime.toNanos() / 1000;
   }
 }

@@ -8,9 +8,14 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.redisson.api.RedissonClient;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A {@link TokenBucket} kept in Redis and shared by every process that uses the same name and key prefix.
@@ -20,19 +25,31 @@ import org.redisson.api.RedissonClient;
  * processes can never both take the last token. Time is Redis's {@code TIME} unless a client clock is configured;
  * either way the stored {@code updatedAt} never moves backwards.
  *
+ * <p>The fleet shares more than tokens. Each call registers its configuration (its limits) for a lease; while
+ * replicas disagree, every live configuration's limits are enforced together (the strictest wins, limit by limit)
+ * and this class logs a WARN at most once a minute naming them. A 429 the bucket did not expect cuts the shared rate
+ * for every replica, and a Retry-After holds every slot back ({@link #providerRefused}, {@link RateAdaptation}).
+ *
  * <p>This class is threadsafe. It does not own the {@link RedissonClient}; shut that down yourself.
  */
 public final class RedisTokenBucket implements TokenBucket {
+  private static final Logger LOG = LoggerFactory.getLogger(RedisTokenBucket.class);
   private static final LuaScript SCRIPT = LuaScript.TOKEN_BUCKET;
+  private static final RateAdaptation UNUSED = RateAdaptation.defaults(); // the script's arguments when it is off
 
   private final RedissonClient redisson;
   private final TokenBucketConfig config;
   private final String key;
   private final double maxCost;
-  private final Object[] limitArgs;
+  private final Object[] fixedArgs;
   private final Clock clientClock;
   private final TimeSource time;
   private final StateEpochs epochs = new StateEpochs();
+  private final StateEpochs generations = new StateEpochs();
+  private final String myConfiguration;
+  private final AtomicLong lastConfigurationsWarnNanos;
+  private volatile double rateFactor = 1;
+  private volatile int configurations = 1;
 
   private RedisTokenBucket(RedissonClient redisson, TokenBucketConfig config, TimeSource time) {
     this.redisson = Objects.requireNonNull(redisson, "redisson cannot be null");
@@ -41,13 +58,23 @@ public final class RedisTokenBucket implements TokenBucket {
     this.key = config.key();
     this.maxCost = config.maxCost();
     this.clientClock = config.clientClock().orElse(null);
+    RateAdaptation adaptation = config.rateAdaptation().orElse(UNUSED);
     List<Limit> limits = config.limits();
-    this.limitArgs = new Object[1 + 2 * limits.size()];
-    limitArgs[0] = Integer.toString(limits.size());
+    this.fixedArgs = new Object[5 + 2 * limits.size()];
+    fixedArgs[0] = Long.toString(Checks.saturatedMicros(config.configurationLease()));
+    fixedArgs[1] = Double.toString(adaptation.decrease());
+    fixedArgs[2] = Double.toString(adaptation.increasePerSecond());
+    fixedArgs[3] = Double.toString(adaptation.floor());
+    fixedArgs[4] = Integer.toString(limits.size());
+    String[] mine = new String[limits.size()];
     for (int i = 0; i < limits.size(); i++) {
-      limitArgs[1 + 2 * i] = Double.toString(limits.get(i).capacity());
-      limitArgs[2 + 2 * i] = Double.toString(limits.get(i).refillPerSecond());
+      fixedArgs[5 + 2 * i] = Double.toString(limits.get(i).capacity());
+      fixedArgs[6 + 2 * i] = Double.toString(limits.get(i).refillPerSecond());
+      mine[i] = fixedArgs[5 + 2 * i] + ":" + fixedArgs[6 + 2 * i];
     }
+    Arrays.sort(mine);
+    this.myConfiguration = String.join(",", mine);
+    this.lastConfigurationsWarnNanos = new AtomicLong(time.nanoTime() - TimeUnit.MINUTES.toNanos(2));
   }
 
   /** A bucket over {@code redisson} with these settings. Makes no call to Redis. */
@@ -93,13 +120,13 @@ public final class RedisTokenBucket implements TokenBucket {
   public Acquisition acquire(double cost, Duration maxWait) throws BucketUnavailableException, InterruptedException {
     Checks.cost(cost, maxCost);
     long maxWaitMicros = Checks.saturatedMicros(Checks.notNegative("maxWait", maxWait));
-    LuaScript.Reply answer = run("acquire", cost, maxWaitMicros);
+    LuaScript.Reply answer = run("acquire", cost, maxWaitMicros, "");
     List<Object> reply = answer.values();
     long waitMicros = asLong(reply.get(1));
     long nowMicros = asLong(reply.get(3));
     return new Acquisition(asLong(reply.get(0)) == 1, Duration.of(waitMicros, ChronoUnit.MICROS),
         Double.parseDouble(reply.get(2).toString()), nowMicros + waitMicros, answer.receivedAtNanos(),
-        asLong(reply.get(4)));
+        asLong(reply.get(4)), asLong(reply.get(5)));
   }
 
   /** True once a newer state of this bucket has answered this process: the one that booked {@code granted} is gone. */
@@ -108,33 +135,86 @@ public final class RedisTokenBucket implements TokenBucket {
     return epochs.isDead(granted.stateEpoch());
   }
 
+  /** True once a newer rate generation has answered this process: the provider refused a call since the booking. */
+  @Override
+  public boolean superseded(Acquisition granted) {
+    return generations.isDead(granted.rateGeneration());
+  }
+
   @Override
   public double charge(double cost) throws BucketUnavailableException, InterruptedException {
     Checks.tokens("cost", cost);
-    return Double.parseDouble(run("charge", cost, 0).values().get(2).toString());
+    return Double.parseDouble(run("charge", cost, 0, "").values().get(2).toString());
   }
 
   @Override
   public double refund(double cost) throws BucketUnavailableException, InterruptedException {
     Checks.tokens("cost", cost);
-    return Double.parseDouble(run("refund", cost, 0).values().get(2).toString());
+    return Double.parseDouble(run("refund", cost, 0, "").values().get(2).toString());
   }
 
-  private LuaScript.Reply run(String op, double cost, long maxWaitMicros)
+  /**
+   * Cuts the shared rate if {@code booked} was booked under the current one (the rate adaptation configured), and
+   * holds every slot back until {@code retryAfter} from now; without a rate adaptation, does nothing.
+   */
+  @Override
+  public boolean providerRefused(Acquisition booked, Duration retryAfter)
       throws BucketUnavailableException, InterruptedException {
-    Object[] args = new Object[4 + limitArgs.length];
+    Objects.requireNonNull(booked, "booked cannot be null");
+    long holdMicros = Checks.saturatedMicros(Checks.notNegative("retryAfter", retryAfter));
+    if (config.rateAdaptation().isEmpty()) {
+      return false;
+    }
+    return asLong(run("cut", 1, holdMicros, Long.toString(booked.rateGeneration())).values().get(0)) == 1;
+  }
+
+  @Override
+  public double rateFactor() {
+    return rateFactor;
+  }
+
+  @Override
+  public int configurations() {
+    return configurations;
+  }
+
+  private LuaScript.Reply run(String op, double cost, long argMicros, String bookedGeneration)
+      throws BucketUnavailableException, InterruptedException {
+    Object[] args = new Object[5 + fixedArgs.length];
     args[0] = op;
     args[1] = Double.toString(cost);
-    args[2] = Long.toString(maxWaitMicros);
+    args[2] = Long.toString(argMicros);
     args[3] = clientClock == null ? "" : Long.toString(micros(clientClock.instant()));
-    System.arraycopy(limitArgs, 0, args, 4, limitArgs.length);
+    System.arraycopy(fixedArgs, 0, args, 4, 4);
+    args[8] = bookedGeneration;
+    System.arraycopy(fixedArgs, 4, args, 9, fixedArgs.length - 4);
     try {
       LuaScript.Reply reply = SCRIPT.call(redisson, key, args, config.redisTimeout().toNanos(), time::nanoTime);
-      epochs.observe(asLong(reply.values().get(4)));
+      List<Object> v = reply.values();
+      epochs.observe(asLong(v.get(4)));
+      generations.observe(asLong(v.get(5)));
+      rateFactor = Double.parseDouble(v.get(6).toString());
+      int live = (int) asLong(v.get(8));
+      configurations = live;
+      if (live > 1) {
+        disagreement(v.get(9).toString());
+      }
       return reply;
     } catch (LuaScript.CallFailedException e) {
       throw new BucketUnavailableException(config.name(), e.getMessage() + " (redisTimeout "
           + config.redisTimeout().toMillis() + " ms)", e.getCause());
+    }
+  }
+
+  /** Replicas run other limits on this bucket: WARN at most once a minute, naming every configuration. */
+  private void disagreement(String others) {
+    long last = lastConfigurationsWarnNanos.get();
+    long now = time.nanoTime();
+    if (now - last > TimeUnit.MINUTES.toNanos(1) && lastConfigurationsWarnNanos.compareAndSet(last, now)) {
+      LOG.warn("Bucket '{}': replicas use {} configurations (capacity:refill per second, per limit): {} (this "
+          + "process), {}; every limit of each is enforced until a configuration goes unused for its lease (see "
+          + "bacen.throttle.configurations)", config.name(), configurations, myConfiguration,
+          others.replace(";", ", "));
     }
   }
 

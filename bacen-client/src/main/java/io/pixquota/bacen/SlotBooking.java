@@ -13,8 +13,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One call's way to its slot: book it, sleep until it, and book a fresh one if the thread woke too late (at most
- * {@link #MAX_REBOOKS} times) or if the bucket's state that booked it was lost meanwhile. An interrupt or a cancel
- * while sleeping lets go at once and gives the tokens back.
+ * {@link #MAX_REBOOKS} times), if the bucket's state that booked it was lost meanwhile, or if the provider refused a
+ * call and the rate that booked it was cut. An interrupt or a cancel while sleeping lets go at once and gives the
+ * tokens back.
  */
 final class SlotBooking {
   private static final Logger LOG = LoggerFactory.getLogger(SlotBooking.class);
@@ -38,19 +39,28 @@ final class SlotBooking {
     this.lastLostWarnNanos = new AtomicLong(time.nanoTime() - TimeUnit.MINUTES.toNanos(2));
   }
 
-  /**
-   * Books a slot of {@code cost} within {@code maxWait} and returns once it has come.
-   *
-   * @return how late, in nanoseconds, the call is after its (last) slot
-   */
-  long bookAndSleep(TokenBucket bucket, double cost, Duration maxWait, Call call) throws IOException {
+  /** The slot a call leaves on: the bucket's answer that booked it, and how late, in nanoseconds, the call is. */
+  record Slot(Acquisition granted, long lateNanos) {}
+
+  /** Books a slot of {@code cost} within {@code maxWait} and returns once it has come. */
+  Slot bookAndSleep(TokenBucket bucket, double cost, Duration maxWait, Call call) throws IOException {
     long askedAt = time.nanoTime();
     Booked booked = bookOne(bucket, cost, maxWait, maxWait, call);
     int lateRebooks = 0;
+    int cutRebooks = 0;
     for (int lostRebooks = 0; lostRebooks <= MAX_REBOOKS; ) {
       boolean lost = bucket.lost(booked.granted());
       long late = time.nanoTime() - booked.slotNanos();
-      if (lost) {
+      if (!lost && bucket.superseded(booked.granted())) {
+        // The provider refused a call and the fleet's rate was cut since this slot was booked: the slot belongs to
+        // the old rate (and may fall in the provider's Retry-After). Book again at the new one. Nothing is given
+        // back: the cut reset the bucket.
+        if (++cutRebooks > MAX_REBOOKS) {
+          throw new BucketUnavailableException(bucket.name(), "the provider refused calls and the rate was cut "
+              + cutRebooks + " times while this call waited; not sent", null);
+        }
+        metrics.superseded(bucket.name());
+      } else if (lost) {
         // The state that booked this slot is gone and a new one has answered: the new one does not know the slot,
         // and leaving on it could join the new state's full burst. Book again, in the new state. The lost tokens
         // are not given back: there is nothing to give them back to.
@@ -62,7 +72,7 @@ final class SlotBooking {
         lateRebooks++;
         metrics.rebooked(bucket.name());
       } else {
-        return late;
+        return new Slot(booked.granted(), late);
       }
       Duration left = maxWait.minusNanos(time.nanoTime() - askedAt);
       booked = bookOne(bucket, cost, left.isNegative() ? Duration.ZERO : left, maxWait, call);
@@ -126,11 +136,12 @@ final class SlotBooking {
     return booked;
   }
 
-  /** Sleeps until the slot, in steps that check for a cancel and for the booking state's loss. */
+  /** Sleeps until the slot, in steps that check for a cancel, the booking state's loss and a cut of its rate. */
   private void sleepUntil(Booked booked, TokenBucket bucket, Call call) throws InterruptedIOException,
       InterruptedException {
     long left;
-    while ((left = booked.slotNanos() - time.nanoTime()) > 0 && !bucket.lost(booked.granted())) {
+    while ((left = booked.slotNanos() - time.nanoTime()) > 0 && !bucket.lost(booked.granted())
+        && !bucket.superseded(booked.granted())) {
       checkCanceled(call);
       time.sleepNanos(Math.min(left, CANCEL_POLL_NANOS));
     }

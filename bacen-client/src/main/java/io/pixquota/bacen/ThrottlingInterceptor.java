@@ -3,6 +3,7 @@ package io.pixquota.bacen;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.pixquota.bacen.internal.Checks;
 import io.pixquota.bacen.internal.FallbackTokenBucket;
+import io.pixquota.bacen.internal.RetryAfter;
 import io.pixquota.bacen.internal.ThrottleMetrics;
 import io.pixquota.bacen.internal.TimeSource;
 import io.pixquota.bacen.plan.QuotaPlan;
@@ -111,7 +112,8 @@ public final class ThrottlingInterceptor implements Interceptor {
     String name = route.bucket().name();
     Duration callMaxWait = effectiveMaxWait(chain.call());
     long askedAt = time.nanoTime();
-    long late = slots.bookAndSleep(route.bucket(), route.cost(), callMaxWait, chain.call());
+    SlotBooking.Slot slot = slots.bookAndSleep(route.bucket(), route.cost(), callMaxWait, chain.call());
+    long late = slot.lateNanos();
     if (assumedJitter != null && late > assumedJitter.toNanos()) {
       marginExceeded(name, late);
     }
@@ -123,11 +125,37 @@ public final class ThrottlingInterceptor implements Interceptor {
       metrics.granted(name, Duration.ofNanos(waitedNanos));
       metrics.lateness(name, late);
     }
+    if (response.code() == 429) {
+      providerRefused(route.bucket(), slot.granted(), response);
+    }
     Double total = responseCosts.get(response.code());
     if (total != null && total != route.cost()) {
       settle(route.bucket(), total - route.cost());
     }
     return response;
+  }
+
+  /**
+   * The provider refused a call the bucket admitted: the bucket did not expect it. Tells the bucket (which cuts the
+   * fleet's rate and holds every slot back until the Retry-After, or the reset of a RateLimit header that says
+   * nothing is left); a failure here never fails the response.
+   */
+  private void providerRefused(TokenBucket bucket, Acquisition granted, Response response) {
+    metrics.providerRefused(bucket.name());
+    Duration hold = RetryAfter.parse(response.header("Retry-After"), time.now());
+    if (hold == null) {
+      hold = RetryAfter.fromRateLimit(response.header("RateLimit"));
+    }
+    try {
+      if (bucket.providerRefused(granted, hold == null ? Duration.ZERO : hold)) {
+        metrics.rateCut(bucket.name());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (BucketUnavailableException | RuntimeException e) {
+      metrics.redisError(bucket.name());
+      LOG.warn("Bucket '{}': could not tell it of the provider's 429: {}", bucket.name(), e.getMessage());
+    }
   }
 
   private Rule route(Request request) {
@@ -299,7 +327,7 @@ public final class ThrottlingInterceptor implements Interceptor {
       }
       // Meters are made now, not on a call's path: registering a histogram for the first time took hundreds of
       // milliseconds on a cold, loaded JVM, between the lateness check and the send.
-      wrapped.keySet().forEach(b -> metrics.register(b.name()));
+      wrapped.values().forEach(metrics::register);
       return new ThrottlingInterceptor(this, defaultRoute, built, metrics);
     }
 

@@ -69,4 +69,40 @@ public interface TokenBucket {
   default boolean lost(Acquisition granted) {
     return false;
   }
+
+  /**
+   * Whether the provider refused a call since {@code granted} was booked and the fleet's rate was cut: the slot
+   * belongs to the old rate, and a caller still waiting for it must book again. Answers from this process's own
+   * calls only, without a round trip. The default: never.
+   */
+  default boolean superseded(Acquisition granted) {
+    return false;
+  }
+
+  /**
+   * The provider answered 429 to a call this bucket admitted ({@code booked}): tells the bucket, which may cut the
+   * shared rate (when the call was booked under the current rate) and holds every slot back until the provider's
+   * {@code retryAfter}, when it gave one. Never raises the rate. The default does nothing.
+   *
+   * @param retryAfter how long the provider asked to wait; {@link Duration#ZERO} when it did not say
+   * @return whether the rate was cut
+   * @throws BucketUnavailableException when the bucket's store does not answer
+   */
+  default boolean providerRefused(Acquisition booked, Duration retryAfter)
+      throws BucketUnavailableException, InterruptedException {
+    return false;
+  }
+
+  /** The share of the configured rate in force, as last seen by this process: 1 unless the provider cut it. */
+  default double rateFactor() {
+    return 1;
+  }
+
+  /**
+   * How many configurations of this bucket were live when this process last heard from it (its own included): more
+   * than one while replicas run different limits.
+   */
+  default int configurations() {
+    return 1;
+  }
 }

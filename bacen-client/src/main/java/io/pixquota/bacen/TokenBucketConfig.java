@@ -9,7 +9,8 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Settings of one {@link RedisTokenBucket}: its name, its limits, the clock and the Redis key prefix. Immutable;
+ * Settings of one {@link RedisTokenBucket}: its name, its limits, the clock, the Redis key prefix, how long its
+ * configuration counts as live after its last use, and how its rate follows the provider's refusals. Immutable;
  * build with {@link #custom(String)} or {@link #of(String, double, double)}.
  *
  * <pre>{@code
@@ -24,12 +25,16 @@ public final class TokenBucketConfig {
   public static final String DEFAULT_KEY_PREFIX = "pixquota:";
   /** Default time to wait for Redis's answer: 1 s. */
   public static final Duration DEFAULT_REDIS_TIMEOUT = Duration.ofSeconds(1);
+  /** Default of {@link Builder#configurationLease}: 30 s. */
+  public static final Duration DEFAULT_CONFIGURATION_LEASE = Duration.ofSeconds(30);
 
   private final String name;
   private final List<Limit> limits;
   private final Clock clientClock;
   private final String keyPrefix;
   private final Duration redisTimeout;
+  private final Duration configurationLease;
+  private final RateAdaptation rateAdaptation;
 
   private TokenBucketConfig(Builder b) {
     this.name = b.name;
@@ -37,6 +42,8 @@ public final class TokenBucketConfig {
     this.clientClock = b.clientClock;
     this.keyPrefix = b.keyPrefix;
     this.redisTimeout = b.redisTimeout;
+    this.configurationLease = b.configurationLease;
+    this.rateAdaptation = b.rateAdaptation;
   }
 
   /** A bucket with one limit. */
@@ -56,6 +63,8 @@ public final class TokenBucketConfig {
     b.clientClock = prototype.clientClock;
     b.keyPrefix = prototype.keyPrefix;
     b.redisTimeout = prototype.redisTimeout;
+    b.configurationLease = prototype.configurationLease;
+    b.rateAdaptation = prototype.rateAdaptation;
     return b;
   }
 
@@ -81,6 +90,16 @@ public final class TokenBucketConfig {
     return redisTimeout;
   }
 
+  /** How long this configuration keeps counting after its last use, for every replica of the bucket. */
+  public Duration configurationLease() {
+    return configurationLease;
+  }
+
+  /** How the rate follows the provider's refusals; empty when it does not. */
+  public Optional<RateAdaptation> rateAdaptation() {
+    return Optional.ofNullable(rateAdaptation);
+  }
+
   /** The Redis key of the bucket's hash: {@code <prefix>{<name>}:tb}. */
   public String key() {
     return keyPrefix + "{" + name + "}:tb";
@@ -95,7 +114,8 @@ public final class TokenBucketConfig {
   public String toString() {
     return "TokenBucketConfig{name=" + name + ", limits=" + limits + ", clock="
         + (clientClock == null ? "redis" : "client") + ", keyPrefix=" + keyPrefix
-        + ", redisTimeout=" + redisTimeout + "}";
+        + ", redisTimeout=" + redisTimeout + ", configurationLease=" + configurationLease + ", rateAdaptation="
+        + (rateAdaptation == null ? "off" : rateAdaptation) + "}";
   }
 
   /** Builds a {@link TokenBucketConfig}; each setter validates at once. */
@@ -105,6 +125,8 @@ public final class TokenBucketConfig {
     private Clock clientClock;
     private String keyPrefix = DEFAULT_KEY_PREFIX;
     private Duration redisTimeout = DEFAULT_REDIS_TIMEOUT;
+    private Duration configurationLease = DEFAULT_CONFIGURATION_LEASE;
+    private RateAdaptation rateAdaptation = RateAdaptation.defaults();
 
     private Builder(String name) {
       Checks.notBlank("name", name);
@@ -149,6 +171,27 @@ public final class TokenBucketConfig {
     /** How long to wait for Redis's answer before giving up with a {@link BucketUnavailableException}; default 1 s. */
     public Builder redisTimeout(Duration timeout) {
       this.redisTimeout = Checks.positiveAtMostADay("redisTimeout", timeout);
+      return this;
+    }
+
+    /**
+     * How long this configuration (its set of limits) keeps counting after its last use; default 30 s. While
+     * replicas of one bucket run different limits (a rolling deploy, a misconfigured replica), every live
+     * configuration's limits are enforced together, so the fleet is held to the strictest; once a configuration has
+     * not been used for its lease, it stops counting. Keep it above the longest max wait of the bucket's callers (a
+     * caller may still be waiting for a slot its configuration booked).
+     */
+    public Builder configurationLease(Duration lease) {
+      this.configurationLease = Checks.positiveAtMostADay("configurationLease", lease);
+      return this;
+    }
+
+    /**
+     * How the rate follows the provider's 429s; default {@link RateAdaptation#defaults()}; null to keep the
+     * configured rate whatever the provider answers.
+     */
+    public Builder rateAdaptation(RateAdaptation adaptation) {
+      this.rateAdaptation = adaptation;
       return this;
     }
 

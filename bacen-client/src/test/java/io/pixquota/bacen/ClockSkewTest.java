@@ -88,7 +88,8 @@ class ClockSkewTest {
   void aFailoverToANodeTenSecondsBehindMintsNothingAndWaitsStayBounded() throws Exception {
     FakeTime time = FakeTime.autoAdvancing(4_000);
     try (RedisOnFakeTime redis = new RedisOnFakeTime(time)) {
-      TokenBucketConfig config = TokenBucketConfig.custom("failover").limit(10, 10).build();
+      TokenBucketConfig config = TokenBucketConfig.custom("failover").limit(10, 10)
+          .configurationLease(Duration.ofMillis(1)).build(); // the TTL is the bucket's, not the lease's
       RedisTokenBucket bucket = RedisTokenBucket.create(redis.redisson, config, time);
       bucket.acquire(10, Duration.ZERO); // drained at 4000 s
       time.setSeconds(3_990); // the promoted node's clock is 10 s behind; the bucket's state came along

@@ -121,6 +121,11 @@ public final class FakeTime implements TimeSource {
     await(() -> sleepers, count, "threads sleep");
   }
 
+  /** How many sleeps in all have begun on this clock. */
+  public synchronized int sleepCalls() {
+    return sleepCalls;
+  }
+
   /** Waits (really, at most 10 s) until {@code count} sleeps in all have begun on this clock. */
   public void awaitSleepCalls(int count) throws InterruptedException {
     await(() -> sleepCalls, count, "sleeps began");

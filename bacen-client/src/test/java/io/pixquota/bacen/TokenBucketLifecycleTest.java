@@ -40,7 +40,8 @@ class TokenBucketLifecycleTest {
     FakeTime time = FakeTime.autoAdvancing(2_000);
     try (RedisOnFakeTime redis = new RedisOnFakeTime(time)) {
       RespConnection admin = redis.admin;
-      TokenBucketConfig config = TokenBucketConfig.custom("idle").limit(2, 100).limit(10, 1).build();
+      TokenBucketConfig config = TokenBucketConfig.custom("idle").limit(2, 100).limit(10, 1)
+          .configurationLease(Duration.ofMillis(1)).build(); // the lease's own hold on the key: the next test
       assertThat(config.key()).isEqualTo("pixquota:{idle}:tb");
       RedisTokenBucket bucket = RedisTokenBucket.create(redis.redisson, config, time);
       bucket.acquire(2, Duration.ZERO); // limit 1 full again after 2 / 100 s, limit 2 after 2 / 1 s
@@ -52,6 +53,20 @@ class TokenBucketLifecycleTest {
       assertThat(admin.call("EXISTS", config.key())).as("gone once full").isEqualTo(0L);
       // And an expired bucket is simply full.
       assertThat(bucket.acquire(2, Duration.ZERO).remaining()).isCloseTo(0, within(1e-9));
+    }
+  }
+
+  @Test
+  void aConfigurationKeepsTheKeyForItsLeaseSoTheStrictestSettingIsNotForgottenEarly() throws Exception {
+    FakeTime time = FakeTime.autoAdvancing(3_000);
+    try (RedisOnFakeTime redis = new RedisOnFakeTime(time)) {
+      TokenBucketConfig config = TokenBucketConfig.custom("leased").limit(2, 100).build(); // full in 10 ms
+      RedisTokenBucket bucket = RedisTokenBucket.create(redis.redisson, config, time);
+      bucket.acquire(1, Duration.ZERO);
+      assertThat((Long) redis.admin.call("PTTL", config.key())).as("the default 30 s lease, + 1 ms")
+          .isEqualTo(30_001L);
+      assertThat(redis.admin.call("HGET", config.key(), "c:2.0:100.0")).as("lease end, microseconds")
+          .isEqualTo(Long.toString(time.micros() + 30_000_000));
     }
   }
 
@@ -79,7 +94,8 @@ class TokenBucketLifecycleTest {
     try (RespConnection admin = redis.rawConnection()) {
       @SuppressWarnings("unchecked")
       List<Object> fields = (List<Object>) admin.call("HKEYS", oneOrder.key());
-      assertThat(fields).containsExactlyInAnyOrder("u", "e", "t:8.0:9.0", "t:10.0:1.0");
+      assertThat(fields).as("one configuration, its limits sorted")
+          .containsExactlyInAnyOrder("u", "e", "c:10.0:1.0,8.0:9.0", "t:8.0:9.0", "t:10.0:1.0");
     }
   }
 

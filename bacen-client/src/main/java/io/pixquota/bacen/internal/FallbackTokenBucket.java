@@ -124,6 +124,37 @@ public final class FallbackTokenBucket implements TokenBucket {
     return shared.lost(granted);
   }
 
+  /** Whether the rate that booked it was cut since, in the shared bucket or in the local share. */
+  @Override
+  public boolean superseded(Acquisition granted) {
+    return shared.superseded(granted) || local.superseded(granted);
+  }
+
+  /** Tells the bucket in use: the shared one while it answers, else the local share. */
+  @Override
+  public boolean providerRefused(Acquisition booked, Duration retryAfter) throws InterruptedException {
+    if (useShared()) {
+      try {
+        boolean cut = shared.providerRefused(booked, retryAfter);
+        sharedAnswered();
+        return cut;
+      } catch (BucketUnavailableException e) {
+        sharedFailed(e);
+      }
+    }
+    return local.providerRefused(booked, retryAfter);
+  }
+
+  @Override
+  public double rateFactor() {
+    return active.get() ? local.rateFactor() : shared.rateFactor();
+  }
+
+  @Override
+  public int configurations() {
+    return shared.configurations();
+  }
+
   /** Prepares the shared bucket; a store that does not answer is reported, as at any other time. */
   @Override
   public void preload() throws BucketUnavailableException, InterruptedException {

@@ -2,43 +2,69 @@ package io.pixquota.bacen.internal;
 
 import io.pixquota.bacen.Acquisition;
 import io.pixquota.bacen.Limit;
+import io.pixquota.bacen.RateAdaptation;
 import io.pixquota.bacen.TokenBucket;
+import io.pixquota.bacen.TokenBucketConfig;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.LongSupplier;
 
 /**
- * The reservation bucket of {@code token_bucket.lua}, in memory and step for step the same arithmetic (whole
- * microseconds, the same rounding): the local share of the quota a process uses while Redis is unavailable
- * ({@code LOCAL_FALLBACK}), and the client bucket of the planner's simulations. The shared contract test runs against
- * both. This class is threadsafe.
+ * The reservation bucket of {@code token_bucket.lua}, in memory: {@link BucketStep}, the script's step in Java, over
+ * a state of its own or one several buckets share (as replicas share a Redis hash): the local share of the quota a
+ * process uses while Redis is unavailable ({@code LOCAL_FALLBACK}), and the client bucket of the simulations. The
+ * shared contract test runs against both this and the Redis bucket. This class is threadsafe.
  */
 public final class LocalTokenBucket implements TokenBucket {
-  /** The script's cap on a wait: 2^53 - 1 microseconds, the largest whole number a Lua number holds exactly. */
-  static final double MAX_WAIT_MICROS = (1L << 53) - 1;
+  private static final BucketStep.Adaptation ADAPTATION_OFF = toStep(RateAdaptation.defaults()); // never cut
 
   private final String name;
   private final List<Limit> limits;
+  private final List<BucketStep.LimitArgs> args;
   private final double maxCost;
   private final LongSupplier nanoClock;
-  /** Tokens per limit after the last write (negative: booked ahead), or null before the first, like a missing key. */
-  private double[] state;
-  private long lastMicros;
+  private final BucketStep.State state;
+  private final long leaseMicros;
+  private final RateAdaptation adaptation;
+  private final StateEpochs generations = new StateEpochs();
+  private volatile double rateFactor = 1;
+  private volatile int configurations = 1;
 
   /**
+   * A bucket with a state of its own, the default configuration lease and rate adaptation.
+   *
    * @param nanoClock the bucket's clock in nanoseconds; decisions are taken in its whole microseconds, and
    *                  {@link Acquisition#answeredAtNanos()} is read from it
    */
   public LocalTokenBucket(String name, List<Limit> limits, LongSupplier nanoClock) {
+    this(name, limits, nanoClock, new BucketStep.State(), TokenBucketConfig.DEFAULT_CONFIGURATION_LEASE,
+        RateAdaptation.defaults());
+  }
+
+  /**
+   * A bucket over {@code state}, which other buckets may share (each with its own limits: a fleet whose replicas
+   * disagree), with this configuration lease and rate adaptation (null: none).
+   */
+  public LocalTokenBucket(String name, List<Limit> limits, LongSupplier nanoClock, BucketStep.State state,
+      Duration lease, RateAdaptation adaptation) {
     this.name = Checks.notBlank("name", name);
     this.limits = List.copyOf(limits);
     if (this.limits.isEmpty()) {
       throw new IllegalArgumentException("bucket '" + name + "' needs at least one limit");
     }
+    List<BucketStep.LimitArgs> a = new ArrayList<>();
+    for (Limit l : this.limits) {
+      a.add(new BucketStep.LimitArgs(Double.toString(l.capacity()), Double.toString(l.refillPerSecond())));
+    }
+    this.args = List.copyOf(a);
     this.maxCost = this.limits.stream().mapToDouble(Limit::capacity).min().orElseThrow();
     this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock cannot be null");
+    this.state = Objects.requireNonNull(state, "state cannot be null");
+    this.leaseMicros = Checks.saturatedMicros(Checks.positiveAtMostADay("lease", lease));
+    this.adaptation = adaptation;
   }
 
   @Override
@@ -52,84 +78,66 @@ public final class LocalTokenBucket implements TokenBucket {
   }
 
   @Override
-  public synchronized Acquisition acquire(double cost, Duration maxWait) {
+  public Acquisition acquire(double cost, Duration maxWait) {
     Checks.cost(cost, maxCost);
     long maxWaitMicros = Checks.saturatedMicros(Checks.notNegative("maxWait", maxWait));
     long nanos = nanoClock.getAsLong();
-    long now = decisionMicros(nanos);
-    double[] tokens = refilled(now);
-    double wait = 0;
-    for (int i = 0; i < tokens.length; i++) {
-      if (tokens[i] < cost) {
-        wait = Math.max(wait, (cost - tokens[i]) / limits.get(i).refillPerSecond() * 1_000_000);
-      }
-    }
-    long waitMicros = (long) Math.min(Math.ceil(wait), MAX_WAIT_MICROS);
-    boolean granted = waitMicros <= maxWaitMicros;
-    if (granted) { // a refusal records nothing, as in the script
-      take(tokens, cost);
-      write(tokens, now);
-    }
-    return new Acquisition(granted, Duration.of(waitMicros, ChronoUnit.MICROS), smallest(tokens), now + waitMicros,
-        nanos);
+    BucketStep.Reply r = step(BucketStep.Op.ACQUIRE, cost, maxWaitMicros, null, nanos);
+    return new Acquisition(r.done(), Duration.of(r.waitMicros(), ChronoUnit.MICROS), r.remaining(),
+        r.nowMicros() + r.waitMicros(), nanos, r.epoch(), r.generation());
   }
 
   @Override
-  public synchronized double charge(double cost) {
+  public double charge(double cost) {
     Checks.tokens("cost", cost);
-    long now = decisionMicros(nanoClock.getAsLong());
-    double[] tokens = refilled(now);
-    take(tokens, cost);
-    write(tokens, now);
-    return smallest(tokens);
+    return step(BucketStep.Op.CHARGE, cost, 0, null, nanoClock.getAsLong()).remaining();
   }
 
   @Override
-  public synchronized double refund(double cost) {
+  public double refund(double cost) {
     Checks.tokens("cost", cost);
-    long now = decisionMicros(nanoClock.getAsLong());
-    double[] tokens = refilled(now);
-    for (int i = 0; i < tokens.length; i++) {
-      tokens[i] = Math.min(limits.get(i).capacity(), tokens[i] + cost);
+    return step(BucketStep.Op.REFUND, cost, 0, null, nanoClock.getAsLong()).remaining();
+  }
+
+  @Override
+  public boolean superseded(Acquisition granted) {
+    return generations.isDead(granted.rateGeneration());
+  }
+
+  @Override
+  public boolean providerRefused(Acquisition booked, Duration retryAfter) {
+    Objects.requireNonNull(booked, "booked cannot be null");
+    long holdMicros = Checks.saturatedMicros(Checks.notNegative("retryAfter", retryAfter));
+    if (adaptation == null) {
+      return false;
     }
-    write(tokens, now);
-    return smallest(tokens);
+    return step(BucketStep.Op.CUT, 1, holdMicros, booked.rateGeneration(), nanoClock.getAsLong()).done();
   }
 
-  /** The clock in whole microseconds, never before the last write: a clock that runs back mints nothing. */
-  private long decisionMicros(long nanos) {
-    long clock = Math.floorDiv(nanos, 1000);
-    return state == null ? clock : Math.max(clock, lastMicros);
+  @Override
+  public double rateFactor() {
+    return rateFactor;
   }
 
-  /** The tokens at {@code now}: full before the first write, else refilled since it and capped at capacity. */
-  private double[] refilled(long now) {
-    double[] tokens = new double[limits.size()];
-    for (int i = 0; i < tokens.length; i++) {
-      Limit l = limits.get(i);
-      tokens[i] = state == null ? l.capacity()
-          : Math.min(l.capacity(), state[i] + l.refillPerSecond() * (double) (now - lastMicros) / 1_000_000);
+  @Override
+  public int configurations() {
+    return configurations;
+  }
+
+  private BucketStep.Reply step(BucketStep.Op op, double cost, long argMicros, Long booked, long nanos) {
+    BucketStep.Reply r;
+    synchronized (state) {
+      r = BucketStep.step(state, op, cost, argMicros, null, Math.floorDiv(nanos, 1000), leaseMicros,
+          adaptation == null ? ADAPTATION_OFF : toStep(adaptation), booked, args);
     }
-    return tokens;
+    generations.observe(r.generation());
+    rateFactor = r.factor();
+    configurations = r.configurations();
+    return r;
   }
 
-  private void write(double[] tokens, long now) {
-    state = tokens;
-    lastMicros = now;
-  }
-
-  private static void take(double[] tokens, double cost) {
-    for (int i = 0; i < tokens.length; i++) {
-      tokens[i] -= cost;
-    }
-  }
-
-  private static double smallest(double[] tokens) {
-    double m = tokens[0];
-    for (double t : tokens) {
-      m = Math.min(m, t);
-    }
-    return m;
+  private static BucketStep.Adaptation toStep(RateAdaptation a) {
+    return new BucketStep.Adaptation(a.decrease(), a.increasePerSecond(), a.floor());
   }
 
   @Override

@@ -6,7 +6,10 @@ import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 
-/** Parses a Retry-After header: whole seconds or an HTTP date. Anything else (negative, garbage) is ignored. */
+/**
+ * Parses a Retry-After header (whole seconds or an HTTP date) and the reset of an IETF RateLimit header. Anything
+ * else (negative, garbage) is ignored.
+ */
 public final class RetryAfter {
   /** Longer than this is not a retry hint but a refusal: one day. */
   static final Duration MAX = Duration.ofDays(1);
@@ -40,6 +43,30 @@ public final class RetryAfter {
     } catch (DateTimeParseException e) {
       return null;
     }
+  }
+
+  /**
+   * The reset of an IETF {@code RateLimit} header ({@code "policy";r=<remaining>;t=<seconds>}) that says nothing is
+   * left ({@code r=0}): how long until the provider's quota has room again, capped at one day; null otherwise.
+   */
+  public static Duration fromRateLimit(String header) {
+    if (header == null) {
+      return null;
+    }
+    Long remaining = null;
+    Long reset = null;
+    for (String item : header.split(";")) {
+      String[] kv = item.trim().split("=", 2);
+      if (kv.length == 2 && kv[1].trim().matches("[0-9]{1,12}")) {
+        long v = Long.parseLong(kv[1].trim());
+        switch (kv[0].trim()) {
+          case "r" -> remaining = v;
+          case "t" -> reset = v;
+          default -> { }
+        }
+      }
+    }
+    return remaining != null && remaining == 0 && reset != null ? min(Duration.ofSeconds(reset)) : null;
   }
 
   private static Duration min(Duration d) {

@@ -2,10 +2,12 @@ package io.pixquota.bacen.internal;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
+import io.pixquota.bacen.TokenBucket;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -28,6 +30,9 @@ public final class ThrottleMetrics implements FallbackTokenBucket.Listener {
     final Counter rebooked;
     final Counter marginExceeded;
     final Counter stateLost;
+    final Counter superseded;
+    final Counter providerRefused;
+    final Counter rateCuts;
     final AtomicInteger fallbackActive = new AtomicInteger();
 
     Meters(String bucket) {
@@ -56,6 +61,15 @@ public final class ThrottleMetrics implements FallbackTokenBucket.Listener {
       marginExceeded = Counter.builder("bacen.throttle.margin.exceeded")
           .description("Calls that left later after their slot than the jitter their quota plan assumes")
           .tag("bucket", bucket).register(registry);
+      superseded = Counter.builder("bacen.throttle.superseded")
+          .description("Calls whose slot was booked at a rate the provider's 429 cut since; they booked again")
+          .tag("bucket", bucket).register(registry);
+      providerRefused = Counter.builder("bacen.throttle.provider.refused")
+          .description("429s from the provider on calls the bucket admitted: 429s the bucket did not expect")
+          .tag("bucket", bucket).register(registry);
+      rateCuts = Counter.builder("bacen.throttle.rate.cuts")
+          .description("Cuts of the fleet's rate this process made after a 429 on a call booked at the current rate")
+          .tag("bucket", bucket).register(registry);
       registry.gauge("bacen.throttle.fallback.active", Tags.of("bucket", bucket), fallbackActive);
     }
   }
@@ -67,9 +81,23 @@ public final class ThrottleMetrics implements FallbackTokenBucket.Listener {
             + "in this process").register(this.registry);
   }
 
-  /** Creates the bucket's meters now, so that no call pays for it. */
-  public void register(String bucket) {
-    of(bucket);
+  /**
+   * Creates the bucket's meters now, so that no call pays for it, and its gauges of the fleet's state as this
+   * process last saw it: the rate in force and the live configurations.
+   */
+  public void register(TokenBucket bucket) {
+    of(bucket.name());
+    Tags tags = Tags.of("bucket", bucket.name());
+    double firstRefill = bucket.limits().get(0).refillPerSecond();
+    Gauge.builder("bacen.throttle.rate.factor", bucket, TokenBucket::rateFactor)
+        .description("The share of the configured rate in force (1 unless the provider's 429s cut it)")
+        .tags(tags).register(registry);
+    Gauge.builder("bacen.throttle.rate.effective", bucket, b -> b.rateFactor() * firstRefill)
+        .description("The refill per second in force for the bucket's first limit").baseUnit("tokens")
+        .tags(tags).register(registry);
+    Gauge.builder("bacen.throttle.configurations", bucket, TokenBucket::configurations)
+        .description("Configurations of this bucket in use by the fleet (more than 1: replicas disagree)")
+        .tags(tags).register(registry);
   }
 
   private Meters of(String bucket) {
@@ -96,6 +124,18 @@ public final class ThrottleMetrics implements FallbackTokenBucket.Listener {
 
   public void stateLost(String bucket) {
     of(bucket).stateLost.increment();
+  }
+
+  public void superseded(String bucket) {
+    of(bucket).superseded.increment();
+  }
+
+  public void providerRefused(String bucket) {
+    of(bucket).providerRefused.increment();
+  }
+
+  public void rateCut(String bucket) {
+    of(bucket).rateCuts.increment();
   }
 
   public void marginExceeded(String bucket) {

@@ -1,41 +1,74 @@
 --[[
-Token bucket with reservations: refill, decide and record in one atomic step.
+Token bucket with reservations, shared by a fleet: refill, decide and record in one atomic step.
+internal/BucketStep.java is the same step in Java, operation for operation (a differential test runs both).
 
 KEYS[1]  the bucket's hash, e.g. "pixquota:{pix}:tb". The hash tag {pix} keeps every key of one bucket in one
-         Redis Cluster slot. Fields: u = updatedAt (microseconds, bucket clock); e = the state's epoch (Redis TIME in
-         microseconds when this state was created: a new epoch means the old state was lost or expired);
-         t:<capacity>:<refill> = tokens of that limit (a decimal string; may be negative: tokens already promised to
-         callers who are waiting for their slot). Limits are stored by what they are, not by their position, so two
-         replicas that list the same limits in another order share the same tokens.
-ARGV[1]  operation: "acquire" | "charge" | "refund"
+         Redis Cluster slot. Fields:
+           u = updatedAt (microseconds, bucket clock); e = the state's epoch (Redis TIME in microseconds when this
+               state was created: a new epoch means the old state was lost or expired);
+           t:<capacity>:<refill> = tokens of that limit (a decimal string; may be negative: tokens already promised
+               to callers who are waiting for their slot). Stored by what the limit is, not by its position;
+           c:<configuration> = until when (microseconds) that configuration counts as live: a configuration is the
+               sorted list of its limits, "<capacity>:<refill>,<capacity>:<refill>...";
+           k = when the provider last refused a call booked under the current rate (microseconds, bucket clock),
+               f = the rate factor right after that cut, g = the rate's generation (Redis TIME in microseconds at
+               that cut, always above the epoch and the previous one), h = no slot before this (microseconds,
+               bucket clock), the provider's Retry-After.
+ARGV[1]  operation: "acquire" | "charge" | "refund" | "cut"
 ARGV[2]  cost, a decimal > 0 (validated by the caller: 0 < cost <= capacity of every limit, and at most 1e12)
-ARGV[3]  acquire only: the longest wait the caller accepts, in whole microseconds (>= 0)
+ARGV[3]  acquire: the longest wait the caller accepts, whole microseconds (>= 0); cut: how long the provider asked
+         to wait (Retry-After), whole microseconds (>= 0; 0 when it did not say); others: 0
 ARGV[4]  "" to use the Redis clock (TIME), or the caller's clock in microseconds (client-clock mode)
-ARGV[5]  n, the number of limits checked and charged together (e.g. 10/s and 600/min)
-ARGV[6], ARGV[7], ...  capacity_i and refill_i (tokens per second) of limit i = 1..n, as the caller formats them
+ARGV[5]  the caller's configuration lease, whole microseconds (> 0)
+ARGV[6], ARGV[7], ARGV[8]  the rate adaptation: decrease (0 < beta < 1), increase per second (alpha > 0, a fraction of
+         the configured rates), floor (0 < floor <= 1)
+ARGV[9]  cut: the rate generation the refused call was booked under; others: ""
+ARGV[10] n, the number of the caller's limits, checked and charged together (e.g. 10/s and 600/min)
+ARGV[11], ARGV[12], ...  capacity_i and refill_i (tokens per second) of limit i = 1..n, as the caller formats them
          (capacity <= 1e12, 1e-6 <= refill <= 1e12, validated by the caller)
 
 Returns an array:
-  [1] 1 if granted (acquire), else 0; always 1 for charge and refund
+  [1] acquire: 1 if granted, else 0; cut: 1 if the rate was cut, 0 if the refused call was booked before the last
+      cut (its news is old); charge, refund: 1
   [2] wait in whole microseconds (rounded up, at most 2^53 - 1) until the caller's booked slot; for a refusal, the
-      wait it would have needed; 0 for charge and refund
-  [3] tokens left after the operation, the smallest over the limits, as a decimal string (negative = booked ahead)
+      wait it would have needed; 0 for the other operations
+  [3] tokens left after the operation, the smallest over the limits in force, as a decimal string (negative =
+      booked ahead)
   [4] now, the bucket clock in microseconds at which the decision was taken (slot = now + wait)
   [5] the state's epoch, as a decimal string
+  [6] the rate generation now (g, or the epoch when never cut), as a decimal string
+  [7] the rate factor now, as a decimal string (1 = the configured rates)
+  [8] no slot before this (microseconds), as a decimal string
+  [9] how many configurations are live, this one included
+  [10] the other live configurations, separated by ";" ("" when none)
+
+One configuration in force: the limits in force are those of every live configuration (the caller's, and every
+other used within its lease), so a call must fit each of them and is charged on each: the fleet is held to the
+strictest setting in use, limit by limit. A limit that is new to a state starts as busy as the busiest limit kept
+(as long until full), not full. Configurations past their lease, and limits no live configuration has, are deleted.
+
+Rate adaptation (AIMD on the factor f, 0 < floor <= f <= 1, applied to every refill of the limits in force):
+  f(t) = min(1, max(floor, f_cut + alpha * (t - k) / 1e6)), and 1 when never cut.
+  cut, for a call booked under the current generation: f_cut = max(floor, beta * f(now)); k = now; a new generation
+  (every slot booked before is void, and its caller books again); h = max(h, now + Retry-After); every limit's
+  tokens = -refill * f_cut * (h - now) / 1e6 (empty when the provider accepts again: the provider said it is
+  empty). A call booked under an older generation only extends h (and empties the bucket until then).
 
 The math (B = capacity, r = refill per second, last = updatedAt, all times in microseconds):
   now    = max(clock, last)                       -- never backwards: a late clock mints nothing
            (a client clock is first capped at Redis's TIME: an early clock mints nothing either)
-  tokens = min(B, tokens + r * (now - last) / 1e6)
-  acquire c: need = c - tokens; wait = need <= 0 and 0 or need / r * 1e6, the largest over the limits.
-           wait > maxWait: record nothing, return (0, wait). Otherwise tokens = tokens - c for every limit,
-           return (1, wait): the caller sleeps exactly `wait` and proceeds, with no second round trip.
+  tokens = min(B, tokens + r * f(last) * (now - last) / 1e6)   -- f(last) <= f on [last, now]: never early
+  acquire c: need = c - tokens; wait = need <= 0 and 0 or need / (r * f(now)) * 1e6, the largest over the limits,
+           and at least h - now. wait > maxWait: record nothing, return (0, wait). Otherwise tokens = tokens - c
+           for every limit, return (1, wait): the caller sleeps exactly `wait` and proceeds, with no second round
+           trip.
   charge c: tokens = tokens - c (may go below zero: later callers wait longer). refund c: min(B, tokens + c).
-  The key expires (PEXPIRE) once every limit would be full again: max over i of (B_i - tokens_i) / r_i, plus how
-  far `now` is ahead of Redis's own clock in client-clock mode, so that an expiry never refills early (at most
-  1e13 ms: every value written is computed first, and nothing can fail after the write).
+  The key expires (PEXPIRE) once every limit would be full again, every live configuration's lease has ended, the
+  rate is back to 1 and the hold is over, plus how far `now` is ahead of Redis's own clock in client-clock mode, so
+  that an expiry never refills early (at most 1e13 ms: every value written is computed first, and nothing can fail
+  after the write).
 
-Worked example, B = 8, r = 9/s, bucket full at t = 0, 10 calls of cost 1 at t = 0:
+Worked example, B = 8, r = 9/s, one configuration, never cut, bucket full at t = 0, 10 calls of cost 1 at t = 0:
   calls 1..8 find tokens 8, 7, ..., 1: granted, wait 0; tokens end at 0.
   call 9 finds 0: need 1, wait = 1/9 s = 111112 us (rounded up); tokens -1.
   call 10 finds -1: need 2, wait = 222223 us; tokens -2.
@@ -49,8 +82,16 @@ local MAX_TTL = 10000000000000 -- 1e13 ms, about 317 years
 local key = KEYS[1]
 local op = ARGV[1]
 local cost = tonumber(ARGV[2])
-local max_wait = tonumber(ARGV[3])
-local n = tonumber(ARGV[5])
+local arg_micros = tonumber(ARGV[3])
+local lease = tonumber(ARGV[5])
+local beta = tonumber(ARGV[6])
+local alpha = tonumber(ARGV[7])
+local floor = tonumber(ARGV[8])
+local booked_gen = tonumber(ARGV[9])
+local n = tonumber(ARGV[10])
+if op ~= 'acquire' and op ~= 'charge' and op ~= 'refund' and op ~= 'cut' then
+  return redis.error_reply('unknown operation ' .. tostring(op))
+end
 
 local t = redis.call('TIME')
 local redis_now = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -62,50 +103,136 @@ if ARGV[4] ~= '' then
   end
 end
 
-local fields = { 'u', 'e' }
+-- The caller's configuration: its limits, sorted, joined.
+local mine = {}
 for i = 1, n do
-  fields[i + 2] = 't:' .. ARGV[4 + 2 * i] .. ':' .. ARGV[5 + 2 * i]
+  mine[i] = ARGV[9 + 2 * i] .. ':' .. ARGV[10 + 2 * i]
 end
-local state = redis.call('HMGET', key, unpack(fields))
+table.sort(mine)
+local my_id = table.concat(mine, ',')
 
-local last = tonumber(state[1])
-if last ~= nil and last > now then
+local flat = redis.call('HGETALL', key)
+local h = {}
+for i = 1, #flat, 2 do
+  h[flat[i]] = flat[i + 1]
+end
+
+local last = tonumber(h['u'])
+local epoch = h['e']
+local fresh = last == nil or epoch == nil
+if fresh then
+  h = {} -- a new state: whoever booked in an older one must not rely on it
+  last = nil
+  epoch = string.format('%d', redis_now)
+elseif last > now then
   now = last
 end
-local epoch = state[2]
-if last == nil or not epoch then
-  epoch = string.format('%d', redis_now) -- a new state: whoever booked in an older one must not rely on it
+
+local k = tonumber(h['k'])
+local f_cut = tonumber(h['f'])
+local g = tonumber(h['g'])
+local hold = tonumber(h['h']) or 0
+local function factor(at)
+  if k == nil then
+    return 1
+  end
+  local v = f_cut + alpha * (at - k) / 1000000
+  if v > 1 then
+    return 1
+  elseif v < floor then
+    return floor
+  end
+  return v
 end
 
-local tokens = {}
+-- Live configurations: the caller's, and the others within their lease.
+local leases = {}
+local ids = {}
+local dead = {}
+for field, value in pairs(h) do
+  if string.sub(field, 1, 2) == 'c:' then
+    local id = string.sub(field, 3)
+    if id ~= my_id then
+      if tonumber(value) >= now then
+        leases[id] = tonumber(value)
+        ids[#ids + 1] = id
+      else
+        dead[#dead + 1] = field
+      end
+    end
+  end
+end
+table.sort(ids)
+leases[my_id] = now + lease
+
+-- The limits in force: the caller's first, then the other configurations', each once.
+local limits = {}
+local in_force = {}
+local function add(capacity, refill)
+  local field = 't:' .. capacity .. ':' .. refill
+  if not in_force[field] then
+    in_force[field] = true
+    limits[#limits + 1] = { field, tonumber(capacity), tonumber(refill) }
+  end
+end
 for i = 1, n do
-  local capacity = tonumber(ARGV[4 + 2 * i])
-  local rate = tonumber(ARGV[5 + 2 * i])
-  local stored = tonumber(state[i + 2])
-  if stored == nil or last == nil then
-    tokens[i] = capacity
-  else
-    tokens[i] = math.min(capacity, stored + rate * (now - last) / 1000000)
+  add(ARGV[9 + 2 * i], ARGV[10 + 2 * i])
+end
+for _, id in ipairs(ids) do
+  for capacity, refill in string.gmatch(id, '([^:,]+):([^:,]+)') do
+    add(capacity, refill)
+  end
+end
+for field in pairs(h) do
+  if string.sub(field, 1, 2) == 't:' and not in_force[field] then
+    dead[#dead + 1] = field
+  end
+end
+if h['h'] ~= nil and hold <= now then
+  dead[#dead + 1] = 'h' -- over (written again below if a cut sets a new one)
+end
+
+local f_last = factor(last or now)
+local f_now = factor(now)
+local tokens = {}
+local busiest = 0
+for i, l in ipairs(limits) do
+  local stored = tonumber(h[l[1]])
+  if last == nil then
+    tokens[i] = l[2]
+  elseif stored ~= nil then
+    tokens[i] = math.min(l[2], stored + l[3] * f_last * (now - last) / 1000000)
+    local to_full = (l[2] - tokens[i]) / (l[3] * f_now)
+    if to_full > busiest then
+      busiest = to_full
+    end
+  end
+end
+for i, l in ipairs(limits) do
+  if tokens[i] == nil then
+    tokens[i] = l[2] - l[3] * f_now * busiest -- new to this state: as long until full as the busiest limit
   end
 end
 
 local wait = 0
 if op == 'acquire' then
-  for i = 1, n do
-    local rate = tonumber(ARGV[5 + 2 * i])
+  for i, l in ipairs(limits) do
     if tokens[i] < cost then
-      local w = (cost - tokens[i]) / rate * 1000000
+      local w = (cost - tokens[i]) / (l[3] * f_now) * 1000000
       if w > wait then
         wait = w
       end
     end
+  end
+  if hold - now > wait then
+    wait = hold - now
   end
   wait = math.min(math.ceil(wait), MAX_WAIT)
 end
 
 local function smallest()
   local m = tokens[1]
-  for i = 2, n do
+  for i = 2, #limits do
     if tokens[i] < m then
       m = tokens[i]
     end
@@ -113,35 +240,90 @@ local function smallest()
   return string.format('%.17g', m)
 end
 
-if op == 'acquire' and wait > max_wait then
-  return { 0, wait, smallest(), now, epoch }
+local done = 1
+local generation = g or tonumber(epoch)
+local function reply()
+  return { done, wait, smallest(), now, epoch, string.format('%d', generation), string.format('%.17g', f_now),
+    string.format('%d', hold), #ids + 1, table.concat(ids, ';') }
 end
 
-for i = 1, n do
-  local capacity = tonumber(ARGV[4 + 2 * i])
-  if op == 'refund' then
-    tokens[i] = math.min(capacity, tokens[i] + cost)
-  elseif op == 'acquire' or op == 'charge' then
-    tokens[i] = tokens[i] - cost
+if op == 'acquire' and wait > arg_micros then
+  done = 0
+  return reply()
+end
+
+if op == 'cut' then
+  if booked_gen ~= nil and booked_gen >= generation then
+    f_cut = math.max(floor, beta * f_now)
+    f_now = f_cut
+    k = now
+    g = math.max(redis_now, generation + 1)
+    generation = g
+    if now + arg_micros > hold then
+      hold = now + arg_micros
+    end
+    for i, l in ipairs(limits) do
+      tokens[i] = -(l[3] * f_now) * math.max(0, hold - now) / 1000000
+    end
   else
-    return redis.error_reply('unknown operation ' .. tostring(op))
+    done = 0
+    if now + arg_micros > hold then
+      hold = now + arg_micros
+      for i, l in ipairs(limits) do
+        tokens[i] = math.min(tokens[i], -(l[3] * f_now) * (hold - now) / 1000000)
+      end
+    end
+  end
+else
+  for i, l in ipairs(limits) do
+    if op == 'refund' then
+      tokens[i] = math.min(l[2], tokens[i] + cost)
+    else
+      tokens[i] = tokens[i] - cost
+    end
   end
 end
 
 local ttl = 0
-local hset = { 'u', string.format('%.17g', now), 'e', epoch }
-for i = 1, n do
-  local capacity = tonumber(ARGV[4 + 2 * i])
-  local rate = tonumber(ARGV[5 + 2 * i])
-  hset[#hset + 1] = fields[i + 2]
+local hset = { 'u', string.format('%.17g', now), 'e', epoch, 'c:' .. my_id, string.format('%d', leases[my_id]) }
+for i, l in ipairs(limits) do
+  hset[#hset + 1] = l[1]
   hset[#hset + 1] = string.format('%.17g', tokens[i])
-  local to_full = (capacity - tokens[i]) / rate * 1000
+  local to_full = (l[2] - tokens[i]) / (l[3] * f_now) * 1000
   if to_full > ttl then
     ttl = to_full
   end
 end
+for _, ends in pairs(leases) do
+  if (ends - now) / 1000 > ttl then
+    ttl = (ends - now) / 1000
+  end
+end
+if k ~= nil then
+  hset[#hset + 1] = 'k'
+  hset[#hset + 1] = string.format('%d', k)
+  hset[#hset + 1] = 'f'
+  hset[#hset + 1] = string.format('%.17g', f_cut)
+  hset[#hset + 1] = 'g'
+  hset[#hset + 1] = string.format('%d', g)
+  if (1 - f_now) / alpha * 1000 > ttl then
+    ttl = (1 - f_now) / alpha * 1000 -- the rate's way back to the configured one is part of the state
+  end
+end
+if hold > now then
+  hset[#hset + 1] = 'h'
+  hset[#hset + 1] = string.format('%d', hold)
+  if (hold - now) / 1000 > ttl then
+    ttl = (hold - now) / 1000
+  end
+end
 ttl = math.min(math.ceil(ttl + math.max(0, now - redis_now) / 1000) + 1, MAX_TTL)
+if fresh then
+  redis.call('DEL', key)
+elseif #dead > 0 then
+  redis.call('HDEL', key, unpack(dead))
+end
 redis.call('HSET', key, unpack(hset))
 redis.call('PEXPIRE', key, string.format('%d', ttl))
 
-return { 1, wait, smallest(), now, epoch }
+return reply()

@@ -1,0 +1,138 @@
+package io.pixquota.bacen;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.pixquota.bacen.internal.BucketStep;
+import io.pixquota.bacen.internal.LocalTokenBucket;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a fleet shares besides tokens, step by step on a test clock: replicas with other limits on the same bucket
+ * (a rolling deploy, a misconfigured replica), and the provider's refusals (the rate cut, the Retry-After hold, the
+ * way back up). On the Java twin of the script over one shared state, as replicas share one Redis hash;
+ * {@link ScriptAndJavaStepAgreeTest} holds the script to the same answers.
+ */
+class FleetBucketTest {
+  private static final Duration LEASE = Duration.ofSeconds(30);
+  private final FakeTime time = FakeTime.manual(1_000);
+  private final BucketStep.State shared = new BucketStep.State();
+
+  private LocalTokenBucket replica(double capacity, double rate) {
+    return new LocalTokenBucket("pix", List.of(Limit.of(capacity, rate)), time::nanoTime, shared, LEASE,
+        RateAdaptation.defaults());
+  }
+
+  /** Calls at once while they are granted without waiting. */
+  private static int burst(TokenBucket bucket) throws Exception {
+    int n = 0;
+    while (bucket.acquire(1, Duration.ZERO).granted()) {
+      n++;
+    }
+    return n;
+  }
+
+  @Test
+  void aMisconfiguredReplicaCannotRaiseTheFleetsRate() throws Exception {
+    TokenBucket good = replica(8, 9);
+    TokenBucket wrong = replica(20, 30); // above the provider's 10 + 10/s
+    assertThat(burst(good)).isEqualTo(8);
+    assertThat(burst(wrong)).as("the good configuration's tokens are spent: the wrong one's limit is not enough")
+        .isZero();
+    assertThat(wrong.configurations()).isEqualTo(2);
+    int admitted = 0;
+    for (int i = 0; i < 200; i++) { // 10 s, both asking every 50 ms
+      time.advanceMillis(50);
+      admitted += (good.acquire(1, Duration.ZERO).granted() ? 1 : 0) + (wrong.acquire(1, Duration.ZERO).granted()
+          ? 1 : 0);
+    }
+    assertThat(admitted).as("9/s x 10 s, the strictest configuration's rate").isBetween(89, 90);
+  }
+
+  @Test
+  void aNewConfigurationStartsAsBusyAsTheBucketNotFull() throws Exception {
+    TokenBucket old = replica(8, 9);
+    assertThat(burst(old)).isEqualTo(8);
+    TokenBucket newer = replica(12, 12);
+    assertThat(burst(newer)).as("its 12 tokens start as empty as the bucket's 8").isZero();
+    time.advanceMillis(500);
+    assertThat(newer.acquire(1, Duration.ZERO).remaining()).as("old limit: 4.5 - 1").isCloseTo(3.5, within(1e-9));
+  }
+
+  @Test
+  void aRollingDeployMovesTheFleetToTheNewSettingsOnceTheOldOnesLease() throws Exception {
+    TokenBucket old = replica(8, 9);
+    TokenBucket deployed = replica(10, 10);
+    old.acquire(1, Duration.ZERO);
+    deployed.acquire(1, Duration.ZERO);
+    assertThat(deployed.configurations()).isEqualTo(2);
+    int whileBoth = 0;
+    for (int i = 0; i < 200; i++) { // 10 s, the new replica asking every 50 ms: twice its own rate
+      time.advanceMillis(50);
+      whileBoth += deployed.acquire(1, Duration.ZERO).granted() ? 1 : 0;
+    }
+    assertThat(whileBoth).as("held to the old 9/s while it is live: the 6 tokens left + 9/s x 10 s")
+        .isBetween(95, 96);
+    time.advanceMillis(LEASE.toMillis() - 10_000 + 1); // the old one's last use was 30 s ago: its lease has ended
+    deployed.acquire(1, Duration.ZERO);
+    assertThat(deployed.configurations()).as("the old configuration stopped counting").isEqualTo(1);
+    burst(deployed);
+    int after = 0;
+    for (int i = 0; i < 200; i++) {
+      time.advanceMillis(50);
+      after += deployed.acquire(1, Duration.ZERO).granted() ? 1 : 0;
+    }
+    assertThat(after).as("10/s x 10 s, the new settings").isBetween(99, 100);
+  }
+
+  @Test
+  void a429CutsTheRateForEveryReplicaOnceAndHoldsEverySlotUntilTheRetryAfter() throws Exception {
+    TokenBucket a = replica(8, 9);
+    TokenBucket b = replica(8, 9);
+    burst(a);
+    Acquisition booked = a.acquire(1, Duration.ofSeconds(10)); // waits for its slot at 111 ms
+    Acquisition refused = b.acquire(1, Duration.ofSeconds(10));
+    time.advanceMillis(10); // the provider's 429 comes back
+    assertThat(b.providerRefused(refused, Duration.ofSeconds(3))).as("booked under the current rate: a cut")
+        .isTrue();
+    assertThat(b.rateFactor()).isCloseTo(0.85, within(1e-12));
+    assertThat(a.providerRefused(booked, Duration.ofSeconds(3))).as("the same news from another replica: old")
+        .isFalse();
+    assertThat(a.rateFactor()).as("cut once, not twice").isCloseTo(0.85, within(1e-12));
+    assertThat(a.superseded(booked)).as("a slot booked at the old rate is void: book again").isTrue();
+    Acquisition next = a.acquire(1, Duration.ofSeconds(10));
+    assertThat(next.waitTime()).as("nothing before the provider's 3 s, then one token at 0.85 x 9/s")
+        .isEqualTo(Duration.ofMillis(3_000).plusNanos(130_719_000));
+    assertThat(next.slotMicros() - booked.slotMicros()).as("the slot booked before the 429 was at 111 ms")
+        .isGreaterThan(3_000_000);
+    assertThat(a.superseded(next)).isFalse();
+  }
+
+  @Test
+  void theRateClimbsBackByItsIncreaseAndNeverAboveTheConfiguredOneNorBelowTheFloor() throws Exception {
+    TokenBucket a = replica(8, 9);
+    for (int i = 0; i < 20; i++) { // twenty cuts in a row, each on a call booked under the rate it cuts
+      Acquisition booked = a.acquire(1, Duration.ofDays(1));
+      time.advanceMillis(10);
+      a.providerRefused(booked, Duration.ZERO);
+    }
+    assertThat(a.rateFactor()).as("the floor").isEqualTo(RateAdaptation.DEFAULT_FLOOR);
+    time.advanceMillis(10_000);
+    a.charge(1e-3);
+    assertThat(a.rateFactor()).as("+0.5% of the configured rate per second").isCloseTo(0.30, within(1e-9));
+    time.advanceMillis(300_000);
+    a.charge(1e-3);
+    assertThat(a.rateFactor()).as("never above the configured rate").isEqualTo(1.0);
+  }
+
+  @Test
+  void withoutRateAdaptationA429ChangesNothing() throws Exception {
+    TokenBucket fixed = new LocalTokenBucket("pix", List.of(Limit.of(8, 9)), time::nanoTime, shared, LEASE, null);
+    Acquisition a = fixed.acquire(1, Duration.ZERO);
+    assertThat(fixed.providerRefused(a, Duration.ofSeconds(5))).isFalse();
+    assertThat(fixed.acquire(1, Duration.ZERO).waitTime()).isZero();
+    assertThat(fixed.rateFactor()).isEqualTo(1.0);
+  }
+}

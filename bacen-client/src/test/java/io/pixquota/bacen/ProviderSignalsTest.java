@@ -1,0 +1,159 @@
+package io.pixquota.bacen;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.pixquota.bacen.internal.RetryAfter;
+import io.pixquota.testing.RedisExtension;
+import io.pixquota.testing.TestRedis;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntFunction;
+import mockwebserver3.MockResponse;
+import mockwebserver3.MockWebServer;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.Response;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The provider's 429 reaches the shared bucket through the interceptor, on a clock the test moves: the fleet's rate
+ * is cut, every slot is held back until the Retry-After (or a RateLimit header's reset), callers waiting on slots of
+ * the old rate book again, and the meters say so.
+ */
+@ExtendWith(RedisExtension.class)
+class ProviderSignalsTest {
+  private final MockWebServer server = new MockWebServer();
+  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+  private final FakeTime time = FakeTime.manual(1_000);
+  private TestRedis redis;
+
+  @BeforeEach
+  void setUp(TestRedis redis) throws IOException {
+    this.redis = redis;
+    server.start();
+  }
+
+  @AfterEach
+  void tearDown() {
+    server.close();
+  }
+
+  private OkHttpClient client(String bucketName, IntFunction<MockResponse> answers, ArrivalRecorder[] recorder) {
+    recorder[0] = new ArrivalRecorder(answers, time::nanoTime);
+    server.setDispatcher(recorder[0]);
+    RedisTokenBucket bucket = RedisTokenBucket.create(redis.newRedisson(), TokenBucketConfig.custom(bucketName)
+        .keyPrefix(redis.keyPrefix()).clientClock(time.clock()).limit(1, 1).build(), time);
+    return new OkHttpClient.Builder().addInterceptor(ThrottlingInterceptor.builder(bucket).meterRegistry(registry)
+        .timeSource(time).build()).build();
+  }
+
+  private Thread call(OkHttpClient client, AtomicInteger status) {
+    Thread t = new Thread(() -> {
+      try (Response r = client.newCall(new Request.Builder().url(server.url("/pix")).build()).execute()) {
+        status.set(r.code());
+      } catch (IOException e) {
+        status.set(-1);
+      }
+    });
+    t.start();
+    return t;
+  }
+
+  /**
+   * Moves the clock by one check interval of a sleeping caller (10 ms) and waits until that caller has done what the
+   * interval brings: slept again, or sent its request (the {@code arrivals}-th).
+   */
+  private void tick(ArrivalRecorder recorder, int arrivals) throws InterruptedException {
+    int sleptBefore = time.sleepCalls();
+    time.advanceMillis(10);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (time.sleepCalls() == sleptBefore && recorder.count() < arrivals) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("the caller neither slept again nor sent its request");
+      }
+      Thread.sleep(1);
+    }
+  }
+
+  private double counter(String name) {
+    return registry.get(name).counter().count();
+  }
+
+  @Test
+  void a429CutsTheRateHoldsEverySlotForItsRetryAfterAndWaitersOfTheOldRateBookAgain() throws Exception {
+    ArrivalRecorder[] recorder = new ArrivalRecorder[1];
+    OkHttpClient client = client("cut", i -> i == 1
+        ? new MockResponse.Builder().code(429).addHeader("Retry-After", "3").build()
+        : new MockResponse.Builder().code(200).body("ok").build(), recorder);
+    long t0 = time.nanoTime();
+    AtomicInteger first = new AtomicInteger();
+    call(client, first).join(); // drains the bucket (1 token, 1/s)
+    AtomicInteger refused = new AtomicInteger();
+    Thread w1 = call(client, refused);
+    time.awaitSleepers(1); // booked at 1 s
+    AtomicInteger later = new AtomicInteger();
+    Thread w2 = call(client, later);
+    time.awaitSleepers(2); // booked at 2 s
+    time.advanceMillis(1_000);
+    w1.join(TimeUnit.SECONDS.toMillis(10)); // sent at 1 s, answered 429 with Retry-After: 3
+    assertThat(refused.get()).isEqualTo(429);
+    assertThat(counter("bacen.throttle.provider.refused")).isEqualTo(1);
+    assertThat(counter("bacen.throttle.rate.cuts")).isEqualTo(1);
+    for (int i = 0; i < 3 && counter("bacen.throttle.superseded") == 0; i++) {
+      tick(recorder[0], 3); // w2's next check: its slot belongs to the old rate, it books again and sleeps
+    }
+    assertThat(counter("bacen.throttle.superseded")).isEqualTo(1);
+    // Booked again at 1.01 s: the bucket is empty when the hold ends at 4 s (tokens -0.85 x 3), then one token at
+    // 0.85 per second: 1 + 3.55 / 0.85 s, the wait rounded up to our 10 ms steps.
+    double expected = 1_000 + 3_550 / 0.85;
+    while (recorder[0].count() < 3) {
+      tick(recorder[0], 3);
+    }
+    w2.join(TimeUnit.SECONDS.toMillis(10));
+    List<Long> arrivals = recorder[0].arrivals();
+    assertThat((arrivals.get(2) - t0) / 1e6).as("after the 3 s the provider asked for, at the cut rate")
+        .isBetween(expected, expected + 10).isGreaterThan(4_000);
+    assertThat(later.get()).isEqualTo(200);
+    assertThat(registry.get("bacen.throttle.rate.factor").gauge().value()).isCloseTo(0.85, within(1e-4));
+    assertThat(registry.get("bacen.throttle.rate.effective").gauge().value()).as("of 1 token per second")
+        .isCloseTo(0.85, within(1e-4));
+    assertThat(registry.get("bacen.throttle.configurations").gauge().value()).isEqualTo(1);
+  }
+
+  @Test
+  void withoutRetryAfterARateLimitHeaderThatSaysNothingIsLeftGivesTheHold() {
+    assertThat(RetryAfter.fromRateLimit("\"pix\";r=0;t=2")).isEqualTo(Duration.ofSeconds(2));
+    assertThat(RetryAfter.fromRateLimit("\"pix\";r=3;t=2")).as("something is left: no hold").isNull();
+    assertThat(RetryAfter.fromRateLimit("\"pix\";r=0")).isNull();
+    assertThat(RetryAfter.fromRateLimit("garbage;r=x;t=-1")).isNull();
+    assertThat(RetryAfter.fromRateLimit(null)).isNull();
+    assertThat(RetryAfter.fromRateLimit("\"pix\";r=0;t=999999999")).as("capped at a day").isEqualTo(Duration.ofDays(1));
+  }
+
+  @Test
+  void a429WithARateLimitResetHoldsTheBucketThatLong() throws Exception {
+    ArrivalRecorder[] recorder = new ArrivalRecorder[1];
+    OkHttpClient client = client("reset", i -> i == 0
+        ? new MockResponse.Builder().code(429).addHeader("RateLimit", "\"pix\";r=0;t=2").build()
+        : new MockResponse.Builder().code(200).body("ok").build(), recorder);
+    long t0 = time.nanoTime();
+    AtomicInteger status = new AtomicInteger();
+    call(client, status).join();
+    assertThat(status.get()).isEqualTo(429);
+    Thread next = call(client, status);
+    time.awaitSleepers(1);
+    time.advanceMillis(2_000 + (long) Math.ceil(1 / 0.85 * 1e3));
+    recorder[0].awaitArrivals(2);
+    next.join(TimeUnit.SECONDS.toMillis(10));
+    assertThat((recorder[0].arrivals().get(1) - t0) / 1e6).as("2 s held, then one token at the cut rate")
+        .isBetween(2_000.0 + 1_000 / 0.85, 2_000.0 + 1_000 / 0.85 + 1);
+  }
+}
