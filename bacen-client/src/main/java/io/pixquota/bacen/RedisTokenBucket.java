@@ -14,6 +14,7 @@ import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,6 +30,8 @@ import org.slf4j.LoggerFactory;
  * replicas disagree, every live configuration's limits are enforced together (the strictest wins, limit by limit)
  * and this class logs a WARN at most once a minute naming them. A 429 the bucket did not expect cuts the shared rate
  * for every replica, and a Retry-After holds every slot back ({@link #providerRefused}, {@link RateAdaptation}).
+ * Every process subscribes to the bucket's channel ({@code <key>:fleet}) at its first call, so that a new rate
+ * generation voids the slots its callers sleep on at once, not at its next round trip.
  *
  * <p>This class is threadsafe. It does not own the {@link RedissonClient}; shut that down yourself.
  */
@@ -48,6 +51,8 @@ public final class RedisTokenBucket implements TokenBucket {
   private final StateEpochs generations = new StateEpochs();
   private final String myConfiguration;
   private final AtomicLong lastConfigurationsWarnNanos;
+  private final AtomicLong nextSubscribeNanos = new AtomicLong(System.nanoTime());
+  private volatile boolean subscribed;
   private volatile double rateFactor = 1;
   private volatile int configurations = 1;
 
@@ -95,6 +100,7 @@ public final class RedisTokenBucket implements TokenBucket {
    */
   @Override
   public void preload() throws BucketUnavailableException, InterruptedException {
+    subscribe();
     try {
       SCRIPT.load(redisson, key, config.redisTimeout().toNanos());
     } catch (LuaScript.CallFailedException e) {
@@ -180,6 +186,7 @@ public final class RedisTokenBucket implements TokenBucket {
 
   private LuaScript.Reply run(String op, double cost, long argMicros, String bookedGeneration)
       throws BucketUnavailableException, InterruptedException {
+    subscribe();
     Object[] args = new Object[5 + fixedArgs.length];
     args[0] = op;
     args[1] = Double.toString(cost);
@@ -203,6 +210,47 @@ public final class RedisTokenBucket implements TokenBucket {
     } catch (LuaScript.CallFailedException e) {
       throw new BucketUnavailableException(config.name(), e.getMessage() + " (redisTimeout "
           + config.redisTimeout().toMillis() + " ms)", e.getCause());
+    }
+  }
+
+  /**
+   * Subscribes, without waiting, to the fleet's news of this bucket: a new rate generation, published by whichever
+   * process cut the rate or met a longer Retry-After. A failed subscription is tried again 10 s later; meanwhile the
+   * news arrives with this process's next reply.
+   */
+  private void subscribe() {
+    long next = nextSubscribeNanos.get();
+    long now = System.nanoTime();
+    if (subscribed || now - next < 0 || !nextSubscribeNanos.compareAndSet(next, now + TimeUnit.SECONDS.toNanos(10))) {
+      return;
+    }
+    try {
+      redisson.getTopic(key + ":fleet", StringCodec.INSTANCE)
+          .addListenerAsync(String.class, (channel, message) -> fleetNews(message))
+          .whenComplete((id, failure) -> {
+            if (failure == null) {
+              subscribed = true;
+            } else {
+              LOG.debug("Bucket '{}': no subscription to the fleet's news yet ({})", config.name(),
+                  failure.toString());
+            }
+          });
+    } catch (RuntimeException e) {
+      LOG.debug("Bucket '{}': no subscription to the fleet's news yet ({})", config.name(), e.toString());
+    }
+  }
+
+  /** {@code <epoch>:<generation>}: a newer generation of the state this process knows voids its older slots. */
+  private void fleetNews(String message) {
+    int colon = message.indexOf(':');
+    try {
+      long epoch = Long.parseLong(message.substring(0, colon));
+      long generation = Long.parseLong(message.substring(colon + 1));
+      if (epoch == epochs.current() && generation > generations.current()) {
+        generations.observe(generation);
+      }
+    } catch (RuntimeException e) {
+      LOG.debug("Bucket '{}': ignored a message on its channel: {}", config.name(), e.toString());
     }
   }
 

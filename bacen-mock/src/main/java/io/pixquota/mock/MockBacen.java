@@ -212,7 +212,8 @@ public final class MockBacen implements AutoCloseable {
     if (!decision.allowed()) {
       audit.record(session.integrator(), arrival, 429, replica, false);
       if (config.retryAfter()) {
-        exchange.getResponseHeaders().set("Retry-After", Long.toString(decision.retryAfterSeconds()));
+        exchange.getResponseHeaders().set("Retry-After", Long.toString(config.retryAfterSeconds() > 0
+            ? config.retryAfterSeconds() : decision.retryAfterSeconds()));
       }
       Answers.sendProblem(exchange, 429, "LimiteDeRequisicoesExcedido", "Limite de requisições excedido",
           "quota of " + config.policy() + " exceeded");

@@ -17,6 +17,7 @@ import java.util.Objects;
  * @param latencyMs         delay added before the quota decision, as network delay would
  * @param jitterMs          extra uniform random delay in [0, jitterMs]
  * @param retryAfter        whether a 429 carries Retry-After (the real DICT sends none)
+ * @param retryAfterSeconds the Retry-After of every 429, 1..86400; 0 (default): until the quota has room, rounded up
  * @param statusCosts       tokens a response of that status costs in all (e.g. 404 -> 20); others cost 1
  * @param redisUrl          when set, the quota (a sliding window) lives in Redis, shared by every instance
  * @param adminFromAnywhere whether /admin answers requests from other hosts than loopback
@@ -24,7 +25,7 @@ import java.util.Objects;
  */
 public record MockConfig(String bind, int port, QuotaPolicy policy, String policyName,
     Map<String, String> integrators, long tokenTtlSeconds, long latencyMs, long jitterMs, boolean retryAfter,
-    Map<Integer, Double> statusCosts, String redisUrl, boolean adminFromAnywhere, int threads) {
+    long retryAfterSeconds, Map<Integer, Double> statusCosts, String redisUrl, boolean adminFromAnywhere, int threads) {
 
   public MockConfig {
     Objects.requireNonNull(integrators, "integrators cannot be null");
@@ -46,6 +47,13 @@ public record MockConfig(String bind, int port, QuotaPolicy policy, String polic
     }
     if (jitterMs < 0) {
       throw new IllegalArgumentException("jitterMs must be >= 0, but was " + jitterMs);
+    }
+    if (retryAfterSeconds < 0 || retryAfterSeconds > 86_400) {
+      throw new IllegalArgumentException("retryAfterSeconds must be within 0..86400, but was " + retryAfterSeconds);
+    }
+    if (retryAfterSeconds > 0 && !retryAfter) {
+      throw new IllegalArgumentException("retryAfterSeconds is " + retryAfterSeconds + ", but 429s carry no "
+          + "Retry-After");
     }
     if (threads < 1) {
       throw new IllegalArgumentException("threads must be >= 1, but was " + threads);
@@ -81,6 +89,7 @@ public record MockConfig(String bind, int port, QuotaPolicy policy, String polic
     private long latencyMs;
     private long jitterMs;
     private boolean retryAfter = true;
+    private long retryAfterSeconds;
     private final Map<Integer, Double> statusCosts = new LinkedHashMap<>();
     private String redisUrl;
     private boolean adminFromAnywhere;
@@ -131,6 +140,12 @@ public record MockConfig(String bind, int port, QuotaPolicy policy, String polic
       return this;
     }
 
+    /** Every 429 asks for this many seconds; 0 (default): until the quota has room, rounded up. */
+    public Builder retryAfterSeconds(long seconds) {
+      this.retryAfterSeconds = seconds;
+      return this;
+    }
+
     public Builder statusCost(int status, double cost) {
       statusCosts.put(status, cost);
       return this;
@@ -154,7 +169,7 @@ public record MockConfig(String bind, int port, QuotaPolicy policy, String polic
     public MockConfig build() {
       Map<String, String> ids = integrators.isEmpty() ? Map.of("demo", "demo-secret") : integrators;
       return new MockConfig(bind, port, policy, policyName, ids, tokenTtlSeconds, latencyMs, jitterMs, retryAfter,
-          statusCosts, redisUrl, adminFromAnywhere, threads);
+          retryAfterSeconds, statusCosts, redisUrl, adminFromAnywhere, threads);
     }
   }
 

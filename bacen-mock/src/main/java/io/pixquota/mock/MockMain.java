@@ -60,6 +60,10 @@ public final class MockMain implements Callable<Integer> {
   @Option(names = "--no-retry-after", description = "Leave Retry-After out of 429s, as the real DICT does.")
   boolean noRetryAfter;
 
+  @Option(names = "--retry-after-seconds", defaultValue = "0",
+      description = "Every 429 asks for N s (default 0: until the quota has room, rounded up).")
+  long retryAfterSeconds;
+
   @Option(names = "--status-cost", paramLabel = "STATUS=COST",
       description = "Tokens a response of that status costs in all, e.g. 404=20 (repeatable).")
   Map<Integer, Double> statusCosts = new LinkedHashMap<>();
@@ -83,8 +87,8 @@ public final class MockMain implements Callable<Integer> {
       case FIXED -> QuotaPolicy.fixed(capacity, periodMs);
     };
     MockConfig.Builder b = MockConfig.builder().bind(bind).port(port).policy(quota).policyName(policyName)
-        .tokenTtlSeconds(tokenTtl).latency(latencyMs, jitterMs).retryAfter(!noRetryAfter).redisUrl(redisUrl)
-        .adminFromAnywhere(adminFromAnywhere).threads(threads);
+        .tokenTtlSeconds(tokenTtl).latency(latencyMs, jitterMs).retryAfter(!noRetryAfter)
+        .retryAfterSeconds(retryAfterSeconds).redisUrl(redisUrl).adminFromAnywhere(adminFromAnywhere).threads(threads);
     integrators.forEach(b::integrator);
     statusCosts.forEach(b::statusCost);
     return b.build();

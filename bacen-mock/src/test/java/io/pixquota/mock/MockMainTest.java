@@ -1,6 +1,7 @@
 package io.pixquota.mock;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -17,7 +18,7 @@ class MockMainTest {
     assertThat(cmd.execute("--help")).isZero();
     for (String option : new String[] {"--port", "--bind", "--policy", "--capacity", "--refill-tokens", "--period-ms",
         "--integrator", "--latency-ms", "--jitter-ms", "--no-retry-after", "--status-cost", "--redis-url",
-        "--admin-from-anywhere"}) {
+        "--admin-from-anywhere", "--retry-after-seconds"}) {
       assertThat(out.toString()).contains(option);
     }
   }
@@ -36,6 +37,21 @@ class MockMainTest {
     assertThat(config.latencyMs()).isEqualTo(5);
     assertThat(config.jitterMs()).isEqualTo(30);
     assertThat(config.toString()).doesNotContain("s3cret");
+  }
+
+  @Test
+  void aFixedRetryAfterIsCheckedAgainstTheOtherOptions() {
+    MockMain fixed = new MockMain();
+    new CommandLine(fixed).parseArgs("--retry-after-seconds", "3");
+    assertThat(fixed.config().retryAfterSeconds()).isEqualTo(3);
+    MockMain both = new MockMain();
+    new CommandLine(both).parseArgs("--retry-after-seconds", "3", "--no-retry-after");
+    assertThatThrownBy(both::config).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("retryAfterSeconds is 3, but 429s carry no Retry-After");
+    MockMain negative = new MockMain();
+    new CommandLine(negative).parseArgs("--retry-after-seconds", "-1");
+    assertThatThrownBy(negative::config).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("retryAfterSeconds must be within 0..86400, but was -1");
   }
 
   @Test

@@ -51,6 +51,19 @@ class MockQuotaHttpTest {
   }
 
   @Test
+  void aFixedRetryAfterIsWhatEvery429AsksFor() throws Exception {
+    try (MockBacen mock = MockBacen.start(MockConfig.builder().policy(QuotaPolicy.bucket(1, 1, 1_000))
+        .retryAfterSeconds(3).build())) {
+      Http http = new Http(mock.url());
+      String bearer = http.bearer("demo", "demo-secret");
+      http.get("/api/v2/pix/" + E2E, bearer);
+      HttpResponse<String> refused = http.get("/api/v2/pix/" + E2E, bearer);
+      assertThat(refused.statusCode()).isEqualTo(429);
+      assertThat(refused.headers().firstValue("Retry-After")).as("not the 1 s the bucket needs").hasValue("3");
+    }
+  }
+
+  @Test
   void aHundredSimultaneousRequestsGetExactlyTheCapacity() throws Exception {
     // capacity 10, refill 1 per minute: nothing refills during the burst
     try (MockBacen mock = MockBacen.start(MockConfig.builder().policy(QuotaPolicy.bucket(10, 1, 60_000))

@@ -7,6 +7,7 @@ import java.io.File;
 import java.io.IOException;
 import java.net.URI;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -25,14 +26,23 @@ final class PeerFleet implements AutoCloseable {
   /** Starts the replicas and waits until every one is READY. */
   static PeerFleet start(Limiter limiter, List<String> settingArgs, int count, URI bacen, URI redis, File childLog)
       throws IOException {
+    return start(limiter, Collections.nCopies(count, settingArgs), bacen, redis, childLog);
+  }
+
+  /**
+   * Starts replica {@code i + 1} with {@code settingsByReplica.get(i)} (a fleet that disagrees on its settings) and
+   * waits until every one is READY.
+   */
+  static PeerFleet start(Limiter limiter, List<List<String>> settingsByReplica, URI bacen, URI redis,
+      File childLog) throws IOException {
     String bucket = "fleet-" + limiter.label() + "-" + System.nanoTime();
     PeerFleet fleet = new PeerFleet(childLog);
     try {
-      for (int i = 1; i <= count; i++) {
+      for (int i = 1; i <= settingsByReplica.size(); i++) {
         List<String> args = new ArrayList<>(List.of("peer-replica", "--limiter", limiter.name(), "--bacen-url",
             bacen.toString(), "--redis-url", redis.toString(), "--bucket-name", bucket, "--replica-id",
             Integer.toString(i)));
-        args.addAll(settingArgs);
+        args.addAll(settingsByReplica.get(i - 1));
         fleet.replicas.add(ReplicaProcess.start(BenchMain.class, args,
             ProcessBuilder.Redirect.appendTo(childLog)));
       }
@@ -57,8 +67,15 @@ final class PeerFleet implements AutoCloseable {
    * @return every replica's RESULT
    */
   List<JsonNode> run(long goMs, String kind, int callers, long ms) throws IOException {
-    for (ReplicaProcess r : replicas) {
-      r.go(goMs, kind, Integer.toString(callers), Long.toString(ms), Integer.toString(replicas.size()));
+    int n = replicas.size();
+    return run(Collections.nCopies(n, goMs), kind, callers, Collections.nCopies(n, ms));
+  }
+
+  /** The same, replica {@code i + 1} starting at {@code goMsByReplica.get(i)}, running {@code msByReplica.get(i)}. */
+  List<JsonNode> run(List<Long> goMsByReplica, String kind, int callers, List<Long> msByReplica) throws IOException {
+    for (int i = 0; i < replicas.size(); i++) {
+      replicas.get(i).go(goMsByReplica.get(i), kind, Integer.toString(callers), Long.toString(msByReplica.get(i)),
+          Integer.toString(replicas.size()));
     }
     List<JsonNode> results = new ArrayList<>();
     for (ReplicaProcess r : replicas) {

@@ -14,6 +14,7 @@ import io.pixquota.harness.LeaveTimes;
 import io.pixquota.harness.Redissons;
 import io.pixquota.harness.ReplicaOptions;
 import io.pixquota.harness.ReplicaProtocol;
+import io.pixquota.harness.Sampler;
 import io.pixquota.harness.Sleep;
 import java.io.IOException;
 import java.net.http.HttpClient;
@@ -56,6 +57,8 @@ final class PeerReplica implements Callable<Integer> {
 
   @Option(names = "--limiter", required = true) Limiter limiter;
   @Option(names = "--max-wait-ms", defaultValue = "300000") long maxWaitMs;
+  @Option(names = "--no-rate-adaptation", description = "Ours: keep the configured rate whatever the provider answers.")
+  boolean noRateAdaptation;
   @Mixin ReplicaOptions options;
 
   private final ObjectMapper json = new ObjectMapper();
@@ -79,10 +82,15 @@ final class PeerReplica implements Callable<Integer> {
       LeaveTimes timing = new LeaveTimes();
       OkHttpClient.Builder http = new OkHttpClient.Builder().eventListener(timing);
       Limiter.Gate gate = Limiter.OPEN;
+      RedisTokenBucket bucket = null;
       if (limiter == Limiter.OURS) {
         // the SDK as PixClient wires it: a network interceptor, after the connection is set up
-        RedisTokenBucket bucket = RedisTokenBucket.create(redisson, TokenBucketConfig.custom(options.bucketName)
-            .keyPrefix("peers:").limit(capacity, rate).build());
+        TokenBucketConfig.Builder config = TokenBucketConfig.custom(options.bucketName).keyPrefix("peers:")
+            .limit(capacity, rate);
+        if (noRateAdaptation) {
+          config.rateAdaptation(null);
+        }
+        bucket = RedisTokenBucket.create(redisson, config.build());
         bucket.preload();
         ThrottlingInterceptor.Builder throttle = ThrottlingInterceptor.builder(bucket)
             .maxWait(Duration.ofMillis(maxWaitMs));
@@ -100,8 +108,14 @@ final class PeerReplica implements Callable<Integer> {
       Optional<ReplicaProtocol.Go> go;
       while ((go = protocol.next()).isPresent()) {
         List<String> w = go.get().words();
+        RedisTokenBucket sampled = bucket;
+        Sampler sampler = sampled == null ? null : Sampler.start(System.nanoTime(), 20,
+            () -> new double[] {sampled.rateFactor(), sampled.configurations()});
         Map<String, Object> result = run(client, gate, timing, token, go.get().startNanos(), w.get(0),
             Integer.parseInt(w.get(1)), Long.parseLong(w.get(2)), Integer.parseInt(w.get(3)));
+        if (sampler != null) {
+          result.put("fleet", sampler.stop()); // [nanos, rate factor, configurations] as the bucket saw them
+        }
         result.put("jvmBefore", jvmBefore);
         result.put("jvmAfter", JvmState.snapshot());
         protocol.result(json.writeValueAsString(result));
@@ -187,7 +201,7 @@ final class PeerReplica implements Callable<Integer> {
 
   private int call(OkHttpClient client, String token, String id) throws IOException {
     Request request = new Request.Builder().url(options.bacenUrl.resolve("/api/v2/pix/" + id).toString())
-        .header("Authorization", "Bearer " + token).build();
+        .header("Authorization", "Bearer " + token).header("X-Replica-Id", options.id()).build();
     try (Response response = client.newCall(request).execute()) {
       response.body().bytes();
       return response.code();

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pixquota.bacen.RedisAddress;
 import io.pixquota.harness.BucketOptions;
+import io.pixquota.harness.ForeignConsumer;
 import io.pixquota.harness.PrivateRedisServer;
 import io.pixquota.harness.ReplicaProcess;
 import io.pixquota.mock.MockBacen;
@@ -27,7 +28,9 @@ import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 import picocli.CommandLine;
 
 /**
@@ -82,8 +85,21 @@ public final class DemoMain implements Callable<Integer> {
       description = "Print when each call left and when the provider saw it (for explaining a 429).")
   boolean timeline;
 
+  @Option(names = "--foreign-rate",
+      description = "Also run another system on the same credentials, not throttled, at this many calls per second; "
+          + "the replicas then call back to back for --duration s with --calls threads each, and the runs compare "
+          + "a fixed rate with the SDK's rate adaptation (fixed, adaptive).")
+  Double foreignRate;
+
+  @Option(names = "--duration", defaultValue = "30",
+      description = "With --foreign-rate: seconds of saturating demand per run (default ${DEFAULT-VALUE}).")
+  int durationSeconds;
+
   @Option(names = "--json", description = "Print only a JSON object {\"direct\": {...}, \"throttled\": {...}}.")
   boolean jsonOnly;
+
+  @Spec
+  CommandSpec spec;
 
   private final ObjectMapper json = new ObjectMapper();
   private final HttpClient http = HttpClient.newHttpClient();
@@ -92,11 +108,13 @@ public final class DemoMain implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     if (replicas < 1 || replicas > 99) {
-      throw new CommandLine.ParameterException(new CommandLine(this), "--replicas must be within 1..99, but was "
-          + replicas);
+      throw bad("--replicas must be within 1..99, but was " + replicas);
     }
     if (calls < 1) {
-      throw new CommandLine.ParameterException(new CommandLine(this), "--calls must be >= 1, but was " + calls);
+      throw bad("--calls must be >= 1, but was " + calls);
+    }
+    if (foreignRate != null) {
+      checkForeign();
     }
     String redisUrl = redisUrlOption != null ? redisUrlOption : System.getenv("REDIS_URL");
     boolean ownRedis = redisUrl == null || redisUrl.isBlank();
@@ -104,8 +122,7 @@ public final class DemoMain implements Callable<Integer> {
       try {
         RedisAddress.parse(redisUrl);
       } catch (IllegalArgumentException e) {
-        throw new CommandLine.ParameterException(new CommandLine(this), (redisUrlOption != null ? "--redis-url"
-            : "REDIS_URL") + " is invalid: " + e.getMessage());
+        throw bad((redisUrlOption != null ? "--redis-url" : "REDIS_URL") + " is invalid: " + e.getMessage());
       }
     }
     try (PrivateRedisServer redis = ownRedis ? PrivateRedisServer.start() : null;
@@ -116,14 +133,28 @@ public final class DemoMain implements Callable<Integer> {
       if (!jsonOnly) {
         out.printf(Locale.ROOT, "Provider %s (quota: 10 per second per integrator), Redis %s%n", provider,
             ownRedis ? "embedded" : RedisAddress.parse(redisUrl));
-        out.printf(Locale.ROOT, "%d replicas x %d PIX status queries, fired at the same instant%n%n", replicas, calls);
+        if (foreignRate == null) {
+          out.printf(Locale.ROOT, "%d replicas x %d PIX status queries, fired at the same instant%n%n", replicas,
+              calls);
+        } else {
+          out.printf(Locale.ROOT, "%d replicas x %d callers back to back for %d s, and a foreign system on the same "
+              + "credentials at %s per second%n%n", replicas, calls, durationSeconds, number(foreignRate));
+        }
       }
       Map<String, ModeResult> results = new LinkedHashMap<>();
-      if (mode != Mode.THROTTLED) {
-        results.put("direct", run(ReplicaCommand.Mode.DIRECT, provider, redisUrl));
-      }
-      if (mode != Mode.DIRECT) {
-        results.put("throttled", run(ReplicaCommand.Mode.THROTTLED, provider, redisUrl));
+      if (foreignRate != null) {
+        if (mode == Mode.BOTH) {
+          results.put("fixed", run("fixed", ReplicaCommand.Mode.THROTTLED, List.of("--no-rate-adaptation"), provider,
+              redisUrl));
+        }
+        results.put("adaptive", run("adaptive", ReplicaCommand.Mode.THROTTLED, List.of(), provider, redisUrl));
+      } else {
+        if (mode != Mode.THROTTLED) {
+          results.put("direct", run("direct", ReplicaCommand.Mode.DIRECT, List.of(), provider, redisUrl));
+        }
+        if (mode != Mode.DIRECT) {
+          results.put("throttled", run("throttled", ReplicaCommand.Mode.THROTTLED, List.of(), provider, redisUrl));
+        }
       }
       if (jsonOnly) {
         Map<String, Object> all = new LinkedHashMap<>();
@@ -133,8 +164,9 @@ public final class DemoMain implements Callable<Integer> {
         printTable(results);
       }
       if (report != null) {
-        Files.writeString(report, Report.html(results, bucket.capacity, bucket.rate, replicas, calls),
-            StandardCharsets.UTF_8);
+        Files.writeString(report, Report.html(results, bucket.capacity, bucket.rate, replicas, calls,
+            foreignRate == null ? null : "a foreign system at " + number(foreignRate) + " per second, " + calls
+                + " callers per replica back to back for " + durationSeconds + " s"), StandardCharsets.UTF_8);
         if (!jsonOnly) {
           out.println("Report written to " + report.toAbsolutePath());
         }
@@ -144,21 +176,46 @@ public final class DemoMain implements Callable<Integer> {
     }
   }
 
-  private ModeResult run(ReplicaCommand.Mode replicaMode, URI provider, String redisUrl) throws Exception {
-    String name = replicaMode.name().toLowerCase(Locale.ROOT);
+  private void checkForeign() {
+    if (!(foreignRate > 0 && foreignRate <= 1000)) {
+      throw bad("--foreign-rate must be within (0, 1000] per second, but was " + number(foreignRate));
+    }
+    if (durationSeconds < 1 || durationSeconds > 3600) {
+      throw bad("--duration must be within 1..3600 s, but was " + durationSeconds);
+    }
+    if (mode == Mode.DIRECT) {
+      throw bad("--mode DIRECT cannot run with --foreign-rate: callers back to back without the bucket would only "
+          + "flood the provider; use BOTH (fixed and adaptive) or THROTTLED (adaptive)");
+    }
+  }
+
+  private CommandLine.ParameterException bad(String message) {
+    return new CommandLine.ParameterException(spec.commandLine(), message);
+  }
+
+  private static String number(double d) {
+    return d == Math.rint(d) ? Long.toString((long) d) : Double.toString(d);
+  }
+
+  private ModeResult run(String name, ReplicaCommand.Mode replicaMode, List<String> extra, URI provider,
+      String redisUrl) throws Exception {
     post(provider.resolve("/admin/reset"));
     String bucketName = "demo-" + System.currentTimeMillis();
     ModeResult result = new ModeResult(name);
     List<ReplicaProcess> children = new ArrayList<>();
     try {
       for (int i = 1; i <= replicas; i++) {
-        children.add(ReplicaProcess.start(DemoMain.class, List.of("replica", "--bacen-url", provider.toString(),
+        List<String> args = new ArrayList<>(List.of("replica", "--bacen-url", provider.toString(),
             "--redis-url", redisUrl, "--mode", replicaMode.name(), "--calls", Integer.toString(calls),
             "--start-on-stdin", "--capacity", Double.toString(bucket.capacity), "--rate",
             Double.toString(bucket.rate),
             "--max-wait-ms", Long.toString(maxWaitMs), "--bucket-name", bucketName,
-            "--replica-id", Integer.toString(i)),
-            ProcessBuilder.Redirect.INHERIT));
+            "--replica-id", Integer.toString(i)));
+        if (foreignRate != null) {
+          args.addAll(List.of("--duration-ms", Long.toString(durationSeconds * 1000L)));
+        }
+        args.addAll(extra);
+        children.add(ReplicaProcess.start(DemoMain.class, args, ProcessBuilder.Redirect.INHERIT));
       }
       // Every replica has started its JVM, its Redis connections and its token: now fire them all together.
       for (ReplicaProcess child : children) {
@@ -169,6 +226,11 @@ public final class DemoMain implements Callable<Integer> {
           ? RedisCommandCount.start(redisUrl, startAt) : null) {
         for (ReplicaProcess child : children) {
           child.go(startAt);
+        }
+        ForeignConsumer foreign = foreignRate == null ? null
+            : ForeignConsumer.paced(provider, foreignRate, startAt, durationSeconds);
+        if (foreign != null && !jsonOnly) {
+          out.printf(Locale.ROOT, "  %s: running for %d s...%n", name, durationSeconds);
         }
         Map<String, Integer> progress = new TreeMap<>();
         List<Thread> readers = new ArrayList<>();
@@ -191,6 +253,10 @@ public final class DemoMain implements Callable<Integer> {
         }
         if (!failures.isEmpty()) {
           throw new IllegalStateException("a replica failed (see its error output above)", failures.get(0));
+        }
+        if (foreign != null) {
+          foreign.join();
+          result.foreign = true;
         }
         if (counter != null) {
           counter.settle();
@@ -222,6 +288,8 @@ public final class DemoMain implements Callable<Integer> {
     synchronized (result) {
       result.callsByReplica.put(node.get("replica").asText(), records);
       result.replicaStartNanoTime.put(node.get("replica").asText(), node.path("startNanoTime").asLong());
+      result.effectiveRate.put(node.get("replica").asText(), json.convertValue(node.path("effectiveRate"),
+          new TypeReference<List<double[]>>() {}));
     }
   }
 
@@ -248,8 +316,11 @@ public final class DemoMain implements Callable<Integer> {
 
   private void printTable(Map<String, ModeResult> results) {
     List<String> modes = new ArrayList<>(results.keySet());
-    String[] rows = {"served", "429 Too Many Requests", "other failures", "elapsed", "wait p50", "wait p99",
-        "Redis round trips per call", "provider: most accepted in any 1 s"};
+    List<String> rows = new ArrayList<>(List.of("served", "429 Too Many Requests", "other failures", "elapsed",
+        "wait p50", "wait p99", "Redis round trips per call", "provider: most accepted in any 1 s"));
+    if (foreignRate != null) {
+      rows.addAll(List.of("foreign calls", "foreign 429", "effective rate, lowest"));
+    }
     out.println();
     out.printf(Locale.ROOT, "%-36s", "");
     modes.forEach(m -> out.printf(Locale.ROOT, "%14s", m));
@@ -266,6 +337,9 @@ public final class DemoMain implements Callable<Integer> {
           case "wait p50" -> String.format(Locale.ROOT, "%.0f ms", r.waitPercentileMs(50));
           case "wait p99" -> String.format(Locale.ROOT, "%.0f ms", r.waitPercentileMs(99));
           case "Redis round trips per call" -> String.format(Locale.ROOT, "%.2f", r.redisRoundTripsPerCall());
+          case "foreign calls" -> Long.toString(r.foreignCalls());
+          case "foreign 429" -> Long.toString(r.foreignTooManyRequests());
+          case "effective rate, lowest" -> String.format(Locale.ROOT, "%.2f/s", r.effectiveRateLowest());
           default -> Long.toString(r.providerMaxInWindow);
         };
         out.printf(Locale.ROOT, "%14s", cell);
@@ -273,6 +347,11 @@ public final class DemoMain implements Callable<Integer> {
       out.println();
     }
     ModeResult throttled = results.get("throttled");
+    if (results.containsKey("adaptive")) {
+      out.printf(Locale.ROOT, "%nThe provider answers 10 per second to everyone on these credentials; the foreign "
+          + "system takes %s of them. adaptive: the first 429 the bucket did not expect cut the shared rate for "
+          + "every replica, and it climbs back while no 429 comes.%n", number(foreignRate));
+    }
     if (throttled != null) {
       double ideal = Math.max(0, (replicas * calls - bucket.capacity) / bucket.rate);
       out.printf(Locale.ROOT, "%nThrottled ideal: (%d - %.0f) / %.0f = %.2f s; %s%n", replicas * calls,

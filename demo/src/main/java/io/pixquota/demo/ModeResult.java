@@ -1,6 +1,7 @@
 package io.pixquota.demo;
 
 import java.util.ArrayList;
+import io.pixquota.harness.ForeignConsumer;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,6 +17,10 @@ final class ModeResult {
   long providerOriginNanoTime;
   final Map<String, Long> replicaStartNanoTime = new LinkedHashMap<>();
   long redisCommands = -1;
+  /** Per replica: the effective rate it saw, {@code [ms after its start, per second]} at each change. */
+  final Map<String, List<double[]>> effectiveRate = new LinkedHashMap<>();
+  /** Whether a foreign system called the provider on the same credentials during the run. */
+  boolean foreign;
 
   ModeResult(String mode) {
     this.mode = mode;
@@ -37,6 +42,26 @@ final class ModeResult {
 
   long otherFailures() {
     return all().size() - served() - tooManyRequests();
+  }
+
+  /** Calls of the foreign system the provider saw. */
+  long foreignCalls() {
+    return providerEvents.stream().filter(ModeResult::isForeign).count();
+  }
+
+  /** Calls of the foreign system the provider refused with 429. */
+  long foreignTooManyRequests() {
+    return providerEvents.stream().filter(e -> isForeign(e) && ((Number) e.get("status")).intValue() == 429)
+        .count();
+  }
+
+  static boolean isForeign(Map<String, Object> event) {
+    return ForeignConsumer.ID.equals(event.get("replica"));
+  }
+
+  /** The lowest effective rate any replica saw; 0 when none was sampled. */
+  double effectiveRateLowest() {
+    return effectiveRate.values().stream().flatMap(List::stream).mapToDouble(row -> row[1]).min().orElse(0);
   }
 
   double elapsedMs() {
@@ -98,6 +123,12 @@ final class ModeResult {
     m.put("waitP99Ms", Math.round(waitPercentileMs(99)));
     m.put("redisRoundTripsPerCall", Math.round(redisRoundTripsPerCall() * 1000) / 1000.0);
     m.put("providerMaxInWindow", providerMaxInWindow);
+    if (foreign) {
+      m.put("foreignCalls", foreignCalls());
+      m.put("foreignTooManyRequests", foreignTooManyRequests());
+      m.put("effectiveRateLowest", Math.round(effectiveRateLowest() * 1000) / 1000.0);
+      m.put("effectiveRate", effectiveRate);
+    }
     return m;
   }
 }

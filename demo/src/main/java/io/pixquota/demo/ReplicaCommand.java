@@ -3,6 +3,7 @@ package io.pixquota.demo;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.pixquota.bacen.RateAdaptation;
 import io.pixquota.bacen.RedisAddress;
 import io.pixquota.bacen.pix.PixClient;
 import io.pixquota.bacen.pix.PixClientConfig;
@@ -15,6 +16,7 @@ import io.pixquota.harness.ReplicaProtocol;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -76,6 +78,10 @@ public final class ReplicaCommand implements Callable<Integer> {
       description = "Keep serving /metrics this long after the last burst (default ${DEFAULT-VALUE}).")
   long lingerMs;
 
+  @Option(names = "--no-rate-adaptation",
+      description = "Keep the configured rate whatever the provider answers (the SDK follows its 429s by default).")
+  boolean noRateAdaptation;
+
   @Option(names = "--metrics-port", defaultValue = "0",
       description = "Serve /metrics (Prometheus text) on this port; 0 = off (default ${DEFAULT-VALUE}).")
   int metricsPort;
@@ -121,6 +127,7 @@ public final class ReplicaCommand implements Callable<Integer> {
           });
       for (int n = 0; bursts == 0 || n < bursts; n++) {
         long startAt = firstStart + n * pauseMs;
+        RateSamples rates = mode == Mode.THROTTLED ? RateSamples.start(registry, startAt) : null;
         Burst.Run run = burst.fire(startAt);
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("replica", options.id());
@@ -128,6 +135,7 @@ public final class ReplicaCommand implements Callable<Integer> {
         result.put("startAtMs", startAt);
         result.put("startNanoTime", run.startNanos());
         result.put("calls", run.records());
+        result.put("effectiveRate", rates == null ? List.of() : rates.stop());
         result.put("jvmBefore", jvmBefore);
         result.put("jvmAfter", JvmState.snapshot());
         result.put("rebooked", registry.find("bacen.throttle.rebooked").counters().stream()
@@ -153,7 +161,8 @@ public final class ReplicaCommand implements Callable<Integer> {
     PixClientConfig config = PixClientConfig.builder().baseUrl(options.bacenUrl)
         .credentials(options.clientId, options.clientSecret).bucketName(options.bucketName)
         .bucket(options.bucket.capacity, options.bucket.rate).maxWait(Duration.ofMillis(maxWaitMs))
-        .retry(1, Duration.ofMillis(1), Duration.ofMillis(1), Duration.ofSeconds(1)).build();
+        .retry(1, Duration.ofMillis(1), Duration.ofMillis(1), Duration.ofSeconds(1))
+        .rateAdaptation(noRateAdaptation ? null : RateAdaptation.defaults()).build();
     PixClient.Builder builder = PixClient.builder(config).redisson(redisson).meterRegistry(registry)
         .okHttpClient(base);
     if (options.planJitterMs > 0) {

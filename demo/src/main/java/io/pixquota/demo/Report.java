@@ -1,5 +1,6 @@
 package io.pixquota.demo;
 
+import io.pixquota.harness.ForeignConsumer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -17,17 +18,24 @@ final class Report {
   static final long BIN_MICROS = 100_000;
   private static final String[] COLORS = {"#2b6cb0", "#38a169", "#805ad5", "#d69e2e", "#319795", "#b83280"};
   private static final String RED = "#e53e3e";
+  private static final String GREY = "#a0aec0";
+  private static final String PINK = "#f6a5a5";
 
   private Report() {}
 
-  static String html(Map<String, ModeResult> results, double capacity, double rate, int replicas, int calls) {
+  /**
+   * @param foreign what the foreign system did, for the heading; null when there was none
+   */
+  static String html(Map<String, ModeResult> results, double capacity, double rate, int replicas, int calls,
+      String foreign) {
     StringBuilder sb = new StringBuilder();
     sb.append("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>pixquota demo</title>")
         .append("<style>body{font-family:sans-serif;margin:24px;color:#1a202c}h2{margin-top:32px}")
         .append("table{border-collapse:collapse}td,th{border:1px solid #cbd5e0;padding:4px 10px;text-align:right}")
         .append("</style></head><body>");
     sb.append("<h1>pixquota demo</h1><p>").append(replicas).append(" replicas x ").append(calls)
-        .append(" PIX status queries at the same instant. Provider quota: 10 per second per integrator. ")
+        .append(foreign == null ? " PIX status queries at the same instant. " : " callers; " + foreign + ". ")
+        .append("Provider quota: 10 per second per integrator. ")
         .append(String.format(Locale.ROOT, "Shared bucket: burst %.0f, %.1f per second.", capacity, rate))
         .append("</p>");
     sb.append("<table><tr><th></th>");
@@ -39,10 +47,19 @@ final class Report {
     row(sb, results, "wait p50 / p99 (ms)", r -> String.format(Locale.ROOT, "%.0f / %.0f", r.waitPercentileMs(50),
         r.waitPercentileMs(99)));
     row(sb, results, "provider: most accepted in 1 s", r -> Long.toString(r.providerMaxInWindow));
+    if (foreign != null) {
+      row(sb, results, "foreign calls / 429", r -> r.foreignCalls() + " / " + r.foreignTooManyRequests());
+      row(sb, results, "effective rate, lowest (/s)", r -> String.format(Locale.ROOT, "%.2f",
+          r.effectiveRateLowest()));
+    }
     sb.append("</table>");
     for (ModeResult r : results.values()) {
       sb.append("<h2>").append(r.mode).append(": calls arriving at the provider per 100 ms</h2>");
       sb.append(timeline(r));
+      if (r.foreign) {
+        sb.append("<h2>").append(r.mode).append(": the shared bucket's effective rate, as each replica saw it</h2>");
+        sb.append(rates(r, rate));
+      }
       sb.append("<h2>").append(r.mode).append(": wait for a slot</h2>");
       sb.append(waits(r));
     }
@@ -57,13 +74,18 @@ final class Report {
     sb.append("</tr>");
   }
 
-  /** Bin index -> series -> count; series are replica ids for accepted calls and "429" for refusals. */
+  /**
+   * Bin index -> series -> count; series are replica ids (and "foreign") for accepted calls, "429" for our refused
+   * ones and "foreign-429" for the foreign system's.
+   */
   static Map<Integer, Map<String, Integer>> bins(ModeResult r) {
     Map<Integer, Map<String, Integer>> bins = new TreeMap<>();
     long first = r.providerEvents.stream().mapToLong(e -> ((Number) e.get("atMicros")).longValue()).min().orElse(0);
     for (Map<String, Object> e : r.providerEvents) {
       int bin = (int) ((((Number) e.get("atMicros")).longValue() - first) / BIN_MICROS);
-      String series = ((Number) e.get("status")).intValue() == 429 ? "429" : String.valueOf(e.get("replica"));
+      boolean refused = ((Number) e.get("status")).intValue() == 429;
+      String series = ModeResult.isForeign(e) ? (refused ? "foreign-429" : ForeignConsumer.ID)
+          : refused ? "429" : String.valueOf(e.get("replica"));
       bins.computeIfAbsent(bin, k -> new TreeMap<>()).merge(series, 1, Integer::sum);
     }
     return bins;
@@ -91,7 +113,7 @@ final class Report {
     for (Map.Entry<Integer, Map<String, Integer>> bin : bins.entrySet()) {
       double y = height - bottom;
       List<String> order = new ArrayList<>(replicas);
-      order.add("429");
+      order.addAll(List.of(ForeignConsumer.ID, "429", "foreign-429"));
       for (String series : order) {
         int count = bin.getValue().getOrDefault(series, 0);
         if (count == 0) {
@@ -99,7 +121,12 @@ final class Report {
         }
         double h = count * unit;
         y -= h;
-        String color = series.equals("429") ? RED : COLORS[Math.max(0, replicas.indexOf(series)) % COLORS.length];
+        String color = switch (series) {
+          case "429" -> RED;
+          case "foreign-429" -> PINK;
+          case ForeignConsumer.ID -> GREY;
+          default -> COLORS[Math.max(0, replicas.indexOf(series)) % COLORS.length];
+        };
         sb.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
             + "fill=\"%s\" data-mode=\"%s\" data-bin=\"%d\" data-series=\"%s\" data-count=\"%d\"><title>%s: %d at "
             + "%d-%d ms</title></rect>", left + bin.getKey() * barW + 1, y, Math.max(1, barW - 2), h, color, r.mode,
@@ -111,18 +138,80 @@ final class Report {
         + "stroke-dasharray=\"6 4\" data-quota-per-bin=\"1\"/>", left, quotaY, width - 10, quotaY));
     sb.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%.1f\" font-size=\"11\">provider rate: 10/s = 1 per "
         + "100 ms</text>", left + 4, quotaY - 4));
-    for (int i = 0; i < nBins; i += 10) {
+    int labelEvery = 10 * Math.max(1, (nBins + 119) / 120); // at most 12 labels, on whole seconds
+    for (int i = 0; i < nBins; i += labelEvery) {
       sb.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\">%.1f s</text>",
           left + i * barW, height - 10, i / 10.0));
     }
     sb.append(String.format(Locale.ROOT, "<text x=\"4\" y=\"14\" font-size=\"11\">max %d</text>", maxCount));
-    int lx = width - 10 - 90 * (replicas.size() + 1);
-    for (int i = 0; i <= replicas.size(); i++) {
-      String label = i < replicas.size() ? replicas.get(i) : "429";
-      String color = i < replicas.size() ? COLORS[i % COLORS.length] : RED;
-      sb.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"6\" width=\"10\" height=\"10\" fill=\"%s\"/>"
-          + "<text x=\"%d\" y=\"15\" font-size=\"11\">%s</text>", lx + 90 * i, color, lx + 90 * i + 14, label));
+    List<String> labels = new ArrayList<>(replicas);
+    List<String> colors = new ArrayList<>();
+    for (int i = 0; i < replicas.size(); i++) {
+      colors.add(COLORS[i % COLORS.length]);
     }
+    labels.add("429");
+    colors.add(RED);
+    if (r.foreign) {
+      labels.addAll(List.of(ForeignConsumer.ID, "foreign 429"));
+      colors.addAll(List.of(GREY, PINK));
+    }
+    int lx = width - 10 - 90 * labels.size();
+    for (int i = 0; i < labels.size(); i++) {
+      sb.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"6\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+          + "<text x=\"%d\" y=\"15\" font-size=\"11\">%s</text>", lx + 90 * i, colors.get(i), lx + 90 * i + 14,
+          labels.get(i)));
+    }
+    sb.append("</svg>");
+    return sb.toString();
+  }
+
+  /**
+   * The effective rate over time, one step line per replica (from its gauge), with the configured rate dashed. Each
+   * line carries {@code data-replica} and {@code data-lowest}.
+   */
+  private static String rates(ModeResult r, double configured) {
+    int width = 760;
+    int height = 200;
+    int left = 40;
+    int bottom = 30;
+    double lastMs = r.effectiveRate.values().stream().flatMap(List::stream).mapToDouble(row -> row[0]).max()
+        .orElse(0);
+    double spanMs = Math.max(1000, lastMs);
+    double top = configured * 1.1;
+    double xs = (width - left - 10) / spanMs;
+    double ys = (height - bottom - 10) / top;
+    StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
+        + "width=\"%d\" height=\"%d\" data-mode=\"%s\" data-chart=\"rate\" role=\"img\">", width, height, r.mode));
+    sb.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#718096\"/>", left,
+        height - bottom, width - 10, height - bottom));
+    double cy = height - bottom - configured * ys;
+    sb.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#1a202c\" "
+        + "stroke-dasharray=\"6 4\"/><text x=\"%d\" y=\"%.1f\" font-size=\"11\">configured: %.1f/s</text>", left,
+        cy, width - 10, cy, left + 4, cy - 4, configured));
+    List<String> replicas = new ArrayList<>(new TreeSet<>(r.effectiveRate.keySet()));
+    for (int i = 0; i < replicas.size(); i++) {
+      List<double[]> rows = r.effectiveRate.get(replicas.get(i));
+      StringBuilder points = new StringBuilder();
+      double prevY = -1;
+      for (double[] row : rows) {
+        double x = left + row[0] * xs;
+        double y = height - bottom - row[1] * ys;
+        if (prevY >= 0) {
+          points.append(String.format(Locale.ROOT, "%.1f,%.1f ", x, prevY));
+        }
+        points.append(String.format(Locale.ROOT, "%.1f,%.1f ", x, y));
+        prevY = y;
+      }
+      double lowest = rows.stream().mapToDouble(row -> row[1]).min().orElse(0);
+      sb.append(String.format(Locale.ROOT, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"%s\" "
+          + "data-replica=\"%s\" data-lowest=\"%.3f\"><title>%s: lowest %.2f/s</title></polyline>",
+          COLORS[i % COLORS.length], points.toString().trim(), replicas.get(i), lowest, replicas.get(i), lowest));
+    }
+    for (int s = 0; s * 1000 <= spanMs; s += Math.max(1, (int) (spanMs / 1000 / 10))) {
+      sb.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\">%d s</text>",
+          left + s * 1000 * xs, height - 10, s));
+    }
+    sb.append(String.format(Locale.ROOT, "<text x=\"4\" y=\"%d\" font-size=\"11\">0/s</text>", height - bottom));
     sb.append("</svg>");
     return sb.toString();
   }

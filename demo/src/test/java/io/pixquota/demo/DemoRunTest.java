@@ -68,8 +68,77 @@ class DemoRunTest {
     assertThat(bars.get("throttled")).doesNotContainKey("429").containsOnlyKeys("r1", "r2");
   }
 
-  /** Mode -> series -> total count, read from the SVG rectangles after parsing each SVG as XML. */
+  /**
+   * A foreign system at 6/s next to 2 replicas at saturating demand for 6 s: 8 + 6 x 9 + 36 = 98 calls offered
+   * against at most 10 + 6 x 10 = 70 the provider accepts, so both runs meet about 28 refusals, and the replicas'
+   * calls, which are three in five of those offered, cannot all escape them: the adaptive run cuts the shared rate
+   * for both replicas.
+   */
+  @Test
+  void foreignConsumerMeets429sAndTheAdaptiveRunCutsTheSharedRate() throws Exception {
+    Path report = dir.resolve("foreign.html");
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    DemoMain demo = new DemoMain().printTo(new PrintStream(out, true, StandardCharsets.UTF_8));
+    int exit = new CommandLine(demo).setCaseInsensitiveEnumValuesAllowed(true)
+        .execute("--json", "--foreign-rate", "6", "--duration", "6", "--calls", "8", "--report", report.toString());
+    String printed = out.toString(StandardCharsets.UTF_8).trim();
+    assertThat(exit).as(printed).isZero();
+    JsonNode result = new ObjectMapper().readTree(printed);
+    assertThat(result.fieldNames()).toIterable().containsExactly("fixed", "adaptive");
+
+    JsonNode fixed = result.get("fixed");
+    assertThat(fixed.get("foreignCalls").asLong()).as("6/s for 6 s").isEqualTo(36);
+    assertThat(fixed.get("tooManyRequests").asLong() + fixed.get("foreignTooManyRequests").asLong())
+        .as("98 offered, at most 70 accepted").isGreaterThanOrEqualTo(20);
+    assertThat(fixed.get("effectiveRateLowest").asDouble()).as("no adaptation: the configured rate").isEqualTo(9);
+
+    JsonNode adaptive = result.get("adaptive");
+    assertThat(adaptive.get("foreignCalls").asLong()).isEqualTo(36);
+    assertThat(adaptive.get("tooManyRequests").asLong() + adaptive.get("foreignTooManyRequests").asLong())
+        .isGreaterThanOrEqualTo(1);
+    assertThat(adaptive.get("effectiveRateLowest").asDouble()).as("cut by at least one 429, never below the floor")
+        .isLessThanOrEqualTo(9 * 0.85 + 1e-9).isGreaterThanOrEqualTo(9 * 0.25);
+    JsonNode rates = adaptive.get("effectiveRate");
+    assertThat(rates.fieldNames()).toIterable().containsExactlyInAnyOrder("r1", "r2");
+    for (JsonNode replica : rates) {
+      assertThat(replica.get(0).get(1).asDouble()).as("starts at the configured rate").isEqualTo(9);
+      double lowest = 9;
+      for (JsonNode row : replica) {
+        lowest = Math.min(lowest, row.get(1).asDouble());
+      }
+      assertThat(lowest).as("every replica saw the cut, not only the one that met the 429").isLessThan(9);
+    }
+
+    String html = Files.readString(report);
+    Map<String, Map<String, Integer>> bars = bars(html, 6);
+    assertThat(bars.get("adaptive").getOrDefault("foreign", 0) + bars.get("adaptive").getOrDefault("foreign-429", 0))
+        .isEqualTo(36);
+    assertThat(html).contains("data-chart=\"rate\" role=\"img\"").contains("data-replica=\"r1\"")
+        .contains("a foreign system at 6 per second");
+  }
+
+  @Test
+  void foreignRateIsCheckedBeforeAnythingStarts() {
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    CommandLine cl = new CommandLine(new DemoMain()).setCaseInsensitiveEnumValuesAllowed(true)
+        .setErr(new java.io.PrintWriter(err, true, StandardCharsets.UTF_8));
+    assertThat(cl.execute("--foreign-rate", "0")).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .contains("--foreign-rate must be within (0, 1000] per second, but was 0");
+    err.reset();
+    assertThat(cl.execute("--foreign-rate", "3", "--mode", "direct")).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("--mode DIRECT cannot run with --foreign-rate");
+    err.reset();
+    assertThat(cl.execute("--foreign-rate", "3", "--duration", "0")).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("--duration must be within 1..3600 s, but was 0");
+  }
+
   static Map<String, Map<String, Integer>> bars(String html) throws Exception {
+    return bars(html, 4);
+  }
+
+  /** Mode -> series -> total count, read from the SVG rectangles after parsing each SVG as XML. */
+  static Map<String, Map<String, Integer>> bars(String html, int charts) throws Exception {
     Map<String, Map<String, Integer>> bars = new HashMap<>();
     Matcher svg = Pattern.compile("<svg .*?</svg>", Pattern.DOTALL).matcher(html);
     int svgs = 0;
@@ -87,7 +156,8 @@ class DemoRunTest {
         }
       }
     }
-    assertThat(svgs).as("a timeline and a wait chart per mode").isEqualTo(4);
+    assertThat(svgs).as("a timeline and a wait chart per mode (and a rate chart with a foreign system)")
+        .isEqualTo(charts);
     return bars;
   }
 

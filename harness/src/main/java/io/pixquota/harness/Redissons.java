@@ -19,7 +19,8 @@ public final class Redissons {
   public static Config smallPool(String url) {
     Config config = new Config();
     config.useSingleServer().setAddress(url).setConnectionMinimumIdleSize(2).setConnectionPoolSize(16)
-        .setSubscriptionConnectionMinimumIdleSize(0).setSubscriptionConnectionPoolSize(1).setTimeout(3000)
+        .setSubscriptionConnectionMinimumIdleSize(0).setSubscriptionConnectionPoolSize(1)
+        .setSubscriptionsPerConnection(100).setTimeout(3000)
         .setRetryAttempts(0);
     config.setNettyThreads(4);
     return config;

@@ -42,6 +42,16 @@ public final class BucketStep {
   public static final class State {
     private Map<String, String> hash = new HashMap<>();
     private long expiresAtMicros = Long.MIN_VALUE;
+
+    /**
+     * The rate generation the state is at (what the script publishes to the fleet after a cut); 0 while missing. A
+     * bucket sharing this state hears of a cut as every process hears of it through the bucket's channel.
+     */
+    public long generation() {
+      String g = hash.get("g");
+      String e = hash.get("e");
+      return g != null ? Long.parseLong(g) : e != null ? Long.parseLong(e) : 0;
+    }
   }
 
   private BucketStep() {}
@@ -185,30 +195,34 @@ public final class BucketStep {
 
     boolean done = true;
     if (op == Op.CUT) {
-      if (booked != null && booked >= generation) {
+      boolean news = booked != null && booked >= generation;
+      boolean longer = argMicros > 0 && at + argMicros > hold;
+      if (news) {
         fCut = Math.max(a.floor(), a.decrease() * fNow);
         fNow = fCut;
         k = at;
+      } else {
+        done = false;
+      }
+      if (news || longer) {
         g = Math.max(storeNowMicros, generation + 1);
         generation = g;
-        if (at + argMicros > hold) {
+        if (longer) {
           hold = at + argMicros;
         }
         for (int i = 0; i < m; i++) {
           tokens[i] = -(refill[i] * fNow) * Math.max(0, hold - at) / 1000000;
         }
-      } else {
-        done = false;
-        if (at + argMicros > hold) {
-          hold = at + argMicros;
-          for (int i = 0; i < m; i++) {
-            tokens[i] = Math.min(tokens[i], -(refill[i] * fNow) * (hold - at) / 1000000);
-          }
-        }
       }
     } else {
       for (int i = 0; i < m; i++) {
-        tokens[i] = op == Op.REFUND ? Math.min(capacity[i], tokens[i] + cost) : tokens[i] - cost;
+        if (op == Op.REFUND) {
+          tokens[i] = Math.min(capacity[i], tokens[i] + cost);
+        } else if (op == Op.ACQUIRE) {
+          tokens[i] = Math.min(tokens[i], capacity[i] - refill[i] * fNow * wait / 1000000) - cost;
+        } else {
+          tokens[i] = tokens[i] - cost;
+        }
       }
     }
 
@@ -230,10 +244,12 @@ public final class BucketStep {
         ttl = (double) (ends - at) / 1000;
       }
     }
+    if (g != null) {
+      written.put("g", Long.toString(g));
+    }
     if (k != null) {
       written.put("k", Long.toString(k));
       written.put("f", Double.toString(fCut));
-      written.put("g", Long.toString(g));
       if ((1 - fNow) / a.increasePerSecond() * 1000 > ttl) {
         ttl = (1 - fNow) / a.increasePerSecond() * 1000;
       }

@@ -99,9 +99,18 @@ public final class LocalTokenBucket implements TokenBucket {
     return step(BucketStep.Op.REFUND, cost, 0, null, nanoClock.getAsLong()).remaining();
   }
 
+  /**
+   * Whether a cut started a newer rate generation since the booking: seen in this bucket's own answers, or in the
+   * state it shares with other buckets (as every process hears of a cut through the bucket's channel).
+   */
   @Override
   public boolean superseded(Acquisition granted) {
-    return generations.isDead(granted.rateGeneration());
+    long current;
+    synchronized (state) {
+      current = state.generation();
+    }
+    return generations.isDead(granted.rateGeneration())
+        || (granted.rateGeneration() != 0 && granted.rateGeneration() < current);
   }
 
   @Override

@@ -29,6 +29,11 @@ public final class StateEpochs {
     current = epoch;
   }
 
+  /** The newest epoch heard of; 0 before any. */
+  public synchronized long current() {
+    return current;
+  }
+
   /** Whether a newer state has answered since {@code epoch}'s. */
   public synchronized boolean isDead(long epoch) {
     return epoch != 0 && dead.contains(epoch);

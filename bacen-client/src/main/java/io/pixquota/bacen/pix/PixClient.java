@@ -9,7 +9,6 @@ import io.pixquota.bacen.RedisTokenBucket;
 import io.pixquota.bacen.ThrottleException;
 import io.pixquota.bacen.ThrottlingInterceptor;
 import io.pixquota.bacen.TokenBucket;
-import io.pixquota.bacen.TokenBucketConfig;
 import io.pixquota.bacen.internal.Checks;
 import io.pixquota.bacen.internal.OAuthTokenSource;
 import io.pixquota.bacen.internal.TimeSource;
@@ -310,10 +309,9 @@ public final class PixClient implements AutoCloseable {
         owned = RedisAddress.parse(config.redisUrl()).connect(config.redisTimeout());
         r = owned;
       }
-      TokenBucket b = RedisTokenBucket.create(r, TokenBucketConfig.custom(config.bucketName())
-          .limit(plan != null ? plan.capacity() : config.bucketCapacity(),
-              plan != null ? plan.ratePerSecond() : config.bucketRate())
-          .redisTimeout(config.redisTimeout()).build());
+      TokenBucket b = RedisTokenBucket.create(r, config.bucketConfig(
+          plan != null ? plan.capacity() : config.bucketCapacity(),
+          plan != null ? plan.ratePerSecond() : config.bucketRate()));
       return new PixClient(this, owned, b);
     }
   }

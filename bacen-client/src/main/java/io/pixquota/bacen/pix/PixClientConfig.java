@@ -1,6 +1,7 @@
 package io.pixquota.bacen.pix;
 
 import io.pixquota.bacen.Limit;
+import io.pixquota.bacen.RateAdaptation;
 import io.pixquota.bacen.RedisAddress;
 import io.pixquota.bacen.RedisUnavailablePolicy;
 import io.pixquota.bacen.ThrottlingInterceptor;
@@ -10,6 +11,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Settings of a {@link PixClient}: the provider, the credentials, the shared bucket and the retry. Build with
@@ -52,6 +54,8 @@ public final class PixClientConfig {
   private final RedisUnavailablePolicy redisUnavailable;
   private final double localShare;
   private final boolean throttleTokenCalls;
+  private final Duration configurationLease;
+  private final RateAdaptation rateAdaptation;
 
   private PixClientConfig(Builder b) {
     this.baseUrl = b.baseUrl;
@@ -72,6 +76,8 @@ public final class PixClientConfig {
     this.redisUnavailable = b.redisUnavailable;
     this.localShare = b.localShare;
     this.throttleTokenCalls = b.throttleTokenCalls;
+    this.configurationLease = b.configurationLease;
+    this.rateAdaptation = b.rateAdaptation;
   }
 
   /** {@code uri} with a path that ends in '/': relative paths resolve below it, not beside it. */
@@ -96,7 +102,8 @@ public final class PixClientConfig {
    * {@code BACEN_MAX_WAIT_MS} (10000), {@code BACEN_CALL_TIMEOUT_MS} (30000), {@code BACEN_REDIS_TIMEOUT_MS} (1000),
    * {@code BACEN_RETRY_MAX_ATTEMPTS} (3), {@code BACEN_RETRY_INITIAL_BACKOFF_MS} (200),
    * {@code BACEN_RETRY_MAX_BACKOFF_MS} (5000), {@code BACEN_RETRY_MAX_TOTAL_MS} (15000),
-   * {@code BACEN_REDIS_UNAVAILABLE} (FAIL_CLOSED or LOCAL_FALLBACK), {@code BACEN_LOCAL_SHARE} (0.5).
+   * {@code BACEN_REDIS_UNAVAILABLE} (FAIL_CLOSED or LOCAL_FALLBACK), {@code BACEN_LOCAL_SHARE} (0.5),
+   * {@code BACEN_CONFIGURATION_LEASE_MS} (30000), {@code BACEN_RATE_ADAPTATION} (on or off; default on).
    *
    * @throws IllegalArgumentException naming the variable and its value when one is missing or malformed
    */
@@ -179,13 +186,30 @@ public final class PixClientConfig {
     return throttleTokenCalls;
   }
 
+  /** See {@link TokenBucketConfig.Builder#configurationLease(Duration)}. */
+  public Duration configurationLease() {
+    return configurationLease;
+  }
+
+  /** How the shared bucket's rate follows the provider's 429s; empty when it keeps the configured rate. */
+  public Optional<RateAdaptation> rateAdaptation() {
+    return Optional.ofNullable(rateAdaptation);
+  }
+
+  /** The shared bucket's settings: name, limit, Redis timeout, configuration lease and rate adaptation. */
+  TokenBucketConfig bucketConfig(double capacity, double ratePerSecond) {
+    return TokenBucketConfig.custom(bucketName).limit(capacity, ratePerSecond).redisTimeout(redisTimeout)
+        .configurationLease(configurationLease).rateAdaptation(rateAdaptation).build();
+  }
+
   @Override
   public String toString() {
     return "PixClientConfig{baseUrl=" + baseUrl + ", tokenUrl=" + tokenUrl + ", clientId=" + clientId
         + ", clientSecret=****, redis=" + (redisUrl == null ? "none" : RedisAddress.parse(redisUrl)) + ", bucket="
         + bucketName + " (" + bucketCapacity + ", " + bucketRate + "/s), maxWait=" + maxWait + ", callTimeout="
         + callTimeout + ", retry=" + retryMaxAttempts + " attempts within " + retryMaxTotal + ", redisUnavailable="
-        + redisUnavailable + "}";
+        + redisUnavailable + ", configurationLease=" + configurationLease + ", rateAdaptation="
+        + (rateAdaptation == null ? "off" : rateAdaptation) + "}";
   }
 
   /** Builds a {@link PixClientConfig}; setters validate at once, {@link #build()} checks what is required. */
@@ -208,6 +232,8 @@ public final class PixClientConfig {
     RedisUnavailablePolicy redisUnavailable = RedisUnavailablePolicy.FAIL_CLOSED;
     double localShare = ThrottlingInterceptor.DEFAULT_LOCAL_SHARE;
     private boolean throttleTokenCalls;
+    private Duration configurationLease = TokenBucketConfig.DEFAULT_CONFIGURATION_LEASE;
+    RateAdaptation rateAdaptation = RateAdaptation.defaults();
 
     private Builder() {}
 
@@ -329,6 +355,24 @@ public final class PixClientConfig {
     /** Whether token requests also take a slot in the bucket (for providers that count them); default false. */
     public Builder throttleTokenCalls(boolean throttle) {
       this.throttleTokenCalls = throttle;
+      return this;
+    }
+
+    /**
+     * How long a configuration of the shared bucket keeps counting after its last use; default 30 s. See
+     * {@link TokenBucketConfig.Builder#configurationLease(Duration)}; keep it above {@link #maxWait(Duration)}.
+     */
+    public Builder configurationLease(Duration lease) {
+      this.configurationLease = Checks.positiveAtMostADay("configurationLease", lease);
+      return this;
+    }
+
+    /**
+     * How the shared bucket's rate follows the provider's 429s; default {@link RateAdaptation#defaults()}; null to
+     * keep the configured rate whatever the provider answers.
+     */
+    public Builder rateAdaptation(RateAdaptation adaptation) {
+      this.rateAdaptation = adaptation;
       return this;
     }
 

@@ -1,5 +1,6 @@
 package io.pixquota.bacen.pix;
 
+import io.pixquota.bacen.RateAdaptation;
 import io.pixquota.bacen.RedisAddress;
 import io.pixquota.bacen.RedisUnavailablePolicy;
 import java.net.URI;
@@ -51,6 +52,8 @@ final class PixEnvironment {
     RedisUnavailablePolicy policy = policy();
     double share = number("BACEN_LOCAL_SHARE", b.localShare);
     set("BACEN_LOCAL_SHARE", env.get("BACEN_LOCAL_SHARE"), v -> b.redisUnavailable(policy, share));
+    optional("BACEN_CONFIGURATION_LEASE_MS", v -> b.configurationLease(millis("BACEN_CONFIGURATION_LEASE_MS")));
+    optional("BACEN_RATE_ADAPTATION", v -> b.rateAdaptation(switchedOn(v) ? RateAdaptation.defaults() : null));
     return b.build();
   }
 
@@ -122,6 +125,14 @@ final class PixEnvironment {
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException(name + " must be " + what + ", but was '" + v + "'");
     }
+  }
+
+  private static boolean switchedOn(String v) {
+    return switch (v.toLowerCase(Locale.ROOT)) {
+      case "on", "true" -> true;
+      case "off", "false" -> false;
+      default -> throw new IllegalArgumentException("must be on or off");
+    };
   }
 
   private RedisUnavailablePolicy policy() {

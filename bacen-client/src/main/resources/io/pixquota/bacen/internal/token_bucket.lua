@@ -49,19 +49,22 @@ strictest setting in use, limit by limit. A limit that is new to a state starts 
 
 Rate adaptation (AIMD on the factor f, 0 < floor <= f <= 1, applied to every refill of the limits in force):
   f(t) = min(1, max(floor, f_cut + alpha * (t - k) / 1e6)), and 1 when never cut.
-  cut, for a call booked under the current generation: f_cut = max(floor, beta * f(now)); k = now; a new generation
-  (every slot booked before is void, and its caller books again); h = max(h, now + Retry-After); every limit's
-  tokens = -refill * f_cut * (h - now) / 1e6 (empty when the provider accepts again: the provider said it is
-  empty). A call booked under an older generation only extends h (and empties the bucket until then).
+  cut, for a call booked under the current generation (news): f_cut = max(floor, beta * f(now)); k = now. For news,
+  or for older news whose Retry-After ends later than h: a new generation g (every slot booked before is void, and
+  its caller books again), h = max(h, now + Retry-After), every limit's tokens = -refill * f * (h - now) / 1e6
+  (empty when the provider accepts again: the provider said it is empty), and "<epoch>:<g>" is published on
+  KEYS[1] .. ":fleet", so that every process hears of it at once.
 
 The math (B = capacity, r = refill per second, last = updatedAt, all times in microseconds):
   now    = max(clock, last)                       -- never backwards: a late clock mints nothing
            (a client clock is first capped at Redis's TIME: an early clock mints nothing either)
   tokens = min(B, tokens + r * f(last) * (now - last) / 1e6)   -- f(last) <= f on [last, now]: never early
   acquire c: need = c - tokens; wait = need <= 0 and 0 or need / (r * f(now)) * 1e6, the largest over the limits,
-           and at least h - now. wait > maxWait: record nothing, return (0, wait). Otherwise tokens = tokens - c
-           for every limit, return (1, wait): the caller sleeps exactly `wait` and proceeds, with no second round
-           trip.
+           and at least h - now. wait > maxWait: record nothing, return (0, wait). Otherwise, for every limit,
+           tokens = min(tokens, B - r * f(now) * wait / 1e6) - c (the call is booked at now + wait for each limit:
+           one that would have room sooner cannot bank more than its capacity by then; for the limit that sets the
+           wait, and for a bucket of one limit, this is tokens - c), return (1, wait): the caller sleeps exactly
+           `wait` and proceeds, with no second round trip.
   charge c: tokens = tokens - c (may go below zero: later callers wait longer). refund c: min(B, tokens + c).
   The key expires (PEXPIRE) once every limit would be full again, every live configuration's lease has ended, the
   rate is back to 1 and the hold is over, plus how far `now` is ahead of Redis's own clock in client-clock mode, so
@@ -252,32 +255,38 @@ if op == 'acquire' and wait > arg_micros then
   return reply()
 end
 
+local published = false
 if op == 'cut' then
-  if booked_gen ~= nil and booked_gen >= generation then
+  local news = booked_gen ~= nil and booked_gen >= generation -- booked under the current rate: a cut
+  local longer = arg_micros > 0 and now + arg_micros > hold -- a Retry-After that ends later than the hold
+  if news then
     f_cut = math.max(floor, beta * f_now)
     f_now = f_cut
     k = now
+  else
+    done = 0
+  end
+  if news or longer then
+    -- A new generation: every slot booked before is void (its caller books again), and the bucket is empty until
+    -- the provider accepts again.
     g = math.max(redis_now, generation + 1)
     generation = g
-    if now + arg_micros > hold then
+    if longer then
       hold = now + arg_micros
     end
     for i, l in ipairs(limits) do
       tokens[i] = -(l[3] * f_now) * math.max(0, hold - now) / 1000000
     end
-  else
-    done = 0
-    if now + arg_micros > hold then
-      hold = now + arg_micros
-      for i, l in ipairs(limits) do
-        tokens[i] = math.min(tokens[i], -(l[3] * f_now) * (hold - now) / 1000000)
-      end
-    end
+    published = true
   end
 else
   for i, l in ipairs(limits) do
     if op == 'refund' then
       tokens[i] = math.min(l[2], tokens[i] + cost)
+    elseif op == 'acquire' then
+      -- Booked at now + wait for every limit: a limit that would have had room sooner cannot keep what it would
+      -- refill beyond its capacity until then (else a later call could take a slot before this one's and bunch).
+      tokens[i] = math.min(tokens[i], l[2] - l[3] * f_now * wait / 1000000) - cost
     else
       tokens[i] = tokens[i] - cost
     end
@@ -299,13 +308,15 @@ for _, ends in pairs(leases) do
     ttl = (ends - now) / 1000
   end
 end
+if g ~= nil then
+  hset[#hset + 1] = 'g'
+  hset[#hset + 1] = string.format('%d', g)
+end
 if k ~= nil then
   hset[#hset + 1] = 'k'
   hset[#hset + 1] = string.format('%d', k)
   hset[#hset + 1] = 'f'
   hset[#hset + 1] = string.format('%.17g', f_cut)
-  hset[#hset + 1] = 'g'
-  hset[#hset + 1] = string.format('%d', g)
   if (1 - f_now) / alpha * 1000 > ttl then
     ttl = (1 - f_now) / alpha * 1000 -- the rate's way back to the configured one is part of the state
   end
@@ -325,5 +336,10 @@ elseif #dead > 0 then
 end
 redis.call('HSET', key, unpack(hset))
 redis.call('PEXPIRE', key, string.format('%d', ttl))
+if published then
+  -- Tells every process of the fleet at once, so that callers sleeping on void slots book again now rather than
+  -- at their process's next round trip: "<epoch>:<generation>".
+  redis.call('PUBLISH', key .. ':fleet', epoch .. ':' .. string.format('%d', g))
+end
 
 return reply()

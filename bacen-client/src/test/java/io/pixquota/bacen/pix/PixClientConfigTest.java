@@ -3,7 +3,9 @@ package io.pixquota.bacen.pix;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.pixquota.bacen.RateAdaptation;
 import io.pixquota.bacen.RedisUnavailablePolicy;
+import io.pixquota.bacen.TokenBucketConfig;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
@@ -17,7 +19,8 @@ class PixClientConfigTest {
         "BACEN_BUCKET_RATE", "9.8", "BACEN_MAX_WAIT_MS", "2500", "BACEN_CALL_TIMEOUT_MS", "4000",
         "BACEN_REDIS_TIMEOUT_MS", "300", "BACEN_RETRY_MAX_ATTEMPTS", "4", "BACEN_RETRY_INITIAL_BACKOFF_MS", "100",
         "BACEN_RETRY_MAX_BACKOFF_MS", "2000", "BACEN_RETRY_MAX_TOTAL_MS", "9000",
-        "BACEN_REDIS_UNAVAILABLE", "local_fallback", "BACEN_LOCAL_SHARE", "0.25"));
+        "BACEN_REDIS_UNAVAILABLE", "local_fallback", "BACEN_LOCAL_SHARE", "0.25",
+        "BACEN_CONFIGURATION_LEASE_MS", "45000", "BACEN_RATE_ADAPTATION", "off"));
     assertThat(c.tokenUrl().toString()).isEqualTo("https://auth.example.com/token");
     assertThat(c.redisUrl()).isEqualTo("redis://r:6379");
     assertThat(c.bucketName()).isEqualTo("pix-bank");
@@ -32,6 +35,10 @@ class PixClientConfigTest {
     assertThat(c.retryMaxTotal()).isEqualTo(Duration.ofMillis(9000));
     assertThat(c.redisUnavailable()).isEqualTo(RedisUnavailablePolicy.LOCAL_FALLBACK);
     assertThat(c.localShare()).isEqualTo(0.25);
+    assertThat(c.configurationLease()).isEqualTo(Duration.ofSeconds(45));
+    assertThat(c.rateAdaptation()).isEmpty();
+    assertThat(c.bucketConfig(9, 9.8).rateAdaptation()).isEmpty();
+    assertThat(c.bucketConfig(9, 9.8).configurationLease()).isEqualTo(Duration.ofSeconds(45));
   }
 
   @Test
@@ -41,6 +48,10 @@ class PixClientConfigTest {
     assertThat(c.bucketCapacity()).isEqualTo(8);
     assertThat(c.bucketRate()).isEqualTo(9);
     assertThat(c.redisUnavailable()).isEqualTo(RedisUnavailablePolicy.FAIL_CLOSED);
+    assertThat(c.configurationLease()).isEqualTo(TokenBucketConfig.DEFAULT_CONFIGURATION_LEASE);
+    assertThat(c.rateAdaptation()).contains(RateAdaptation.defaults());
+    assertThat(PixClientConfig.fromEnvironment(TestEnv.with("BACEN_RATE_ADAPTATION", " ON ")).rateAdaptation())
+        .contains(RateAdaptation.defaults());
   }
 
   @Test
