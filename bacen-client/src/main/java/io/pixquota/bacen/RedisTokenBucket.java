@@ -1,5 +1,6 @@
 package io.pixquota.bacen;
 
+import io.pixquota.bacen.internal.Async;
 import io.pixquota.bacen.internal.Checks;
 import io.pixquota.bacen.internal.LuaScript;
 import io.pixquota.bacen.internal.StateEpochs;
@@ -11,6 +12,9 @@ import java.time.temporal.ChronoUnit;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.redisson.api.RedissonClient;
@@ -124,9 +128,23 @@ public final class RedisTokenBucket implements TokenBucket {
 
   @Override
   public Acquisition acquire(double cost, Duration maxWait) throws BucketUnavailableException, InterruptedException {
+    long maxWaitMicros = checkedMaxWaitMicros(cost, maxWait);
+    return acquisition(run("acquire", cost, maxWaitMicros, ""));
+  }
+
+  /** One EVALSHA sent with Redisson's async API: no thread waits for Redis's answer. */
+  @Override
+  public CompletableFuture<Acquisition> acquireAsync(double cost, Duration maxWait) {
+    long maxWaitMicros = checkedMaxWaitMicros(cost, maxWait);
+    return runAsync("acquire", cost, maxWaitMicros, "").thenApply(RedisTokenBucket::acquisition);
+  }
+
+  private long checkedMaxWaitMicros(double cost, Duration maxWait) {
     Checks.cost(cost, maxCost);
-    long maxWaitMicros = Checks.saturatedMicros(Checks.notNegative("maxWait", maxWait));
-    LuaScript.Reply answer = run("acquire", cost, maxWaitMicros, "");
+    return Checks.saturatedMicros(Checks.notNegative("maxWait", maxWait));
+  }
+
+  private static Acquisition acquisition(LuaScript.Reply answer) {
     List<Object> reply = answer.values();
     long waitMicros = asLong(reply.get(1));
     long nowMicros = asLong(reply.get(3));
@@ -159,6 +177,12 @@ public final class RedisTokenBucket implements TokenBucket {
     return Double.parseDouble(run("refund", cost, 0, "").values().get(2).toString());
   }
 
+  @Override
+  public CompletableFuture<Double> refundAsync(double cost) {
+    Checks.tokens("cost", cost);
+    return runAsync("refund", cost, 0, "").thenApply(r -> Double.parseDouble(r.values().get(2).toString()));
+  }
+
   /**
    * Cuts the shared rate if {@code booked} was booked under the current one (the rate adaptation configured), and
    * holds every slot back until {@code retryAfter} from now; without a rate adaptation, does nothing.
@@ -186,6 +210,25 @@ public final class RedisTokenBucket implements TokenBucket {
 
   private LuaScript.Reply run(String op, double cost, long argMicros, String bookedGeneration)
       throws BucketUnavailableException, InterruptedException {
+    CompletableFuture<LuaScript.Reply> future = runAsync(op, cost, argMicros, bookedGeneration);
+    try {
+      return future.get();
+    } catch (InterruptedException e) {
+      future.cancel(false);
+      throw e;
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof BucketUnavailableException b ? b
+          : new BucketUnavailableException(config.name(), String.valueOf(e.getCause()), e.getCause());
+    }
+  }
+
+  /**
+   * One script call, without blocking: completes on Redisson's I/O thread after this process has taken the news of
+   * the reply (epoch, generation, rate factor, configurations), or exceptionally with a
+   * {@link BucketUnavailableException}.
+   */
+  private CompletableFuture<LuaScript.Reply> runAsync(String op, double cost, long argMicros,
+      String bookedGeneration) {
     subscribe();
     Object[] args = new Object[5 + fixedArgs.length];
     args[0] = op;
@@ -195,22 +238,32 @@ public final class RedisTokenBucket implements TokenBucket {
     System.arraycopy(fixedArgs, 0, args, 4, 4);
     args[8] = bookedGeneration;
     System.arraycopy(fixedArgs, 4, args, 9, fixedArgs.length - 4);
-    try {
-      LuaScript.Reply reply = SCRIPT.call(redisson, key, args, config.redisTimeout().toNanos(), time::nanoTime);
-      List<Object> v = reply.values();
-      epochs.observe(asLong(v.get(4)));
-      generations.observe(asLong(v.get(5)));
-      rateFactor = Double.parseDouble(v.get(6).toString());
-      int live = (int) asLong(v.get(8));
-      configurations = live;
-      if (live > 1) {
-        disagreement(v.get(9).toString());
-      }
-      return reply;
-    } catch (LuaScript.CallFailedException e) {
-      throw new BucketUnavailableException(config.name(), e.getMessage() + " (redisTimeout "
-          + config.redisTimeout().toMillis() + " ms)", e.getCause());
+    return SCRIPT.callAsync(redisson, key, args, config.redisTimeout().toNanos(), time::nanoTime)
+        .handle((reply, failure) -> {
+          if (failure != null) {
+            throw new CompletionException(unavailable(failure));
+          }
+          List<Object> v = reply.values();
+          epochs.observe(asLong(v.get(4)));
+          generations.observe(asLong(v.get(5)));
+          rateFactor = Double.parseDouble(v.get(6).toString());
+          int live = (int) asLong(v.get(8));
+          configurations = live;
+          if (live > 1) {
+            disagreement(v.get(9).toString());
+          }
+          return reply;
+        });
+  }
+
+  /** A failed script call as this bucket reports it: what failed, the Redis timeout, and the root cause. */
+  private BucketUnavailableException unavailable(Throwable failure) {
+    Throwable cause = Async.cause(failure);
+    if (cause instanceof LuaScript.CallFailedException f) {
+      return new BucketUnavailableException(config.name(), f.getMessage() + " (redisTimeout "
+          + config.redisTimeout().toMillis() + " ms)", f.getCause());
     }
+    return new BucketUnavailableException(config.name(), String.valueOf(cause), cause);
   }
 
   /**

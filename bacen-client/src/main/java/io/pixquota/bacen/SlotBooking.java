@@ -42,47 +42,145 @@ final class SlotBooking {
   /** The slot a call leaves on: the bucket's answer that booked it, and how late, in nanoseconds, the call is. */
   record Slot(Acquisition granted, long lateNanos) {}
 
-  /** Books a slot of {@code cost} within {@code maxWait} and returns once it has come. */
-  Slot bookAndSleep(TokenBucket bucket, double cost, Duration maxWait, Call call) throws IOException {
-    long askedAt = time.nanoTime();
-    Booked booked = bookOne(bucket, cost, maxWait, maxWait, call);
-    int lateRebooks = 0;
-    int cutRebooks = 0;
-    for (int lostRebooks = 0; lostRebooks <= MAX_REBOOKS; ) {
-      boolean lost = bucket.lost(booked.granted());
-      long late = time.nanoTime() - booked.slotNanos();
-      if (!lost && bucket.superseded(booked.granted())) {
-        // The provider refused a call and the fleet's rate was cut since this slot was booked: the slot belongs to
-        // the old rate (and may fall in the provider's Retry-After). Book again at the new one. Nothing is given
-        // back: the cut reset the bucket.
+  /**
+   * Sleeps until the booking's slot and returns it once it is still good to leave on, booking again (blocking) when
+   * it is not: late, its state lost, or its rate cut. The booking was made by the caller (the interceptor, blocking)
+   * or by an async call that waited for its slot without a thread and is checked again right before its send.
+   */
+  Slot sleepAndLeave(Booking booking, Call call) throws IOException {
+    while (true) {
+      sleepUntil(booking, call);
+      if (!booking.mustRebook()) {
+        return new Slot(booking.granted(), booking.lateNanos());
+      }
+      booking.booked(acquire(booking.bucket, booking.cost, booking.leftToWait()));
+    }
+  }
+
+  /** Asks the bucket for a slot, blocking; an unavailable bucket is counted. */
+  Acquisition acquire(TokenBucket bucket, double cost, Duration maxWait) throws IOException {
+    try {
+      return bucket.acquire(cost, maxWait);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while asking bucket '" + bucket.name() + "' for a slot");
+    } catch (BucketUnavailableException e) {
+      metrics.redisError(bucket.name());
+      throw e;
+    }
+  }
+
+  /**
+   * One call's way to its slot, whichever thread (or none) waits for it: the bucket's answer that booked it, when
+   * the call first asked, and how many times it booked again, by reason. Not threadsafe: one call's steps happen one
+   * after the other.
+   */
+  final class Booking {
+    final TokenBucket bucket;
+    final double cost;
+    private final Duration maxWait;
+    private final long askedAtNanos;
+    private Acquisition granted;
+    private long slotNanos;
+    private long lateNanos;
+    private int lateRebooks;
+    private int cutRebooks;
+    private int lostRebooks;
+
+    Booking(TokenBucket bucket, double cost, Duration maxWait) {
+      this.bucket = bucket;
+      this.cost = cost;
+      this.maxWait = maxWait;
+      this.askedAtNanos = time.nanoTime();
+    }
+
+    /**
+     * Takes the bucket's answer. The slot in our clock: the bucket decided before its answer reached this process,
+     * so answeredAt + wait is never early. answeredAt is taken on the I/O thread, not when a thread got round to
+     * reading the answer: a thread starved of CPU after Redis answered (up to 400 ms on a loaded 2-core machine)
+     * counts as late and rebooks, instead of leaving "on time" by its own reckoning with the burst.
+     *
+     * @throws ThrottleRefusedException when the bucket refused: the slot would be past the max wait
+     */
+    void booked(Acquisition a) throws ThrottleRefusedException {
+      if (!a.granted()) {
+        metrics.refused(bucket.name());
+        throw new ThrottleRefusedException(bucket.name(), a.waitTime(), maxWait);
+      }
+      granted = a;
+      slotNanos = a.answeredAtNanos() + a.waitTime().toNanos();
+    }
+
+    Acquisition granted() {
+      return granted;
+    }
+
+    /** The slot, on the {@link TimeSource}'s clock. */
+    long slotNanos() {
+      return slotNanos;
+    }
+
+    long askedAtNanos() {
+      return askedAtNanos;
+    }
+
+    long lateNanos() {
+      return lateNanos;
+    }
+
+    /** Whether the slot can no longer come: its state lost, or its rate cut since it was booked. */
+    boolean voided() {
+      return bucket.lost(granted) || bucket.superseded(granted);
+    }
+
+    /** What is left of the max wait, for a booking made again. */
+    Duration leftToWait() {
+      Duration left = maxWait.minusNanos(time.nanoTime() - askedAtNanos);
+      return left.isNegative() ? Duration.ZERO : left;
+    }
+
+    /**
+     * Whether the call must book again instead of leaving now, counting why: the provider refused a call and the
+     * fleet's rate was cut since the slot was booked; the state that booked it was lost; or the call is more than
+     * the late limit past its slot (at most {@link #MAX_REBOOKS} times). Otherwise it leaves, {@link #lateNanos()}
+     * late.
+     *
+     * @throws BucketUnavailableException after {@link #MAX_REBOOKS} cuts, or one more lost state: not sent
+     */
+    boolean mustRebook() throws BucketUnavailableException {
+      boolean lost = bucket.lost(granted);
+      long late = time.nanoTime() - slotNanos;
+      if (!lost && bucket.superseded(granted)) {
+        // The slot belongs to the old rate (and may fall in the provider's Retry-After). Book again at the new one.
+        // Nothing is given back: the cut reset the bucket.
         if (++cutRebooks > MAX_REBOOKS) {
           throw new BucketUnavailableException(bucket.name(), "the provider refused calls and the rate was cut "
               + cutRebooks + " times while this call waited; not sent", null);
         }
         metrics.superseded(bucket.name());
-      } else if (lost) {
-        // The state that booked this slot is gone and a new one has answered: the new one does not know the slot,
-        // and leaving on it could join the new state's full burst. Book again, in the new state. The lost tokens
-        // are not given back: there is nothing to give them back to.
-        lostRebooks++;
+        return true;
+      }
+      if (lost) {
+        // The new state does not know the slot, and leaving on it could join the new state's full burst. Book
+        // again, in the new state. The lost tokens are not given back: there is nothing to give them back to.
+        if (++lostRebooks > MAX_REBOOKS) {
+          throw new BucketUnavailableException(bucket.name(), "its state was lost " + lostRebooks
+              + " times while this call waited; not sent", null);
+        }
         stateLost(bucket.name());
-      } else if (late > lateLimitNanos && lateRebooks < MAX_REBOOKS) {
+        return true;
+      }
+      if (late > lateLimitNanos && lateRebooks < MAX_REBOOKS) {
         // Woke too late: leaving now could bunch with the calls booked right after us and breach the provider's
         // bucket. Book a fresh slot after them instead. The missed slot is not given back (conservative).
         lateRebooks++;
         metrics.rebooked(bucket.name());
-      } else {
-        return new Slot(booked.granted(), late);
+        return true;
       }
-      Duration left = maxWait.minusNanos(time.nanoTime() - askedAt);
-      booked = bookOne(bucket, cost, left.isNegative() ? Duration.ZERO : left, maxWait, call);
+      lateNanos = late;
+      return false;
     }
-    throw new BucketUnavailableException(bucket.name(), "its state was lost " + (MAX_REBOOKS + 1)
-        + " times while this call waited; not sent", null);
   }
-
-  /** A booked slot, and the answer that booked it. */
-  private record Booked(Acquisition granted, long slotNanos) {}
 
   /** Counts a slot lost with its bucket's state; WARN at most once a minute. */
   private void stateLost(String bucket) {
@@ -97,55 +195,25 @@ final class SlotBooking {
   }
 
   /**
-   * Books a slot and sleeps until it, or until the state that booked it is found lost. The slot in our clock: the
-   * bucket decided before its answer reached this process, so answeredAt + wait is never early. answeredAt is taken
-   * on the I/O thread, not when this thread got round to reading the answer: a thread starved of CPU after Redis
-   * answered (up to 400 ms on a loaded 2-core machine) counts as late and rebooks, instead of leaving "on time" by
-   * its own reckoning with the burst.
-   *
-   * @param maxWait         the wait this booking may accept
-   * @param reportedMaxWait the call's max wait, quoted in a refusal
+   * Sleeps until the slot, in steps that check for a cancel, the booking state's loss and a cut of its rate. An
+   * interrupt or a cancel lets go at once and gives the tokens back.
    */
-  private Booked bookOne(TokenBucket bucket, double cost, Duration maxWait, Duration reportedMaxWait, Call call)
-      throws IOException {
-    Acquisition a;
+  private void sleepUntil(Booking booking, Call call) throws InterruptedIOException {
     try {
-      a = bucket.acquire(cost, maxWait);
+      long left;
+      while ((left = booking.slotNanos() - time.nanoTime()) > 0 && !booking.voided()) {
+        checkCanceled(call);
+        time.sleepNanos(Math.min(left, CANCEL_POLL_NANOS));
+      }
+      checkCanceled(call);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new InterruptedIOException("interrupted while asking bucket '" + bucket.name() + "' for a slot");
-    } catch (BucketUnavailableException e) {
-      metrics.redisError(bucket.name());
-      throw e;
-    }
-    if (!a.granted()) {
-      metrics.refused(bucket.name());
-      throw new ThrottleRefusedException(bucket.name(), a.waitTime(), reportedMaxWait);
-    }
-    Booked booked = new Booked(a, a.answeredAtNanos() + a.waitTime().toNanos());
-    try {
-      sleepUntil(booked, bucket, call);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      giveBack(bucket, cost);
+      giveBack(booking.bucket, booking.cost);
       throw new InterruptedIOException("interrupted while waiting for its slot; not sent");
     } catch (InterruptedIOException e) {
-      giveBack(bucket, cost);
+      giveBack(booking.bucket, booking.cost);
       throw e;
     }
-    return booked;
-  }
-
-  /** Sleeps until the slot, in steps that check for a cancel, the booking state's loss and a cut of its rate. */
-  private void sleepUntil(Booked booked, TokenBucket bucket, Call call) throws InterruptedIOException,
-      InterruptedException {
-    long left;
-    while ((left = booked.slotNanos() - time.nanoTime()) > 0 && !bucket.lost(booked.granted())
-        && !bucket.superseded(booked.granted())) {
-      checkCanceled(call);
-      time.sleepNanos(Math.min(left, CANCEL_POLL_NANOS));
-    }
-    checkCanceled(call);
   }
 
   private static void checkCanceled(Call call) throws InterruptedIOException {

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 import okhttp3.Call;
@@ -108,16 +109,23 @@ public final class ThrottlingInterceptor implements Interceptor {
   @Override
   public Response intercept(Chain chain) throws IOException {
     Request request = chain.request();
-    Rule route = route(request);
-    String name = route.bucket().name();
-    Duration callMaxWait = effectiveMaxWait(chain.call());
-    long askedAt = time.nanoTime();
-    SlotBooking.Slot slot = slots.bookAndSleep(route.bucket(), route.cost(), callMaxWait, chain.call());
+    Prebooked prebooked = request.tag(Prebooked.class);
+    SlotBooking.Booking booking;
+    if (prebooked != null && prebooked.by() == this && prebooked.used().compareAndSet(false, true)) {
+      booking = prebooked.booking(); // booked by a ThrottledCallFactory call, which waited without a thread
+    } else {
+      Duration callMaxWait = effectiveMaxWait(chain.call());
+      booking = booking(request, callMaxWait);
+      booking.booked(slots.acquire(booking.bucket, booking.cost, callMaxWait));
+    }
+    SlotBooking.Slot slot = slots.sleepAndLeave(booking, chain.call());
+    TokenBucket bucket = booking.bucket;
+    String name = bucket.name();
     long late = slot.lateNanos();
     if (assumedJitter != null && late > assumedJitter.toNanos()) {
       marginExceeded(name, late);
     }
-    long waitedNanos = time.nanoTime() - askedAt;
+    long waitedNanos = time.nanoTime() - booking.askedAtNanos();
     Response response;
     try {
       response = chain.proceed(request); // nothing between the lateness check and the send
@@ -126,13 +134,42 @@ public final class ThrottlingInterceptor implements Interceptor {
       metrics.lateness(name, late);
     }
     if (response.code() == 429) {
-      providerRefused(route.bucket(), slot.granted(), response);
+      providerRefused(bucket, slot.granted(), response);
     }
     Double total = responseCosts.get(response.code());
-    if (total != null && total != route.cost()) {
-      settle(route.bucket(), total - route.cost());
+    if (total != null && total != booking.cost) {
+      settle(bucket, total - booking.cost);
     }
     return response;
+  }
+
+  /**
+   * A request whose slot an async call booked and waited for ({@link ThrottledCallFactory}): not booked again, for
+   * its first send only (OkHttp's own retry of a failed connection books afresh, as on the blocking path).
+   */
+  record Prebooked(ThrottlingInterceptor by, SlotBooking.Booking booking, AtomicBoolean used) {}
+
+  /** A booking, not yet asked for, of the bucket and cost that {@code request} routes to. */
+  SlotBooking.Booking booking(Request request, Duration maxWait) {
+    Rule route = route(request);
+    return slots.new Booking(route.bucket(), route.cost(), maxWait);
+  }
+
+  /** The configured max wait, shortened to a call timeout of {@code timeoutNanos} when positive. */
+  Duration maxWaitWithin(long timeoutNanos) {
+    return timeoutNanos > 0 && timeoutNanos < maxWait.toNanos() ? Duration.ofNanos(timeoutNanos) : maxWait;
+  }
+
+  SlotBooking slots() {
+    return slots;
+  }
+
+  ThrottleMetrics metrics() {
+    return metrics;
+  }
+
+  TimeSource time() {
+    return time;
   }
 
   /**

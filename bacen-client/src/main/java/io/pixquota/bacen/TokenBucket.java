@@ -2,12 +2,15 @@ package io.pixquota.bacen;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * A token bucket, possibly shared by many processes, that books slots instead of refusing: a call that finds too few
  * tokens is told how long to wait for its own slot, and proceeds after exactly that wait.
  *
- * <p>Blocking operations, one Redis round trip each in {@link RedisTokenBucket}:
+ * <p>Blocking operations, one Redis round trip each in {@link RedisTokenBucket} (and
+ * {@link #acquireAsync} / {@link #refundAsync}, which block no thread):
  * <ul>
  *   <li>{@link #acquire(double, Duration)} books a slot or refuses, without sleeping;</li>
  *   <li>{@link #charge(double)} takes tokens after the fact (a provider that charges more for some responses);</li>
@@ -37,6 +40,25 @@ public interface TokenBucket {
   Acquisition acquire(double cost, Duration maxWait) throws BucketUnavailableException, InterruptedException;
 
   /**
+   * {@link #acquire} without blocking a thread on the store's answer: the stage completes with the acquisition, or
+   * exceptionally with a {@link BucketUnavailableException}. Bad input still throws at once, before any I/O. The
+   * default answers on the calling thread with {@link #acquire} (right for an in-memory bucket, a blocking call for
+   * any other); {@link RedisTokenBucket} sends its script with Redisson's async API.
+   *
+   * @throws IllegalArgumentException for a bad cost or maxWait
+   */
+  default CompletionStage<Acquisition> acquireAsync(double cost, Duration maxWait) {
+    try {
+      return CompletableFuture.completedFuture(acquire(cost, maxWait));
+    } catch (BucketUnavailableException e) {
+      return CompletableFuture.failedFuture(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /**
    * Takes {@code cost} more tokens now, whatever is left; the balance may go below zero, delaying later callers.
    *
    * @param cost {@code > 0} and finite
@@ -51,6 +73,22 @@ public interface TokenBucket {
    * @return tokens left, the smallest over the limits
    */
   double refund(double cost) throws BucketUnavailableException, InterruptedException;
+
+  /**
+   * {@link #refund} without blocking a thread on the store's answer; the default answers on the calling thread.
+   *
+   * @throws IllegalArgumentException for a bad cost
+   */
+  default CompletionStage<Double> refundAsync(double cost) {
+    try {
+      return CompletableFuture.completedFuture(refund(cost));
+    } catch (BucketUnavailableException e) {
+      return CompletableFuture.failedFuture(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return CompletableFuture.failedFuture(e);
+    }
+  }
 
   /**
    * Prepares the bucket's store now (loads a script, opens a connection), so that the first calls of a burst do not

@@ -7,7 +7,11 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.PriorityQueue;
+import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
 import java.util.function.LongConsumer;
@@ -30,6 +34,9 @@ public final class FakeTime implements TimeSource {
   private long nanos;
   private int sleepers;
   private int sleepCalls;
+  private final PriorityQueue<Scheduled> scheduled = new PriorityQueue<>(
+      Comparator.comparingLong(Scheduled::atNanos).thenComparingLong(Scheduled::order));
+  private long scheduledCount;
 
   private FakeTime(double epochSeconds, boolean autoAdvance) {
     this.nanos = (long) (epochSeconds * 1e9);
@@ -91,8 +98,12 @@ public final class FakeTime implements TimeSource {
     return copy;
   }
 
-  public synchronized void advance(Duration d) {
-    setNanos(nanos + d.toNanos());
+  public void advance(Duration d) {
+    long to;
+    synchronized (this) {
+      to = nanos + d.toNanos();
+    }
+    setNanos(to);
   }
 
   public void advanceMillis(long millis) {
@@ -104,11 +115,50 @@ public final class FakeTime implements TimeSource {
     setNanos((long) (epochSeconds * 1e9));
   }
 
-  private synchronized void setNanos(long value) {
-    nanos = value;
-    listeners.forEach(l -> l.accept(Math.floorDiv(value, 1000)));
-    notifyAll();
+  private void setNanos(long value) {
+    synchronized (this) {
+      nanos = value;
+      listeners.forEach(l -> l.accept(Math.floorDiv(value, 1000)));
+      notifyAll();
+    }
+    runDue();
   }
+
+  /**
+   * Runs {@code task} on the thread that moves the time past {@code atNanos} (or at once, on this thread, if it has
+   * passed), in order of their times.
+   */
+  @Override
+  public Future<?> schedule(Runnable task, long atNanos) {
+    FutureTask<Void> future = new FutureTask<>(task, null);
+    synchronized (this) {
+      scheduled.add(new Scheduled(atNanos, scheduledCount++, future));
+    }
+    runDue();
+    return future;
+  }
+
+  /** How many scheduled tasks wait for their time. */
+  public synchronized int scheduledTasks() {
+    scheduled.removeIf(s -> s.task().isCancelled());
+    return scheduled.size();
+  }
+
+  private void runDue() {
+    while (true) {
+      Scheduled next;
+      synchronized (this) {
+        next = scheduled.peek();
+        if (next == null || next.atNanos() > nanos) {
+          return;
+        }
+        scheduled.poll();
+      }
+      next.task().run(); // outside the lock: the task may read the clock or schedule again
+    }
+  }
+
+  private record Scheduled(long atNanos, long order, FutureTask<Void> task) {}
 
   /** Calls {@code listener} with the time in microseconds now and at every change. */
   public synchronized void onChange(LongConsumer listener) {

@@ -8,6 +8,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.DoubleSupplier;
 import org.slf4j.Logger;
@@ -86,6 +89,31 @@ public final class FallbackTokenBucket implements TokenBucket {
     }
   }
 
+  /** The shared bucket's async acquire while it is in use; the local share (in memory) when it fails. */
+  @Override
+  public CompletionStage<Acquisition> acquireAsync(double cost, Duration maxWait) {
+    Checks.cost(cost, shared.limits().stream().mapToDouble(Limit::capacity).min().orElseThrow());
+    Checks.notNegative("maxWait", maxWait);
+    if (!useShared()) {
+      return TokenBucket.super.acquireAsync(cost, maxWait);
+    }
+    return shared.acquireAsync(cost, maxWait).handle((a, failure) -> {
+      if (failure == null) {
+        sharedAnswered();
+        return a;
+      }
+      if (!(Async.cause(failure) instanceof BucketUnavailableException e)) {
+        throw Async.rethrown(failure);
+      }
+      sharedFailed(e);
+      try {
+        return local(cost, maxWait, e);
+      } catch (BucketUnavailableException refused) {
+        throw new CompletionException(refused);
+      }
+    });
+  }
+
   @Override
   public double charge(double cost) throws BucketUnavailableException, InterruptedException {
     Checks.tokens("cost", cost);
@@ -96,6 +124,26 @@ public final class FallbackTokenBucket implements TokenBucket {
   public double refund(double cost) throws BucketUnavailableException, InterruptedException {
     Checks.tokens("cost", cost);
     return sharedElseLocal(() -> shared.refund(cost), () -> local.refund(cost));
+  }
+
+  /** The shared bucket's async refund while it is in use and answers, else the local share's. */
+  @Override
+  public CompletionStage<Double> refundAsync(double cost) {
+    Checks.tokens("cost", cost);
+    if (!useShared()) {
+      return CompletableFuture.completedFuture(local.refund(cost));
+    }
+    return shared.refundAsync(cost).handle((left, failure) -> {
+      if (failure == null) {
+        sharedAnswered();
+        return left;
+      }
+      if (!(Async.cause(failure) instanceof BucketUnavailableException e)) {
+        throw Async.rethrown(failure);
+      }
+      sharedFailed(e);
+      return local.refund(cost);
+    });
   }
 
   /** A charge or refund of the shared bucket. */

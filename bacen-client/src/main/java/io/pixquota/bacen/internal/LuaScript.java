@@ -9,6 +9,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -76,27 +77,59 @@ public final class LuaScript {
    */
   public Reply call(RedissonClient redisson, String key, Object[] args, long timeoutNanos, LongSupplier clock)
       throws InterruptedException, CallFailedException {
-    long deadline = System.nanoTime() + timeoutNanos;
+    CompletableFuture<Reply> future = callAsync(redisson, key, args, timeoutNanos, clock);
+    try {
+      return future.get();
+    } catch (InterruptedException e) {
+      future.cancel(false);
+      throw e;
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof CallFailedException f ? f
+          : new CallFailedException("Redis call failed: " + describe(e.getCause()), e.getCause());
+    }
+  }
+
+  /**
+   * The same without blocking any thread: the future completes on Redisson's I/O thread with the reply, or
+   * exceptionally with a {@link CallFailedException} when Redis fails or does not answer within
+   * {@code timeoutNanos} (NOSCRIPT included: then the body is sent, within the same time).
+   */
+  public CompletableFuture<Reply> callAsync(RedissonClient redisson, String key, Object[] args, long timeoutNanos,
+      LongSupplier clock) {
     RScript script = redisson.getScript(StringCodec.INSTANCE);
-    try {
-      return await(evalSha(script, key, args, clock), deadline);
-    } catch (ExecutionException e) {
-      if (!isNoScript(e.getCause())) {
-        throw new CallFailedException("Redis call failed: " + describe(e.getCause()), e.getCause());
+    CompletableFuture<Reply> result = new CompletableFuture<>();
+    evalSha(script, key, args, clock).whenComplete((reply, failure) -> {
+      if (failure == null) {
+        result.complete(reply);
+      } else if (!isNoScript(failure)) {
+        result.completeExceptionally(new CallFailedException("Redis call failed: " + describe(Async.cause(failure)),
+            Async.cause(failure)));
+      } else {
+        // NOSCRIPT: a restarted node, a promoted replica, SCRIPT FLUSH. EVAL with the body, routed by the key like
+        // the EVALSHA was, so it reaches the node that owns the key now (a separate SCRIPT LOAD can reach a stale
+        // master during a cluster failover), runs the script, and leaves it cached there: one extra round trip,
+        // once per node.
+        noScript.increment();
+        LOG.debug("Script {} not in the cache of the node that serves '{}' (NOSCRIPT); sending its body", sha, key);
+        script.<List<Object>>evalAsync(key, RScript.Mode.READ_WRITE, source, RScript.ReturnType.MULTI,
+            List.of(key), args).whenComplete((values, again) -> {
+              if (again == null) {
+                result.complete(new Reply(values, clock.getAsLong()));
+              } else {
+                result.completeExceptionally(new CallFailedException("Redis call failed after NOSCRIPT: "
+                    + describe(Async.cause(again)), Async.cause(again)));
+              }
+            });
       }
-    }
-    // NOSCRIPT: a restarted node, a promoted replica, SCRIPT FLUSH. EVAL with the body, routed by the key like the
-    // EVALSHA was, so it reaches the node that owns the key now (a separate SCRIPT LOAD can reach a stale master
-    // during a cluster failover), runs the script, and leaves it cached there: one extra round trip, once per node.
-    noScript.increment();
-    LOG.debug("Script {} not in the cache of the node that serves '{}' (NOSCRIPT); sending its body", sha, key);
-    try {
-      return await(script.<List<Object>>evalAsync(key, RScript.Mode.READ_WRITE, source, RScript.ReturnType.MULTI,
-          List.of(key), args).toCompletableFuture().thenApply(values -> new Reply(values, clock.getAsLong())),
-          deadline);
-    } catch (ExecutionException e) {
-      throw new CallFailedException("Redis call failed after NOSCRIPT: " + describe(e.getCause()), e.getCause());
-    }
+    });
+    return result.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).handle((reply, failure) -> {
+      if (failure == null) {
+        return reply;
+      }
+      Throwable cause = Async.cause(failure);
+      throw new CompletionException(cause instanceof TimeoutException
+          ? new CallFailedException("Redis did not answer within the timeout", cause) : cause);
+    });
   }
 
   /** How many calls met NOSCRIPT and sent the script's body instead, since this process started. */

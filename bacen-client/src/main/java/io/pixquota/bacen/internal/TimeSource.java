@@ -1,6 +1,9 @@
 package io.pixquota.bacen.internal;
 
 import java.time.Instant;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -29,7 +32,29 @@ public interface TimeSource {
     public Instant now() {
       return Instant.now();
     }
+
+    @Override
+    public Future<?> schedule(Runnable task, long atNanos) {
+      return Timer.INSTANCE.schedule(task, atNanos - System.nanoTime(), TimeUnit.NANOSECONDS);
+    }
   };
+
+  /** The process's one timer thread for waits that hold no thread (async calls): tasks on it must not block. */
+  final class Timer {
+    static final ScheduledThreadPoolExecutor INSTANCE = create();
+
+    private Timer() {}
+
+    private static ScheduledThreadPoolExecutor create() {
+      ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r -> {
+        Thread t = new Thread(r, "pixquota-timer");
+        t.setDaemon(true);
+        return t;
+      });
+      timer.setRemoveOnCancelPolicy(true);
+      return timer;
+    }
+  }
 
   /** A monotonic reading in nanoseconds; only differences mean anything. */
   long nanoTime();
@@ -43,6 +68,12 @@ public interface TimeSource {
 
   /** The wall clock, for HTTP dates. */
   Instant now();
+
+  /**
+   * Runs {@code task} once {@link #nanoTime()} has reached {@code atNanos}, on a timer thread shared by the process
+   * (at once if it has passed); {@code Future.cancel} takes it back. Tasks must be short and never block.
+   */
+  Future<?> schedule(Runnable task, long atNanos);
 
   /**
    * Waits until {@link #nanoTime()} reaches {@code deadlineNanos}, in steps of at most {@code stepNanos}, calling

@@ -1,0 +1,255 @@
+package io.pixquota.bacen;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.pixquota.testing.RedisExtension;
+import io.pixquota.testing.TestRedis;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import mockwebserver3.Dispatcher;
+import mockwebserver3.MockResponse;
+import mockwebserver3.MockWebServer;
+import mockwebserver3.RecordedRequest;
+import okhttp3.Call;
+import okhttp3.Callback;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.Response;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.redisson.api.RedissonClient;
+
+/**
+ * Async calls through {@link ThrottledCallFactory} against a real Redis bucket (booked with Redisson's async EVALSHA)
+ * and a real HTTP server, on a clock the test moves by hand: nothing waits on a thread, the timer's tasks run when
+ * the test moves the clock past them, and the server notes each arrival on the same clock.
+ */
+@ExtendWith(RedisExtension.class)
+class ThrottledCallFactoryTest {
+  private final MockWebServer server = new MockWebServer();
+  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+  private final FakeTime time = FakeTime.manual(1_000);
+  private final List<String> arrivedPaths = new ArrayList<>();
+  private final List<Long> arrivedAt = new ArrayList<>();
+  private RedissonClient redisson;
+  private TestRedis redis;
+
+  @BeforeEach
+  void setUp(TestRedis redis) throws IOException {
+    this.redis = redis;
+    this.redisson = redis.newRedisson();
+    server.setDispatcher(new Dispatcher() {
+      @Override
+      public MockResponse dispatch(RecordedRequest request) {
+        synchronized (arrivedPaths) {
+          arrivedPaths.add(request.getUrl().encodedPath());
+          arrivedAt.add(time.nanoTime());
+          arrivedPaths.notifyAll();
+        }
+        return new MockResponse.Builder().code(200).body("ok").build();
+      }
+    });
+    server.start();
+  }
+
+  @AfterEach
+  void tearDown() {
+    server.close();
+  }
+
+  private RedisTokenBucket bucket(String name, double capacity, double rate) {
+    return RedisTokenBucket.create(redisson, TokenBucketConfig.custom(name).keyPrefix(redis.keyPrefix())
+        .clientClock(time.clock()).limit(capacity, rate).build(), time);
+  }
+
+  private ThrottledCallFactory calls(ThrottlingInterceptor.Builder throttle) {
+    return ThrottledCallFactory.of(new OkHttpClient.Builder()
+        .addNetworkInterceptor(throttle.meterRegistry(registry).timeSource(time).build()).build());
+  }
+
+  private Request get(String path) {
+    return new Request.Builder().url(server.url(path)).build();
+  }
+
+  /** An async call: its status code, or the IOException its callback got. */
+  private static CompletableFuture<Integer> enqueue(Call call) {
+    CompletableFuture<Integer> result = new CompletableFuture<>();
+    call.enqueue(new Callback() {
+      @Override
+      public void onFailure(Call c, IOException e) {
+        assertThat(c).isSameAs(call);
+        result.completeExceptionally(e);
+      }
+
+      @Override
+      public void onResponse(Call c, Response response) {
+        assertThat(c).isSameAs(call);
+        result.complete(response.code());
+        response.close();
+      }
+    });
+    return result;
+  }
+
+  private void awaitArrivals(int n) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    synchronized (arrivedPaths) {
+      while (arrivedPaths.size() < n) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          throw new AssertionError(arrivedPaths.size() + " requests arrived, expected " + n);
+        }
+        TimeUnit.NANOSECONDS.timedWait(arrivedPaths, left);
+      }
+    }
+  }
+
+  /** Waits (really, at most 10 s) until {@code n} calls wait for their slot on the timer. */
+  private void awaitWaiting(int n) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (time.scheduledTasks() != n) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError(time.scheduledTasks() + " calls wait on the timer, expected " + n);
+      }
+      Thread.sleep(1);
+    }
+  }
+
+  private List<Double> arrivalMillisAfter(long t0) {
+    synchronized (arrivedPaths) {
+      return arrivedAt.stream().map(a -> (a - t0) / 1e6).toList();
+    }
+  }
+
+  @Test
+  void enqueuedCallsWaitWithoutAThreadAndReachTheServerOnTheirSlotsInArrivalOrder() throws Exception {
+    ThrottledCallFactory calls = calls(ThrottlingInterceptor.builder(bucket("async", 2, 10)));
+    long t0 = time.nanoTime();
+    List<CompletableFuture<Integer>> results = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      results.add(enqueue(calls.newCall(get("/pix/" + i))));
+      if (i < 2) {
+        awaitArrivals(i + 1); // the burst leaves at once (two sent at one instant may arrive in either order)
+      } else {
+        awaitWaiting(i - 1); // booked, one after the other, and waiting on the timer
+      }
+    }
+    assertThat(time.sleepCalls()).as("no thread sleeps towards a slot").isZero();
+    assertThat(time.scheduledTasks()).as("six calls wait, on the timer only").isEqualTo(6);
+    for (int step = 1; step <= 6; step++) {
+      time.advanceMillis(100);
+      awaitArrivals(2 + step);
+    }
+    for (CompletableFuture<Integer> r : results) {
+      assertThat(r.get(10, TimeUnit.SECONDS)).isEqualTo(200);
+    }
+    assertThat(arrivalMillisAfter(t0)).as("burst 2 at once, then one every 1 / 10 s, none early")
+        .containsExactly(0.0, 0.0, 100.0, 200.0, 300.0, 400.0, 500.0, 600.0);
+    assertThat(arrivedPaths).as("in the order they were enqueued").containsExactly("/pix/0", "/pix/1", "/pix/2",
+        "/pix/3", "/pix/4", "/pix/5", "/pix/6", "/pix/7");
+    assertThat(registry.get("bacen.throttle.wait").timer().count()).as("the same meters as the blocking path")
+        .isEqualTo(8);
+    assertThat(registry.get("bacen.throttle.wait").timer().totalTime(TimeUnit.MILLISECONDS)).isEqualTo(2_100);
+    assertThat(registry.get("bacen.throttle.permits").tag("result", "granted").counter().count()).isEqualTo(8);
+    assertThat(registry.get("bacen.throttle.lateness").timer().max(TimeUnit.NANOSECONDS)).isZero();
+    assertThat(time.sleepCalls()).isZero();
+  }
+
+  @Test
+  void aCancelWhileWaitingSendsNothingAndGivesTheTokensBack() throws Exception {
+    RedisTokenBucket bucket = bucket("cancel", 1, 1);
+    ThrottledCallFactory calls = calls(ThrottlingInterceptor.builder(bucket));
+    assertThat(enqueue(calls.newCall(get("/first"))).get(10, TimeUnit.SECONDS)).isEqualTo(200);
+    Call waiting = calls.newCall(get("/second"));
+    CompletableFuture<Integer> second = enqueue(waiting);
+    awaitWaiting(1); // booked at 1 s
+    waiting.cancel();
+    assertThatThrownBy(() -> second.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+        .cause().isInstanceOf(InterruptedIOException.class)
+        .hasMessage("call canceled while waiting for its slot; not sent");
+    assertThat(waiting.isCanceled()).isTrue();
+    assertThat(time.scheduledTasks()).as("its timer task taken back").isZero();
+    time.advanceMillis(5_000);
+    assertThat(server.getRequestCount()).as("never sent, even after its slot").isEqualTo(1);
+  }
+
+  @Test
+  void theRefundOfACancelledCallReachesTheBucket() throws Exception {
+    RedisTokenBucket bucket = bucket("refund", 1, 0.5);
+    ThrottledCallFactory calls = calls(ThrottlingInterceptor.builder(bucket));
+    assertThat(enqueue(calls.newCall(get("/first"))).get(10, TimeUnit.SECONDS)).isEqualTo(200);
+    Call waiting = calls.newCall(get("/second"));
+    CompletableFuture<Integer> second = enqueue(waiting);
+    awaitWaiting(1); // booked at 2 s: tokens -1
+    waiting.cancel();
+    assertThatThrownBy(() -> second.get(10, TimeUnit.SECONDS)).cause().isInstanceOf(InterruptedIOException.class);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    double left;
+    do { // the refund is sent without waiting for it; a charge of almost nothing reads the balance
+      left = bucket.charge(1e-9) + 1e-9;
+    } while (left < -0.5 && System.nanoTime() < deadline);
+    assertThat(left).as("back at 0, not at -1").isCloseTo(0, within(1e-6));
+  }
+
+  @Test
+  void aSlotBeyondTheMaxWaitFailsTheCallbackAndSendsNothing() throws Exception {
+    ThrottledCallFactory calls = calls(ThrottlingInterceptor.builder(bucket("refuse", 1, 0.1))
+        .maxWait(Duration.ofMillis(100)));
+    assertThat(enqueue(calls.newCall(get("/first"))).get(10, TimeUnit.SECONDS)).isEqualTo(200);
+    CompletableFuture<Integer> refused = enqueue(calls.newCall(get("/second")));
+    assertThatThrownBy(() -> refused.get(10, TimeUnit.SECONDS)).cause()
+        .isInstanceOfSatisfying(ThrottleRefusedException.class, e -> {
+          assertThat(e.neededWait()).isEqualTo(Duration.ofSeconds(10));
+          assertThat(e.maxWait()).isEqualTo(Duration.ofMillis(100));
+        });
+    assertThat(server.getRequestCount()).isEqualTo(1);
+    assertThat(registry.get("bacen.throttle.permits").tag("result", "refused").counter().count()).isEqualTo(1);
+  }
+
+  @Test
+  void aCallWhoseTimerFiresLateBooksAFreshSlotInsteadOfLeavingWithTheNext() throws Exception {
+    ThrottledCallFactory calls = calls(ThrottlingInterceptor.builder(bucket("late", 1, 10))
+        .lateLimit(Duration.ofMillis(50)));
+    long t0 = time.nanoTime();
+    assertThat(enqueue(calls.newCall(get("/first"))).get(10, TimeUnit.SECONDS)).isEqualTo(200);
+    CompletableFuture<Integer> second = enqueue(calls.newCall(get("/second")));
+    awaitWaiting(1); // its slot at 100 ms
+    time.advanceMillis(300); // the timer runs 200 ms after the slot: too late to leave on it; it books again,
+    awaitArrivals(2); // and the bucket, refilled by then (-1 + 3 tokens, capped at 1), gives it a slot at once
+    assertThat(second.get(10, TimeUnit.SECONDS)).isEqualTo(200);
+    assertThat(registry.get("bacen.throttle.rebooked").counter().count()).isEqualTo(1);
+    assertThat(arrivalMillisAfter(t0)).containsExactly(0.0, 300.0);
+  }
+
+  @Test
+  void executeIsTheBlockingPathAndACallRunsOnce() throws Exception {
+    ThrottledCallFactory calls = calls(ThrottlingInterceptor.builder(bucket("sync", 5, 5)));
+    Call call = calls.newCall(get("/sync"));
+    try (Response r = call.execute()) {
+      assertThat(r.code()).isEqualTo(200);
+    }
+    assertThat(call.isExecuted()).isTrue();
+    assertThatThrownBy(call::execute).isInstanceOf(IllegalStateException.class).hasMessage("Already Executed");
+    assertThatThrownBy(() -> call.enqueue(null)).isInstanceOf(NullPointerException.class);
+    assertThat(call.clone().isExecuted()).isFalse();
+    assertThat(call.toString()).doesNotContain("/sync");
+  }
+
+  @Test
+  void aClientWithoutTheInterceptorIsRefused() {
+    assertThatThrownBy(() -> ThrottledCallFactory.of(new OkHttpClient()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("client has no ThrottlingInterceptor: add one with OkHttpClient.Builder.addNetworkInterceptor");
+  }
+}
