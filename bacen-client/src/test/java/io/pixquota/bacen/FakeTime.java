@@ -126,15 +126,25 @@ public final class FakeTime implements TimeSource {
 
   /**
    * Runs {@code task} on the thread that moves the time past {@code atNanos} (or at once, on this thread, if it has
-   * passed), in order of their times.
+   * passed), in order of their times. On an {@link #autoAdvancing} clock the wait is a sleep: logged in
+   * {@link #sleeps()}, and the time moves to {@code atNanos} at once.
    */
   @Override
   public Future<?> schedule(Runnable task, long atNanos) {
     FutureTask<Void> future = new FutureTask<>(task, null);
+    long moveTo;
     synchronized (this) {
       scheduled.add(new Scheduled(atNanos, scheduledCount++, future));
+      moveTo = autoAdvance && atNanos > nanos ? atNanos : Long.MIN_VALUE;
+      if (moveTo != Long.MIN_VALUE) {
+        sleeps.add(atNanos - nanos);
+      }
     }
-    runDue();
+    if (moveTo != Long.MIN_VALUE) {
+      setNanos(moveTo);
+    } else {
+      runDue();
+    }
     return future;
   }
 

@@ -89,26 +89,59 @@ public final class OAuthTokenSource {
     if (fresh(t)) {
       return t.value();
     }
-    CompletableFuture<Token> fetch;
-    synchronized (lock) {
-      t = token;
-      if (fresh(t)) {
-        return t.value(); // another caller fetched it meanwhile
-      }
-      if (inFlight == null) {
-        inFlight = fetch();
-      }
-      fetch = inFlight;
-    }
+    CompletableFuture<Token> fetch = fetchOrJoin();
     try {
       return fetch.get(Checks.saturatedMicros(maxWait), TimeUnit.MICROSECONDS).value();
     } catch (TimeoutException e) {
-      throw new InterruptedIOException("no token within " + maxWait.toMillis() + " ms (the fetch goes on)");
+      throw noTokenWithin(maxWait);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted while waiting for the token");
     } catch (ExecutionException e) {
       throw e.getCause() instanceof IOException io ? io : new IOException("token fetch failed", e.getCause());
+    }
+  }
+
+  /**
+   * {@link #get} without blocking: completes at once with a fresh token, else when the fetch in flight (this
+   * caller's or another's) ends, on OkHttp's dispatcher thread; exceptionally with the same exceptions, the ends of
+   * waits included.
+   */
+  public CompletableFuture<String> getAsync(Duration maxWait) {
+    Token t = token;
+    if (fresh(t)) {
+      return CompletableFuture.completedFuture(t.value());
+    }
+    CompletableFuture<String> value = new CompletableFuture<>();
+    fetchOrJoin().whenComplete((fetched, failure) -> {
+      if (failure == null) {
+        value.complete(fetched.value());
+      } else {
+        Throwable cause = Async.cause(failure);
+        value.completeExceptionally(cause instanceof IOException ? cause
+            : new IOException("token fetch failed", cause));
+      }
+    });
+    return value.orTimeout(Checks.saturatedMicros(maxWait), TimeUnit.MICROSECONDS).exceptionallyCompose(failure ->
+        CompletableFuture.failedFuture(Async.cause(failure) instanceof TimeoutException ? noTokenWithin(maxWait)
+            : Async.cause(failure)));
+  }
+
+  private static InterruptedIOException noTokenWithin(Duration maxWait) {
+    return new InterruptedIOException("no token within " + maxWait.toMillis() + " ms (the fetch goes on)");
+  }
+
+  /** The fresh token as a done future, the fetch in flight, or a new fetch. */
+  private CompletableFuture<Token> fetchOrJoin() {
+    synchronized (lock) {
+      Token t = token;
+      if (fresh(t)) {
+        return CompletableFuture.completedFuture(t); // another caller fetched it meanwhile
+      }
+      if (inFlight == null) {
+        inFlight = fetch();
+      }
+      return inFlight;
     }
   }
 

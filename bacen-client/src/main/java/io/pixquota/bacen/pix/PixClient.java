@@ -7,8 +7,10 @@ import io.pixquota.bacen.BucketUnavailableException;
 import io.pixquota.bacen.RedisAddress;
 import io.pixquota.bacen.RedisTokenBucket;
 import io.pixquota.bacen.ThrottleException;
+import io.pixquota.bacen.ThrottledCallFactory;
 import io.pixquota.bacen.ThrottlingInterceptor;
 import io.pixquota.bacen.TokenBucket;
+import io.pixquota.bacen.internal.Async;
 import io.pixquota.bacen.internal.Checks;
 import io.pixquota.bacen.internal.OAuthTokenSource;
 import io.pixquota.bacen.internal.TimeSource;
@@ -17,8 +19,12 @@ import io.pixquota.bacen.plan.QuotaPlan;
 import io.pixquota.bacen.plan.QuotaPlanner;
 import java.io.IOException;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongUnaryOperator;
+import okhttp3.Call;
+import okhttp3.Callback;
 import okhttp3.HttpUrl;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -33,7 +39,8 @@ import org.redisson.api.RedissonClient;
  * Pix p = pix.getPix("E12345678202611301200ABCDEFGHIJK");
  * }</pre>
  *
- * <p>Blocking methods; ids are validated before any I/O. Provider 429 and 503 and I/O errors are retried (GETs only,
+ * <p>Blocking methods, and {@code ...Async} ones that hold no thread while a call waits for its slot; ids are
+ * validated before any I/O. Provider 429 and 503 and I/O errors are retried (GETs only,
  * each retry through the bucket again); what is left becomes a {@link PixException}. This class is threadsafe;
  * share one instance.
  */
@@ -41,6 +48,7 @@ public final class PixClient implements AutoCloseable {
   private final PixClientConfig config;
   private final HttpUrl apiBase;
   private final OkHttpClient http;
+  private final ThrottledCallFactory asyncCalls;
   private final OkHttpClient unthrottledHttp;
   private final OAuthTokenSource tokens;
   private final PixJson json = new PixJson();
@@ -76,6 +84,7 @@ public final class PixClient implements AutoCloseable {
     // A network interceptor: the slot is booked once OkHttp holds a connection, so a slow connection set-up cannot
     // make a call leave late and bunch with the next slots (measured: 1 x 429 per cold burst otherwise).
     this.http = base.newBuilder().addNetworkInterceptor(interceptor).build();
+    this.asyncCalls = ThrottledCallFactory.of(http);
     this.unthrottledHttp = base;
     retry.retries("getPix");
     retry.retries("getCob");
@@ -110,6 +119,92 @@ public final class PixClient implements AutoCloseable {
     PixIds.checkTxid(txid);
     checkOpen();
     return retry.call("getCob", () -> attempt("cob/" + txid, json::cob));
+  }
+
+  /**
+   * {@link #getPix} without a thread waiting: the slot is booked with the bucket's async operation and waited for on
+   * a timer, the request sent with OkHttp's {@code enqueue}, retries waited for on the timer too. The future
+   * completes on an OkHttp dispatcher thread with the Pix, or exceptionally with the {@link PixException} that
+   * {@link #getPix} would throw. Cancelling it before the send gives the slot back and sends nothing.
+   *
+   * @throws IllegalArgumentException for a malformed endToEndId, before any I/O
+   */
+  public CompletableFuture<Pix> getPixAsync(String endToEndId) {
+    PixIds.checkEndToEndId(endToEndId);
+    checkOpen();
+    return async("getPix", "pix/" + endToEndId, json::pix);
+  }
+
+  /**
+   * {@link #getCob} without a thread waiting; see {@link #getPixAsync}.
+   *
+   * @throws IllegalArgumentException for a malformed txid, before any I/O
+   */
+  public CompletableFuture<Cob> getCobAsync(String txid) {
+    PixIds.checkTxid(txid);
+    checkOpen();
+    return async("getCob", "cob/" + txid, json::cob);
+  }
+
+  /** A call with retries, each attempt async; a cancel of the result cancels the attempt in flight. */
+  private <T> CompletableFuture<T> async(String operation, String path, PixResponses.Reader<T> reader) {
+    AtomicReference<Call> current = new AtomicReference<>();
+    CompletableFuture<T> result = retry.callAsync(operation, () -> attemptAsync(path, reader, false, current));
+    result.whenComplete((value, failure) -> {
+      Call call = current.get();
+      if (result.isCancelled() && call != null) {
+        call.cancel();
+      }
+    });
+    return result;
+  }
+
+  /** One async attempt: a bearer token, the request through the throttle, one fresh token after a 401. */
+  private <T> CompletableFuture<T> attemptAsync(String path, PixResponses.Reader<T> reader, boolean refreshed,
+      AtomicReference<Call> current) {
+    return tokens.getAsync(config.callTimeout()).handle((bearer, failure) -> {
+      if (failure != null) {
+        Throwable cause = Async.cause(failure);
+        throw Async.rethrown(cause instanceof IOException io ? tokenFailure(io) : cause);
+      }
+      return bearer;
+    }).thenCompose(bearer -> {
+      Request request = new Request.Builder().url(apiBase.resolve("api/v2/" + path))
+          .header("Authorization", "Bearer " + bearer).header("Accept", "application/json").get().build();
+      Call call = asyncCalls.newCall(request);
+      current.set(call);
+      CompletableFuture<T> answer = new CompletableFuture<>();
+      call.enqueue(new Callback() {
+        @Override
+        public void onFailure(Call c, IOException e) {
+          answer.completeExceptionally(e instanceof ThrottleException t ? new PixThrottledException("not sent", t)
+              : transport("request failed", e));
+        }
+
+        @Override
+        public void onResponse(Call c, Response response) {
+          try (response) {
+            if (response.code() == 401 && !refreshed) {
+              tokens.invalidate(bearer); // expired or revoked early: one fresh token, one more try
+              attemptAsync(path, reader, true, current).whenComplete((value, again) -> {
+                if (again == null) {
+                  answer.complete(value);
+                } else {
+                  answer.completeExceptionally(Async.cause(again));
+                }
+              });
+              return;
+            }
+            answer.complete(responses.read(response, reader));
+          } catch (IOException e) {
+            answer.completeExceptionally(transport("request failed", e));
+          } catch (RuntimeException e) {
+            answer.completeExceptionally(e);
+          }
+        }
+      });
+      return answer;
+    });
   }
 
   /**
@@ -186,18 +281,24 @@ public final class PixClient implements AutoCloseable {
   private String bearer() {
     try {
       return tokens.get(config.callTimeout());
-    } catch (OAuthTokenSource.TokenException e) {
-      if (e.status() >= 500) {
-        throw new PixUnavailableException("token endpoint failed", e.status(), null, null, null, e);
-      }
-      if (e.status() >= 200 && e.status() < 300) {
-        throw new PixUnexpectedResponseException("token endpoint answered an unusable token: " + e.getMessage(),
-            e.status(), null, null, e);
-      }
-      throw new PixAccessDeniedException("token endpoint refused the client credentials", e.status(), null, null, e);
     } catch (IOException e) {
-      throw transport("token request failed", e);
+      throw tokenFailure(e);
     }
+  }
+
+  /** A failed token fetch as the PixException a call reports. */
+  private static PixException tokenFailure(IOException failure) {
+    if (!(failure instanceof OAuthTokenSource.TokenException e)) {
+      return transport("token request failed", failure);
+    }
+    if (e.status() >= 500) {
+      return new PixUnavailableException("token endpoint failed", e.status(), null, null, null, e);
+    }
+    if (e.status() >= 200 && e.status() < 300) {
+      return new PixUnexpectedResponseException("token endpoint answered an unusable token: " + e.getMessage(),
+          e.status(), null, null, e);
+    }
+    return new PixAccessDeniedException("token endpoint refused the client credentials", e.status(), null, null, e);
   }
 
   /**

@@ -6,9 +6,11 @@ import io.github.resilience4j.retry.RetryConfig;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.pixquota.bacen.internal.Async;
 import io.pixquota.bacen.internal.TimeSource;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongUnaryOperator;
 
@@ -88,10 +90,69 @@ final class PixRetry {
       }
       throw e;
     } finally {
-      Timer.builder("bacen.client.requests").description("API Pix calls, retries and waits included")
-          .tag("operation", operation).tag("status", status).tag("outcome", outcome).register(registry)
-          .record(time.nanoTime() - start, TimeUnit.NANOSECONDS);
+      record(operation, start, status, outcome);
     }
+  }
+
+  /** One async attempt of a call. */
+  @FunctionalInterface
+  interface AsyncAttempt<T> {
+    CompletableFuture<T> start();
+  }
+
+  /**
+   * {@link #call} without blocking: the same decisions, the waits between attempts on the {@link TimeSource}'s
+   * timer, the same meters. A cancelled {@code result} starts no further attempt.
+   */
+  <T> CompletableFuture<T> callAsync(String operation, AsyncAttempt<T> attempt) {
+    CompletableFuture<T> result = new CompletableFuture<>();
+    Retry.AsyncContext<Object> context = retry.asyncContext();
+    long start = time.nanoTime();
+    tryAsync(operation, attempt, context, start, result);
+    return result;
+  }
+
+  private <T> void tryAsync(String operation, AsyncAttempt<T> attempt, Retry.AsyncContext<Object> context,
+      long start, CompletableFuture<T> result) {
+    if (result.isDone()) {
+      return;
+    }
+    CompletableFuture<T> once;
+    try {
+      once = attempt.start();
+    } catch (RuntimeException e) {
+      once = CompletableFuture.failedFuture(e);
+    }
+    once.whenComplete((value, failure) -> {
+      if (failure == null) {
+        context.onComplete();
+        record(operation, start, "200", "success");
+        result.complete(value);
+        return;
+      }
+      Throwable cause = Async.cause(failure);
+      if (!(cause instanceof PixException e)) {
+        record(operation, start, "none", "error");
+        result.completeExceptionally(cause);
+        return;
+      }
+      long waitMillis = context.onError(e);
+      long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(time.nanoTime() - start);
+      if (waitMillis < 0 || elapsedMillis + waitMillis > maxTotalMillis || result.isDone()) {
+        record(operation, start, e.status() > 0 ? Integer.toString(e.status()) : "none", outcomeOf(e));
+        result.completeExceptionally(e);
+        return;
+      }
+      retries(operation).increment();
+      time.schedule(() -> tryAsync(operation, attempt, context, start, result),
+          time.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis));
+    });
+  }
+
+  private void record(String operation, long start, String status, String outcome) {
+    Timer.builder("bacen.client.requests").description("API Pix calls, retries and waits included")
+        .tag("operation", operation).tag("status", status).tag("outcome", outcome).register(registry)
+        .record(time.nanoTime() - start, TimeUnit.NANOSECONDS);
   }
 
   private void backOff(long waitMillis, PixException last) {

@@ -1,0 +1,189 @@
+package io.pixquota.bacen.pix;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.pixquota.bacen.FakeTime;
+import io.pixquota.bacen.Limit;
+import io.pixquota.bacen.ThrottleRefusedException;
+import io.pixquota.bacen.internal.LocalTokenBucket;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import mockwebserver3.Dispatcher;
+import mockwebserver3.MockResponse;
+import mockwebserver3.MockWebServer;
+import mockwebserver3.RecordedRequest;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code getPixAsync} / {@code getCobAsync} against a real HTTP server: the same answers, exceptions, retries and
+ * meters as the blocking calls, retry waits on the test's clock (which moves by each wait, at once, and logs it).
+ */
+class PixClientAsyncTest {
+  private static final String E2E = "E12345678202611301200ABCDEFGHIJK";
+  private static final String PIX_JSON = "{\"endToEndId\":\"" + E2E + "\",\"txid\":\"abcdefghijklmnopqrstuvwxyz1\","
+      + "\"valor\":\"10.50\",\"horario\":\"2026-11-30T12:00:05.000Z\"}";
+  private static final String COB_JSON = "{\"txid\":\"abcdefghijklmnopqrstuvwxyz1\",\"status\":\"ATIVA\","
+      + "\"valor\":{\"original\":\"5.00\"},\"chave\":\"k\",\"calendario\":{\"criacao\":\"2026-11-30T12:00:00Z\","
+      + "\"expiracao\":3600}}";
+
+  private final MockWebServer server = new MockWebServer();
+  private final Queue<MockResponse> apiResponses = new ConcurrentLinkedQueue<>();
+  private final AtomicInteger tokenFetches = new AtomicInteger();
+  private final AtomicInteger apiCalls = new AtomicInteger();
+  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+  private final FakeTime time = FakeTime.autoAdvancing(1_800_000_000);
+
+  @BeforeEach
+  void start() throws Exception {
+    server.setDispatcher(new Dispatcher() {
+      @Override
+      public MockResponse dispatch(RecordedRequest request) {
+        if (request.getUrl().encodedPath().equals("/oauth/token")) {
+          int n = tokenFetches.incrementAndGet();
+          return json(200, "{\"access_token\":\"token-" + n + "\",\"expires_in\":3600}");
+        }
+        apiCalls.incrementAndGet();
+        MockResponse next = apiResponses.poll();
+        if (next != null) {
+          return next;
+        }
+        return json(200, request.getUrl().encodedPath().contains("/cob/") ? COB_JSON : PIX_JSON);
+      }
+    });
+    server.start();
+  }
+
+  @AfterEach
+  void stop() {
+    server.close();
+  }
+
+  private static MockResponse json(int code, String body) {
+    return new MockResponse.Builder().code(code).setHeader("Content-Type", "application/json").body(body).build();
+  }
+
+  private static MockResponse problem(int code, String name, String retryAfter) {
+    MockResponse.Builder b = new MockResponse.Builder().code(code)
+        .setHeader("Content-Type", "application/problem+json")
+        .body("{\"type\":\"https://pix.bcb.gov.br/api/v2/error/" + name + "\",\"title\":\"t\",\"status\":" + code
+            + "}");
+    if (retryAfter != null) {
+      b.setHeader("Retry-After", retryAfter);
+    }
+    return b.build();
+  }
+
+  private PixClient client(LocalTokenBucket bucket, Duration maxWait) {
+    return PixClient.builder(PixClientConfig.builder().baseUrl(URI.create(server.url("/").toString()))
+        .credentials("bank", "s3cr3t").maxWait(maxWait)
+        .retry(3, Duration.ofMillis(10), Duration.ofMillis(50), Duration.ofSeconds(10)).build())
+        .tokenBucket(bucket).meterRegistry(registry).timeSource(time).jitter(bound -> bound).build();
+  }
+
+  private PixClient client() {
+    return client(new LocalTokenBucket("local", List.of(Limit.of(1000, 1000)), System::nanoTime),
+        Duration.ofSeconds(10));
+  }
+
+  private static Throwable failureOf(CompletableFuture<?> future) {
+    assertThatThrownBy(() -> future.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class);
+    return future.handle((v, t) -> t).join();
+  }
+
+  @Test
+  void servesThePixAndTheCob() throws Exception {
+    try (PixClient client = client()) {
+      assertThat(client.getPixAsync(E2E).get(10, TimeUnit.SECONDS).valor()).isEqualByComparingTo("10.50");
+      assertThat(client.getCobAsync("abcdefghijklmnopqrstuvwxyz12").get(10, TimeUnit.SECONDS).status())
+          .isEqualTo(CobStatus.ATIVA);
+    }
+    assertThat(registry.get("bacen.client.requests").tag("operation", "getPix").tag("status", "200")
+        .tag("outcome", "success").timer().count()).isEqualTo(1);
+    assertThat(registry.get("bacen.throttle.wait").timer().count()).as("through the bucket, metered").isEqualTo(2);
+  }
+
+  @Test
+  void a429WithRetryAfterIsRetriedAfterExactlyThatLongOnTheTimer() throws Exception {
+    apiResponses.add(problem(429, "TooManyRequests", "1"));
+    try (PixClient client = client()) {
+      assertThat(client.getPixAsync(E2E).get(10, TimeUnit.SECONDS).endToEndId()).isEqualTo(E2E);
+    }
+    assertThat(apiCalls.get()).isEqualTo(2);
+    assertThat(time.sleeps()).as("one wait of the Retry-After, on the timer, over a backoff of at most 10 ms")
+        .containsExactly(TimeUnit.SECONDS.toNanos(1));
+    assertThat(registry.get("bacen.client.retries").tag("operation", "getPix").counter().count()).isEqualTo(1);
+  }
+
+  @Test
+  void a503EveryTimeFailsWithTheBlockingCallsExceptionAfterTheBoundedAttempts() {
+    for (int i = 0; i < 5; i++) {
+      apiResponses.add(problem(503, "ServicoIndisponivel", null));
+    }
+    try (PixClient client = client()) {
+      assertThat(failureOf(client.getPixAsync(E2E))).isInstanceOfSatisfying(PixUnavailableException.class,
+          e -> assertThat(e.status()).isEqualTo(503));
+    }
+    assertThat(apiCalls.get()).isEqualTo(3);
+    assertThat(time.sleeps()).as("backoffs of 10 and 20 ms (jitter at its cap)")
+        .containsExactly(TimeUnit.MILLISECONDS.toNanos(10), TimeUnit.MILLISECONDS.toNanos(20));
+    assertThat(registry.get("bacen.client.requests").tag("status", "503").tag("outcome", "unavailable").timer()
+        .count()).isEqualTo(1);
+  }
+
+  @Test
+  void a401GetsOneFreshTokenThenTheCallIsServed() throws Exception {
+    apiResponses.add(problem(401, "AcessoNegado", null));
+    try (PixClient client = client()) {
+      assertThat(client.getPixAsync(E2E).get(10, TimeUnit.SECONDS).endToEndId()).isEqualTo(E2E);
+    }
+    assertThat(tokenFetches.get()).isEqualTo(2);
+    assertThat(apiCalls.get()).isEqualTo(2);
+  }
+
+  @Test
+  void aMalformedIdIsRefusedBeforeAnyIo() {
+    try (PixClient client = client()) {
+      assertThatThrownBy(() -> client.getPixAsync("E123")).isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> client.getCobAsync("short")).isInstanceOf(IllegalArgumentException.class);
+    }
+    assertThat(tokenFetches.get() + apiCalls.get()).isZero();
+  }
+
+  @Test
+  void aSlotBeyondTheMaxWaitIsAThrottledFailureAndNothingIsSent() {
+    try (PixClient client = client(new LocalTokenBucket("slow", List.of(Limit.of(1, 0.01)), System::nanoTime),
+        Duration.ofMillis(200))) {
+      assertThat(client.getPixAsync(E2E).join().endToEndId()).isEqualTo(E2E);
+      assertThat(failureOf(client.getPixAsync(E2E))).isInstanceOfSatisfying(PixThrottledException.class,
+          e -> assertThat(e.reason()).isInstanceOf(ThrottleRefusedException.class));
+    }
+    assertThat(apiCalls.get()).isEqualTo(1);
+  }
+
+  @Test
+  void cancellingTheFutureWhileItsCallWaitsSendsNothingAndGivesTheSlotBack() throws Exception {
+    LocalTokenBucket bucket = new LocalTokenBucket("cancel", List.of(Limit.of(1, 1)), System::nanoTime);
+    try (PixClient client = client(bucket, Duration.ofSeconds(10))) {
+      client.getPixAsync(E2E).get(10, TimeUnit.SECONDS);
+      CompletableFuture<Pix> waiting = client.getPixAsync(E2E); // its slot is about 1 s away
+      Thread.sleep(100); // booked, waiting on the timer
+      assertThat(waiting.cancel(false)).isTrue();
+      double left = bucket.charge(1e-9) + 1e-9;
+      assertThat(left).as("the booked token came back: about 0.1 s of refill, not -0.9").isCloseTo(0.1, within(0.09));
+      Thread.sleep(1_500); // past its slot: had it not been cancelled, it would have been sent by now
+    }
+    assertThat(apiCalls.get()).isEqualTo(1);
+  }
+}
