@@ -202,6 +202,11 @@ public final class RedisAddress {
     int pool = Math.max(64, minimumIdle);
     Config config = new Config();
     config.setLazyInitialization(true);
+    // One short script call per decision: netty's own default of 2 event loops per core is plenty (Redisson's is
+    // 32 threads), and a few threads for Redisson's listeners (16 by default).
+    int cores = Runtime.getRuntime().availableProcessors();
+    config.setNettyThreads(Math.min(32, 2 * cores));
+    config.setThreads(Math.min(16, Math.max(2, cores)));
     BaseConfig<?> base = switch (topology) {
       case SINGLE -> config.useSingleServer().setAddress(address(nodes.get(0))).setDatabase(database)
           .setConnectionMinimumIdleSize(minimumIdle).setConnectionPoolSize(pool);

@@ -132,12 +132,26 @@ public final class RedisTokenBucket implements TokenBucket {
     return acquisition(run("acquire", cost, maxWaitMicros, ""));
   }
 
-  /** One EVALSHA sent with Redisson's async API: no thread waits for Redis's answer. */
+  /**
+   * One EVALSHA sent with Redisson's async API: no thread waits for Redis's answer. This process's async bookings of
+   * this bucket reach Redis in the order they were asked for (Redisson would spread them over its connections, and
+   * slots would follow the connections' race): each is sent when the one before it has been answered, so they are
+   * at most one round trip apart (thousands a second, far above any provider's quota).
+   */
   @Override
   public CompletableFuture<Acquisition> acquireAsync(double cost, Duration maxWait) {
     long maxWaitMicros = checkedMaxWaitMicros(cost, maxWait);
-    return runAsync("acquire", cost, maxWaitMicros, "").thenApply(RedisTokenBucket::acquisition);
+    synchronized (asyncOrder) {
+      CompletableFuture<Acquisition> booked = asyncTail.handle((previous, failure) -> null)
+          .thenCompose(ignored -> runAsync("acquire", cost, maxWaitMicros, ""))
+          .thenApply(RedisTokenBucket::acquisition);
+      asyncTail = booked;
+      return booked;
+    }
   }
+
+  private final Object asyncOrder = new Object();
+  private CompletableFuture<?> asyncTail = CompletableFuture.completedFuture(null); // guarded by asyncOrder
 
   private long checkedMaxWaitMicros(double cost, Duration maxWait) {
     Checks.cost(cost, maxCost);

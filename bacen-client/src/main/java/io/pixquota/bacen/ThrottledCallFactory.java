@@ -219,6 +219,10 @@ public final class ThrottledCallFactory implements Call.Factory {
       c.enqueue(new Callback() {
         @Override
         public void onFailure(Call call, IOException e) {
+          if (e instanceof ThrottlingInterceptor.SlotMissedException && missed(call)) {
+            ask(); // nothing was sent: book again, without a thread
+            return;
+          }
           callback.onFailure(ThrottledCall.this, e);
         }
 
@@ -227,6 +231,16 @@ public final class ThrottledCallFactory implements Call.Factory {
           callback.onResponse(ThrottledCall.this, response);
         }
       });
+    }
+
+    /** The real call {@code missed} its slot before the send: back to asking, unless cancelled meanwhile. */
+    private synchronized boolean missed(Call missed) {
+      if (state != State.SENT || real != missed || canceled) {
+        return false;
+      }
+      real = null;
+      state = State.ASKING;
+      return true;
     }
 
     private void fail(IOException e) {

@@ -48,10 +48,11 @@ import org.slf4j.LoggerFactory;
  * {@link java.io.InterruptedIOException} when the thread is interrupted or the call cancelled while waiting (the
  * interrupt flag stays set, the request is never sent, and the booked tokens are given back).
  *
- * <p><b>Async calls.</b> With {@code enqueue()}, the wait happens on an OkHttp dispatcher thread, which holds one of
- * the dispatcher's slots ({@code maxRequests}, default 64; {@code maxRequestsPerHost}, default 5) while it sleeps.
- * Size them for the calls that may be waiting at once: at least {@code rate x maxWait + capacity} per host, or calls
- * queue inside the dispatcher before they even reach the bucket.
+ * <p><b>Async calls.</b> With {@code client.newCall(request).enqueue()}, the wait happens on an OkHttp dispatcher
+ * thread, which holds one of the dispatcher's slots ({@code maxRequests}, default 64; {@code maxRequestsPerHost},
+ * default 5) while it sleeps. To wait without a thread, make the calls with {@link ThrottledCallFactory}
+ * ({@code ThrottledCallFactory.of(client).newCall(request).enqueue(callback)}): it books and waits on a timer and
+ * enqueues the call only once its slot has come.
  *
  * <p>This class is threadsafe.
  */
@@ -99,6 +100,9 @@ public final class ThrottlingInterceptor implements Interceptor {
     this.metrics = metrics;
     this.slots = new SlotBooking(b.lateLimit, time, metrics);
     this.lastMarginWarnNanos = new AtomicLong(time.nanoTime() - TimeUnit.MINUTES.toNanos(2));
+    // OkHttp 5 reads request tags through Kotlin's reflection, whose classes initialize on first use: do it here,
+    // not on a call's path, where a virtual thread would be pinned to its carrier while they load.
+    new Request.Builder().url("http://localhost/").build().tag(Prebooked.class);
   }
 
   /** A builder whose default bucket takes every request that no rule matches. */
@@ -113,6 +117,11 @@ public final class ThrottlingInterceptor implements Interceptor {
     SlotBooking.Booking booking;
     if (prebooked != null && prebooked.by() == this && prebooked.used().compareAndSet(false, true)) {
       booking = prebooked.booking(); // booked by a ThrottledCallFactory call, which waited without a thread
+      if (booking.mustRebook()) {
+        // Late (the dispatcher queued it), or its state lost or its rate cut since: not sent. The async call books
+        // again without a thread; sleeping here would hold a dispatcher slot and make the calls behind it late too.
+        throw new SlotMissedException(booking.bucket.name());
+      }
     } else {
       Duration callMaxWait = effectiveMaxWait(chain.call());
       booking = booking(request, callMaxWait);
@@ -148,6 +157,15 @@ public final class ThrottlingInterceptor implements Interceptor {
    * its first send only (OkHttp's own retry of a failed connection books afresh, as on the blocking path).
    */
   record Prebooked(ThrottlingInterceptor by, SlotBooking.Booking booking, AtomicBoolean used) {}
+
+  /** A prebooked call that cannot leave on its slot: nothing was sent, and its async call books again. */
+  static final class SlotMissedException extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    SlotMissedException(String bucket) {
+      super("bucket '" + bucket + "': the slot was missed before the send; booking again");
+    }
+  }
 
   /** A booking, not yet asked for, of the bucket and cost that {@code request} routes to. */
   SlotBooking.Booking booking(Request request, Duration maxWait) {

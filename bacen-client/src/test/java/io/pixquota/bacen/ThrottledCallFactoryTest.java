@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
@@ -230,6 +231,32 @@ class ThrottledCallFactoryTest {
     assertThat(second.get(10, TimeUnit.SECONDS)).isEqualTo(200);
     assertThat(registry.get("bacen.throttle.rebooked").counter().count()).isEqualTo(1);
     assertThat(arrivalMillisAfter(t0)).containsExactly(0.0, 300.0);
+  }
+
+  @Test
+  void aCallHeldUpBetweenTheTimerAndTheSendBooksAgainWithoutAThreadAndSendsOnce() throws Exception {
+    AtomicInteger held = new AtomicInteger();
+    ThrottlingInterceptor throttle = ThrottlingInterceptor.builder(bucket("missed", 1, 10))
+        .lateLimit(Duration.ofMillis(50)).meterRegistry(registry).timeSource(time).build();
+    ThrottledCallFactory calls = ThrottledCallFactory.of(new OkHttpClient.Builder()
+        .addInterceptor(chain -> { // the dispatcher's queue, or a slow connection set-up, for the second call once
+          if (chain.request().url().encodedPath().equals("/second") && held.getAndIncrement() == 0) {
+            time.advanceMillis(200);
+          }
+          return chain.proceed(chain.request());
+        })
+        .addNetworkInterceptor(throttle).build());
+    long t0 = time.nanoTime();
+    assertThat(enqueue(calls.newCall(get("/first"))).get(10, TimeUnit.SECONDS)).isEqualTo(200);
+    CompletableFuture<Integer> second = enqueue(calls.newCall(get("/second")));
+    awaitWaiting(1); // its slot at 100 ms
+    time.advanceMillis(100); // on time at the timer; held up 200 ms before the send: 200 ms late at the throttle,
+    awaitArrivals(2); // not sent then: booked again (the bucket refilled meanwhile: a slot at once) and sent
+    assertThat(second.get(10, TimeUnit.SECONDS)).isEqualTo(200);
+    assertThat(time.sleepCalls()).as("no thread slept: not the dispatcher's either").isZero();
+    assertThat(arrivalMillisAfter(t0)).containsExactly(0.0, 300.0);
+    assertThat(server.getRequestCount()).isEqualTo(2);
+    assertThat(registry.get("bacen.throttle.rebooked").counter().count()).isEqualTo(1);
   }
 
   @Test

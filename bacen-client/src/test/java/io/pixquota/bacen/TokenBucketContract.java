@@ -5,8 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -51,6 +54,24 @@ abstract class TokenBucketContract {
     Acquisition tenth = bucket.acquire(1, LONG);
     assertThat(waitMicros(tenth)).isEqualTo(222_223);
     assertThat(tenth.slotMicros() - ninth.slotMicros()).isEqualTo(111_111);
+  }
+
+  /** Async bookings asked for in a row, without waiting for any answer: the same slots, in the order asked. */
+  @Test
+  void asyncBookingsGetTheSameSlotsInTheOrderTheyWereAskedFor() throws Exception {
+    TokenBucket bucket = bucket(3, 10);
+    List<CompletableFuture<Acquisition>> asked = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      asked.add(bucket.acquireAsync(1, LONG).toCompletableFuture());
+    }
+    for (int i = 0; i < 40; i++) {
+      Acquisition a = asked.get(i).get(10, TimeUnit.SECONDS);
+      assertThat(a.granted()).isTrue();
+      assertThat(waitMicros(a)).as("booking %d", i).isEqualTo(i < 3 ? 0 : (i - 2) * 100_000L);
+    }
+    assertThat(bucket.refundAsync(1).toCompletableFuture().get(10, TimeUnit.SECONDS)).isCloseTo(-36, within(1e-9));
+    assertThatThrownBy(() -> bucket.acquireAsync(0, LONG)).as("bad input before any I/O")
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test

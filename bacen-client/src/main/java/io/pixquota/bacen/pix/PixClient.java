@@ -75,7 +75,7 @@ public final class PixClient implements AutoCloseable {
     ThrottlingInterceptor interceptor = throttle.build();
     // Every request, token fetches included, ends within the call timeout. No redirects: a known provider does not
     // send any, and a redirect loop would drain the shared bucket; a 3xx is an unexpected answer.
-    OkHttpClient base = (b.okHttpClient != null ? b.okHttpClient : new OkHttpClient()).newBuilder()
+    OkHttpClient base = (b.okHttpClient != null ? b.okHttpClient : ownClient(bucket)).newBuilder()
         .callTimeout(config.callTimeout()).followRedirects(false).followSslRedirects(false).build();
     OkHttpClient tokenHttp = config.throttleTokenCalls()
         ? base.newBuilder().addNetworkInterceptor(interceptor).build() : base;
@@ -88,6 +88,21 @@ public final class PixClient implements AutoCloseable {
     this.unthrottledHttp = base;
     retry.retries("getPix");
     retry.retries("getCob");
+  }
+
+  /**
+   * An OkHttp client of our own, its dispatcher sized for async calls: they hold a dispatcher slot only in flight,
+   * but a burst leaves at once, and one that queues in the dispatcher leaves late and books again. So: the bucket's
+   * burst plus a second's worth of its rate, per host (OkHttp's default is 5).
+   */
+  private static OkHttpClient ownClient(TokenBucket bucket) {
+    OkHttpClient client = new OkHttpClient();
+    double perHost = bucket.limits().stream().mapToDouble(l -> l.capacity() + l.refillPerSecond()).min()
+        .orElse(0);
+    int needed = (int) Math.min(1024, Math.ceil(perHost));
+    client.dispatcher().setMaxRequests(Math.max(client.dispatcher().getMaxRequests(), needed));
+    client.dispatcher().setMaxRequestsPerHost(Math.max(client.dispatcher().getMaxRequestsPerHost(), needed));
+    return client;
   }
 
   /** A builder for a client with these settings. */
