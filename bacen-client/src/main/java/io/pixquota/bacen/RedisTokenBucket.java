@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.redisson.api.RedissonClient;
@@ -224,26 +223,32 @@ public final class RedisTokenBucket implements TokenBucket {
 
   private LuaScript.Reply run(String op, double cost, long argMicros, String bookedGeneration)
       throws BucketUnavailableException, InterruptedException {
-    CompletableFuture<LuaScript.Reply> future = runAsync(op, cost, argMicros, bookedGeneration);
+    subscribe();
     try {
-      return future.get();
-    } catch (InterruptedException e) {
-      future.cancel(false);
-      throw e;
-    } catch (ExecutionException e) {
-      throw e.getCause() instanceof BucketUnavailableException b ? b
-          : new BucketUnavailableException(config.name(), String.valueOf(e.getCause()), e.getCause());
+      return observe(SCRIPT.call(redisson, key, args(op, cost, argMicros, bookedGeneration),
+          config.redisTimeout().toNanos(), time::nanoTime));
+    } catch (LuaScript.CallFailedException e) {
+      throw unavailable(e);
     }
   }
 
   /**
    * One script call, without blocking: completes on Redisson's I/O thread after this process has taken the news of
-   * the reply (epoch, generation, rate factor, configurations), or exceptionally with a
-   * {@link BucketUnavailableException}.
+   * the reply, or exceptionally with a {@link BucketUnavailableException}.
    */
   private CompletableFuture<LuaScript.Reply> runAsync(String op, double cost, long argMicros,
       String bookedGeneration) {
     subscribe();
+    return SCRIPT.callAsync(redisson, key, args(op, cost, argMicros, bookedGeneration),
+        config.redisTimeout().toNanos(), time::nanoTime).handle((reply, failure) -> {
+          if (failure != null) {
+            throw new CompletionException(unavailable(failure));
+          }
+          return observe(reply);
+        });
+  }
+
+  private Object[] args(String op, double cost, long argMicros, String bookedGeneration) {
     Object[] args = new Object[5 + fixedArgs.length];
     args[0] = op;
     args[1] = Double.toString(cost);
@@ -252,22 +257,21 @@ public final class RedisTokenBucket implements TokenBucket {
     System.arraycopy(fixedArgs, 0, args, 4, 4);
     args[8] = bookedGeneration;
     System.arraycopy(fixedArgs, 4, args, 9, fixedArgs.length - 4);
-    return SCRIPT.callAsync(redisson, key, args, config.redisTimeout().toNanos(), time::nanoTime)
-        .handle((reply, failure) -> {
-          if (failure != null) {
-            throw new CompletionException(unavailable(failure));
-          }
-          List<Object> v = reply.values();
-          epochs.observe(asLong(v.get(4)));
-          generations.observe(asLong(v.get(5)));
-          rateFactor = Double.parseDouble(v.get(6).toString());
-          int live = (int) asLong(v.get(8));
-          configurations = live;
-          if (live > 1) {
-            disagreement(v.get(9).toString());
-          }
-          return reply;
-        });
+    return args;
+  }
+
+  /** Takes the news of a reply: the state's epoch, the rate's generation and factor, the live configurations. */
+  private LuaScript.Reply observe(LuaScript.Reply reply) {
+    List<Object> v = reply.values();
+    epochs.observe(asLong(v.get(4)));
+    generations.observe(asLong(v.get(5)));
+    rateFactor = Double.parseDouble(v.get(6).toString());
+    int live = (int) asLong(v.get(8));
+    configurations = live;
+    if (live > 1) {
+      disagreement(v.get(9).toString());
+    }
+    return reply;
   }
 
   /** A failed script call as this bucket reports it: what failed, the Redis timeout, and the root cause. */

@@ -77,9 +77,13 @@ public final class LuaScript {
    */
   public Reply call(RedissonClient redisson, String key, Object[] args, long timeoutNanos, LongSupplier clock)
       throws InterruptedException, CallFailedException {
-    CompletableFuture<Reply> future = callAsync(redisson, key, args, timeoutNanos, clock);
+    long deadline = System.nanoTime() + timeoutNanos;
+    CompletableFuture<Reply> future = send(redisson, key, args, clock);
     try {
-      return future.get();
+      return future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      future.cancel(false);
+      throw new CallFailedException("Redis did not answer within the timeout", e);
     } catch (InterruptedException e) {
       future.cancel(false);
       throw e;
@@ -96,14 +100,27 @@ public final class LuaScript {
    */
   public CompletableFuture<Reply> callAsync(RedissonClient redisson, String key, Object[] args, long timeoutNanos,
       LongSupplier clock) {
+    return send(redisson, key, args, clock).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+        .handle((reply, failure) -> {
+          if (failure == null) {
+            return reply;
+          }
+          Throwable cause = Async.cause(failure);
+          throw new CompletionException(cause instanceof TimeoutException
+              ? new CallFailedException("Redis did not answer within the timeout", cause) : cause);
+        });
+  }
+
+  /** EVALSHA, and on NOSCRIPT the body; failures as {@link CallFailedException}; no timeout of its own. */
+  private CompletableFuture<Reply> send(RedissonClient redisson, String key, Object[] args, LongSupplier clock) {
     RScript script = redisson.getScript(StringCodec.INSTANCE);
     CompletableFuture<Reply> result = new CompletableFuture<>();
     evalSha(script, key, args, clock).whenComplete((reply, failure) -> {
       if (failure == null) {
         result.complete(reply);
       } else if (!isNoScript(failure)) {
-        result.completeExceptionally(new CallFailedException("Redis call failed: " + describe(Async.cause(failure)),
-            Async.cause(failure)));
+        result.completeExceptionally(new CallFailedException("Redis call failed: "
+            + describe(Async.cause(failure)), Async.cause(failure)));
       } else {
         // NOSCRIPT: a restarted node, a promoted replica, SCRIPT FLUSH. EVAL with the body, routed by the key like
         // the EVALSHA was, so it reaches the node that owns the key now (a separate SCRIPT LOAD can reach a stale
@@ -122,14 +139,7 @@ public final class LuaScript {
             });
       }
     });
-    return result.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).handle((reply, failure) -> {
-      if (failure == null) {
-        return reply;
-      }
-      Throwable cause = Async.cause(failure);
-      throw new CompletionException(cause instanceof TimeoutException
-          ? new CallFailedException("Redis did not answer within the timeout", cause) : cause);
-    });
+    return result;
   }
 
   /** How many calls met NOSCRIPT and sent the script's body instead, since this process started. */
