@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import kotlin.jvm.JvmClassMappingKt;
@@ -271,10 +272,17 @@ public final class ThrottledCallFactory implements Call.Factory {
       deliverFailure(new InterruptedIOException("call canceled while waiting for its slot; not sent"));
     }
 
-    /** On the client's dispatcher executor, as OkHttp calls back: never on Redisson's threads nor the timer. */
+    /**
+     * On the client's dispatcher executor, as OkHttp calls back: never on Redisson's threads nor the timer. A client
+     * already shut down (its executor refuses work) gets it on this thread, rather than not at all.
+     */
     private void deliverFailure(IOException e) {
       Callback cb = callback;
-      client.dispatcher().executorService().execute(() -> cb.onFailure(this, e));
+      try {
+        client.dispatcher().executorService().execute(() -> cb.onFailure(this, e));
+      } catch (RejectedExecutionException rejected) {
+        cb.onFailure(this, e);
+      }
     }
 
     @Override

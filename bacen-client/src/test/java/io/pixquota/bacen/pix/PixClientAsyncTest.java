@@ -173,6 +173,18 @@ class PixClientAsyncTest {
   }
 
   @Test
+  void aCallWaitingWhenTheClientClosesFailsInsteadOfHanging() throws Exception {
+    LocalTokenBucket bucket = new LocalTokenBucket("closing", List.of(Limit.of(1, 2)), System::nanoTime);
+    PixClient client = client(bucket, Duration.ofMillis(200));
+    client.getPixAsync(E2E).get(10, TimeUnit.SECONDS);
+    CompletableFuture<Pix> waiting = client.getPixAsync(E2E); // its slot about 0.5 s away: past the max wait
+    client.close();
+    assertThat(failureOf(waiting)).isInstanceOf(PixException.class);
+    assertThatThrownBy(() -> client.getPixAsync(E2E)).isInstanceOf(IllegalStateException.class)
+        .hasMessage("this PixClient is closed");
+  }
+
+  @Test
   void cancellingTheFutureWhileItsCallWaitsSendsNothingAndGivesTheSlotBack() throws Exception {
     LocalTokenBucket bucket = new LocalTokenBucket("cancel", List.of(Limit.of(1, 1)), System::nanoTime);
     try (PixClient client = client(bucket, Duration.ofSeconds(10))) {
