@@ -124,6 +124,11 @@ public final class ThrottledCallFactory implements Call.Factory {
       }
       synchronized (this) {
         callback = responseCallback;
+        if (canceled) { // cancelled before it was enqueued: as OkHttp does, fail it without asking for a slot
+          state = State.DONE;
+          deliverFailure(new IOException("Canceled"));
+          return;
+        }
         booking = interceptor.booking(request, interceptor.maxWaitWithin(timeout.timeoutNanos()));
         state = State.ASKING;
       }

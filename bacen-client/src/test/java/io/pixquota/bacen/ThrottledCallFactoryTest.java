@@ -271,6 +271,11 @@ class ThrottledCallFactoryTest {
     assertThatThrownBy(() -> call.enqueue(null)).isInstanceOf(NullPointerException.class);
     assertThat(call.clone().isExecuted()).isFalse();
     assertThat(call.toString()).doesNotContain("/sync");
+    Call canceledFirst = calls.newCall(get("/never"));
+    canceledFirst.cancel();
+    assertThatThrownBy(() -> enqueue(canceledFirst).get(10, TimeUnit.SECONDS)).cause()
+        .isInstanceOf(IOException.class).hasMessage("Canceled");
+    assertThat(server.getRequestCount()).as("only the executed call").isEqualTo(1);
   }
 
   @Test
