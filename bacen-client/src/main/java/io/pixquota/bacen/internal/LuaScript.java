@@ -77,16 +77,8 @@ public final class LuaScript {
    */
   public Reply call(RedissonClient redisson, String key, Object[] args, long timeoutNanos, LongSupplier clock)
       throws InterruptedException, CallFailedException {
-    long deadline = System.nanoTime() + timeoutNanos;
-    CompletableFuture<Reply> future = send(redisson, key, args, clock);
     try {
-      return future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-    } catch (TimeoutException e) {
-      future.cancel(false);
-      throw new CallFailedException("Redis did not answer within the timeout", e);
-    } catch (InterruptedException e) {
-      future.cancel(false);
-      throw e;
+      return await(send(redisson, key, args, clock), System.nanoTime() + timeoutNanos);
     } catch (ExecutionException e) {
       throw e.getCause() instanceof CallFailedException f ? f
           : new CallFailedException("Redis call failed: " + describe(e.getCause()), e.getCause());
