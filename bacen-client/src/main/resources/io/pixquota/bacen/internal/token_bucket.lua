@@ -148,16 +148,23 @@ local function factor(at)
   return v
 end
 
--- Live configurations: the caller's, and the others within their lease.
+-- Live configurations: the caller's, and the others within their lease. One pass over the hash's fields, told
+-- apart by their first two bytes ("c:" a configuration, "t:" a limit's tokens).
 local leases = {}
 local ids = {}
 local dead = {}
+local stored_limits = {}
+local my_field = 'c:' .. my_id
 for field, value in pairs(h) do
-  if string.sub(field, 1, 2) == 'c:' then
-    local id = string.sub(field, 3)
-    if id ~= my_id then
-      if tonumber(value) >= now then
-        leases[id] = tonumber(value)
+  if string.byte(field, 2) == 58 then -- ':'
+    local first = string.byte(field, 1)
+    if first == 116 then -- 't'
+      stored_limits[#stored_limits + 1] = field
+    elseif first == 99 and field ~= my_field then -- 'c', another configuration
+      local ends = tonumber(value)
+      if ends >= now then
+        local id = string.sub(field, 3)
+        leases[id] = ends
         ids[#ids + 1] = id
       else
         dead[#dead + 1] = field
@@ -165,7 +172,9 @@ for field, value in pairs(h) do
     end
   end
 end
-table.sort(ids)
+if #ids > 1 then
+  table.sort(ids)
+end
 leases[my_id] = now + lease
 
 -- The limits in force: the caller's first, then the other configurations', each once.
@@ -186,8 +195,8 @@ for _, id in ipairs(ids) do
     add(capacity, refill)
   end
 end
-for field in pairs(h) do
-  if string.sub(field, 1, 2) == 't:' and not in_force[field] then
+for _, field in ipairs(stored_limits) do
+  if not in_force[field] then
     dead[#dead + 1] = field
   end
 end
@@ -246,8 +255,10 @@ end
 local done = 1
 local generation = g or tonumber(epoch)
 local function reply()
-  return { done, wait, smallest(), now, epoch, string.format('%d', generation), string.format('%.17g', f_now),
-    string.format('%d', hold), #ids + 1, table.concat(ids, ';') }
+  -- f_now is exactly 1 when the rate was never cut, and '%.17g' of 1 is "1": the common case needs no formatting
+  return { done, wait, smallest(), now, epoch, g and string.format('%d', generation) or epoch,
+    k and string.format('%.17g', f_now) or '1', hold == 0 and '0' or string.format('%d', hold), #ids + 1,
+    #ids == 0 and '' or table.concat(ids, ';') }
 end
 
 if op == 'acquire' and wait > arg_micros then
@@ -294,7 +305,7 @@ else
 end
 
 local ttl = 0
-local hset = { 'u', string.format('%.17g', now), 'e', epoch, 'c:' .. my_id, string.format('%d', leases[my_id]) }
+local hset = { 'u', string.format('%d', now), 'e', epoch, my_field, string.format('%d', leases[my_id]) }
 for i, l in ipairs(limits) do
   hset[#hset + 1] = l[1]
   hset[#hset + 1] = string.format('%.17g', tokens[i])
