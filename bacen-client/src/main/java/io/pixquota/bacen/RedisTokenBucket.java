@@ -216,6 +216,11 @@ public final class RedisTokenBucket implements TokenBucket {
     return rateFactor;
   }
 
+  /** For tests: whether this process hears the fleet's news of this bucket on its channel. */
+  boolean subscribed() {
+    return subscribed;
+  }
+
   @Override
   public int configurations() {
     return configurations;

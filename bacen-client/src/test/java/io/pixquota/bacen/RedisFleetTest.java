@@ -6,6 +6,7 @@ import io.pixquota.testing.RedisExtension;
 import io.pixquota.testing.TestRedis;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -22,16 +23,24 @@ class RedisFleetTest {
     RedisTokenBucket b = RedisTokenBucket.create(redis.newRedisson(), config);
     a.preload();
     b.preload();
-    Thread.sleep(200); // both subscriptions in place (they are made without waiting)
+    awaitTrue(() -> a.subscribed() && b.subscribed(), "both subscriptions in place (made without waiting)");
     a.acquire(1, Duration.ZERO);
     Acquisition sleeping = a.acquire(1, Duration.ofSeconds(10)); // a's caller, booked at 1 s
     Acquisition refused = b.acquire(1, Duration.ofSeconds(10));
     assertThat(b.providerRefused(refused, Duration.ofSeconds(3))).isTrue();
+    awaitTrue(() -> a.superseded(sleeping), "a hears of the cut through the channel, with no call of its own");
+  }
+
+  /** Waits (really, at most 5 s) for a state that another connection's message brings. */
+  private static void awaitTrue(BooleanSupplier state, String what) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-    while (!a.superseded(sleeping) && System.nanoTime() < deadline) {
-      Thread.sleep(5);
+    while (!state.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("not within 5 s: " + what);
+      }
+      Thread.onSpinWait();
+      TimeUnit.MILLISECONDS.sleep(1);
     }
-    assertThat(a.superseded(sleeping)).as("heard through the channel: a made no call since").isTrue();
   }
 
   @Test

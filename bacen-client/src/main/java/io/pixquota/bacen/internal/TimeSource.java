@@ -39,6 +39,11 @@ public interface TimeSource {
     }
   };
 
+  /** How many tasks wait on the process's timer ({@link #SYSTEM}'s {@link #schedule}): for tests and diagnostics. */
+  static int systemTimerTasks() {
+    return Timer.INSTANCE.getQueue().size();
+  }
+
   /** The process's one timer thread for waits that hold no thread (async calls): tasks on it must not block. */
   final class Timer {
     static final ScheduledThreadPoolExecutor INSTANCE = create();
