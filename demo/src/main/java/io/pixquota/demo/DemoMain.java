@@ -138,7 +138,7 @@ public final class DemoMain implements Callable<Integer> {
               calls);
         } else {
           out.printf(Locale.ROOT, "%d replicas x %d callers back to back for %d s, and a foreign system on the same "
-              + "credentials at %s per second%n%n", replicas, calls, durationSeconds, number(foreignRate));
+              + "credentials at %s per second%n%n", replicas, calls, durationSeconds, ResultTable.number(foreignRate));
         }
       }
       Map<String, ModeResult> results = new LinkedHashMap<>();
@@ -161,12 +161,12 @@ public final class DemoMain implements Callable<Integer> {
         results.forEach((k, v) -> all.put(k, v.toJson()));
         out.println(json.writeValueAsString(all));
       } else {
-        printTable(results);
+        ResultTable.print(out, results, replicas * calls, bucket.capacity, bucket.rate, foreignRate);
       }
       if (report != null) {
         Files.writeString(report, Report.html(results, bucket.capacity, bucket.rate, replicas, calls,
-            foreignRate == null ? null : "a foreign system at " + number(foreignRate) + " per second, " + calls
-                + " callers per replica back to back for " + durationSeconds + " s"), StandardCharsets.UTF_8);
+            foreignRate == null ? null : "a foreign system at " + ResultTable.number(foreignRate) + " per second, "
+                + calls + " callers per replica back to back for " + durationSeconds + " s"), StandardCharsets.UTF_8);
         if (!jsonOnly) {
           out.println("Report written to " + report.toAbsolutePath());
         }
@@ -178,7 +178,7 @@ public final class DemoMain implements Callable<Integer> {
 
   private void checkForeign() {
     if (!(foreignRate > 0 && foreignRate <= 1000)) {
-      throw bad("--foreign-rate must be within (0, 1000] per second, but was " + number(foreignRate));
+      throw bad("--foreign-rate must be within (0, 1000] per second, but was " + ResultTable.number(foreignRate));
     }
     if (durationSeconds < 1 || durationSeconds > 3600) {
       throw bad("--duration must be within 1..3600 s, but was " + durationSeconds);
@@ -191,10 +191,6 @@ public final class DemoMain implements Callable<Integer> {
 
   private CommandLine.ParameterException bad(String message) {
     return new CommandLine.ParameterException(spec.commandLine(), message);
-  }
-
-  private static String number(double d) {
-    return d == Math.rint(d) ? Long.toString((long) d) : Double.toString(d);
   }
 
   private ModeResult run(String name, ReplicaCommand.Mode replicaMode, List<String> extra, URI provider,
@@ -311,52 +307,6 @@ public final class DemoMain implements Callable<Integer> {
           out.println(sb);
         }
       }
-    }
-  }
-
-  private void printTable(Map<String, ModeResult> results) {
-    List<String> modes = new ArrayList<>(results.keySet());
-    List<String> rows = new ArrayList<>(List.of("served", "429 Too Many Requests", "other failures", "elapsed",
-        "wait p50", "wait p99", "Redis round trips per call", "provider: most accepted in any 1 s"));
-    if (foreignRate != null) {
-      rows.addAll(List.of("foreign calls", "foreign 429", "effective rate, lowest"));
-    }
-    out.println();
-    out.printf(Locale.ROOT, "%-36s", "");
-    modes.forEach(m -> out.printf(Locale.ROOT, "%14s", m));
-    out.println();
-    for (String row : rows) {
-      out.printf(Locale.ROOT, "%-36s", row);
-      for (String m : modes) {
-        ModeResult r = results.get(m);
-        String cell = switch (row) {
-          case "served" -> Long.toString(r.served());
-          case "429 Too Many Requests" -> Long.toString(r.tooManyRequests());
-          case "other failures" -> Long.toString(r.otherFailures());
-          case "elapsed" -> String.format(Locale.ROOT, "%.2f s", r.elapsedMs() / 1000);
-          case "wait p50" -> String.format(Locale.ROOT, "%.0f ms", r.waitPercentileMs(50));
-          case "wait p99" -> String.format(Locale.ROOT, "%.0f ms", r.waitPercentileMs(99));
-          case "Redis round trips per call" -> String.format(Locale.ROOT, "%.2f", r.redisRoundTripsPerCall());
-          case "foreign calls" -> Long.toString(r.foreignCalls());
-          case "foreign 429" -> Long.toString(r.foreignTooManyRequests());
-          case "effective rate, lowest" -> String.format(Locale.ROOT, "%.2f/s", r.effectiveRateLowest());
-          default -> Long.toString(r.providerMaxInWindow);
-        };
-        out.printf(Locale.ROOT, "%14s", cell);
-      }
-      out.println();
-    }
-    ModeResult throttled = results.get("throttled");
-    if (results.containsKey("adaptive")) {
-      out.printf(Locale.ROOT, "%nThe provider answers 10 per second to everyone on these credentials; the foreign "
-          + "system takes %s of them. adaptive: the first 429 the bucket did not expect cut the shared rate for "
-          + "every replica, and it climbs back while no 429 comes.%n", number(foreignRate));
-    }
-    if (throttled != null) {
-      double ideal = Math.max(0, (replicas * calls - bucket.capacity) / bucket.rate);
-      out.printf(Locale.ROOT, "%nThrottled ideal: (%d - %.0f) / %.0f = %.2f s; %s%n", replicas * calls,
-          bucket.capacity, bucket.rate,
-          ideal, throttled.tooManyRequests() == 0 ? "zero 429." : "429s seen: the bucket is not under the quota!");
     }
   }
 

@@ -97,21 +97,7 @@ public final class FallbackTokenBucket implements TokenBucket {
     if (!useShared()) {
       return TokenBucket.super.acquireAsync(cost, maxWait);
     }
-    return shared.acquireAsync(cost, maxWait).handle((a, failure) -> {
-      if (failure == null) {
-        sharedAnswered();
-        return a;
-      }
-      if (!(Async.cause(failure) instanceof BucketUnavailableException e)) {
-        throw Async.rethrown(failure);
-      }
-      sharedFailed(e);
-      try {
-        return local(cost, maxWait, e);
-      } catch (BucketUnavailableException refused) {
-        throw new CompletionException(refused);
-      }
-    });
+    return sharedElseLocalAsync(shared.acquireAsync(cost, maxWait), e -> local(cost, maxWait, e));
   }
 
   @Override
@@ -133,16 +119,31 @@ public final class FallbackTokenBucket implements TokenBucket {
     if (!useShared()) {
       return CompletableFuture.completedFuture(local.refund(cost));
     }
-    return shared.refundAsync(cost).handle((left, failure) -> {
+    return sharedElseLocalAsync(shared.refundAsync(cost), e -> local.refund(cost));
+  }
+
+  /** What the local share does when the shared bucket failed with {@code e}. */
+  @FunctionalInterface
+  private interface LocalOperation<T> {
+    T run(BucketUnavailableException e) throws BucketUnavailableException;
+  }
+
+  /** The shared bucket's stage while it answers; when it fails to, the local share's answer, in the same stage. */
+  private <T> CompletionStage<T> sharedElseLocalAsync(CompletionStage<T> onShared, LocalOperation<T> onLocal) {
+    return onShared.handle((value, failure) -> {
       if (failure == null) {
         sharedAnswered();
-        return left;
+        return value;
       }
       if (!(Async.cause(failure) instanceof BucketUnavailableException e)) {
         throw Async.rethrown(failure);
       }
       sharedFailed(e);
-      return local.refund(cost);
+      try {
+        return onLocal.run(e);
+      } catch (BucketUnavailableException refused) {
+        throw new CompletionException(refused);
+      }
     });
   }
 

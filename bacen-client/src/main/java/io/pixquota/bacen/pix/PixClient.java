@@ -6,11 +6,8 @@ import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.pixquota.bacen.BucketUnavailableException;
 import io.pixquota.bacen.RedisAddress;
 import io.pixquota.bacen.RedisTokenBucket;
-import io.pixquota.bacen.ThrottleException;
-import io.pixquota.bacen.ThrottledCallFactory;
 import io.pixquota.bacen.ThrottlingInterceptor;
 import io.pixquota.bacen.TokenBucket;
-import io.pixquota.bacen.internal.Async;
 import io.pixquota.bacen.internal.Checks;
 import io.pixquota.bacen.internal.OAuthTokenSource;
 import io.pixquota.bacen.internal.TimeSource;
@@ -24,7 +21,6 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongUnaryOperator;
 import okhttp3.Call;
-import okhttp3.Callback;
 import okhttp3.HttpUrl;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -48,9 +44,8 @@ public final class PixClient implements AutoCloseable {
   private final PixClientConfig config;
   private final HttpUrl apiBase;
   private final OkHttpClient http;
-  private final ThrottledCallFactory asyncCalls;
   private final OkHttpClient unthrottledHttp;
-  private final OAuthTokenSource tokens;
+  private final PixAttempts attempts;
   private final PixJson json = new PixJson();
   private final PixResponses responses;
   private final PixRetry retry;
@@ -79,13 +74,13 @@ public final class PixClient implements AutoCloseable {
         .callTimeout(config.callTimeout()).followRedirects(false).followSslRedirects(false).build();
     OkHttpClient tokenHttp = config.throttleTokenCalls()
         ? base.newBuilder().addNetworkInterceptor(interceptor).build() : base;
-    this.tokens = new OAuthTokenSource(tokenHttp, HttpUrl.get(config.tokenUrl().toString()), config.clientId(),
-        config.clientSecret(), json.mapper, b.time::nanoTime);
+    OAuthTokenSource tokens = new OAuthTokenSource(tokenHttp, HttpUrl.get(config.tokenUrl().toString()),
+        config.clientId(), config.clientSecret(), json.mapper, b.time::nanoTime);
     // A network interceptor: the slot is booked once OkHttp holds a connection, so a slow connection set-up cannot
     // make a call leave late and bunch with the next slots (measured: 1 x 429 per cold burst otherwise).
     this.http = base.newBuilder().addNetworkInterceptor(interceptor).build();
-    this.asyncCalls = ThrottledCallFactory.of(http);
     this.unthrottledHttp = base;
+    this.attempts = new PixAttempts(apiBase, http, tokens, responses, config.callTimeout());
     retry.retries("getPix");
     retry.retries("getCob");
   }
@@ -120,7 +115,7 @@ public final class PixClient implements AutoCloseable {
   public Pix getPix(String endToEndId) {
     PixIds.checkEndToEndId(endToEndId);
     checkOpen();
-    return retry.call("getPix", () -> attempt("pix/" + endToEndId, json::pix));
+    return retry.call("getPix", () -> attempts.attempt("pix/" + endToEndId, json::pix));
   }
 
   /**
@@ -133,7 +128,7 @@ public final class PixClient implements AutoCloseable {
   public Cob getCob(String txid) {
     PixIds.checkTxid(txid);
     checkOpen();
-    return retry.call("getCob", () -> attempt("cob/" + txid, json::cob));
+    return retry.call("getCob", () -> attempts.attempt("cob/" + txid, json::cob));
   }
 
   /**
@@ -164,7 +159,7 @@ public final class PixClient implements AutoCloseable {
   /** A call with retries, each attempt async; a cancel of the result cancels the attempt in flight. */
   private <T> CompletableFuture<T> async(String operation, String path, PixResponses.Reader<T> reader) {
     AtomicReference<Call> current = new AtomicReference<>();
-    CompletableFuture<T> result = retry.callAsync(operation, () -> attemptAsync(path, reader, false, current));
+    CompletableFuture<T> result = retry.callAsync(operation, () -> attempts.attemptAsync(path, reader, false, current));
     result.whenComplete((value, failure) -> {
       Call call = current.get();
       if (result.isCancelled() && call != null) {
@@ -172,54 +167,6 @@ public final class PixClient implements AutoCloseable {
       }
     });
     return result;
-  }
-
-  /** One async attempt: a bearer token, the request through the throttle, one fresh token after a 401. */
-  private <T> CompletableFuture<T> attemptAsync(String path, PixResponses.Reader<T> reader, boolean refreshed,
-      AtomicReference<Call> current) {
-    return tokens.getAsync(config.callTimeout()).handle((bearer, failure) -> {
-      if (failure != null) {
-        Throwable cause = Async.cause(failure);
-        throw Async.rethrown(cause instanceof IOException io ? tokenFailure(io) : cause);
-      }
-      return bearer;
-    }).thenCompose(bearer -> {
-      Request request = new Request.Builder().url(apiBase.resolve("api/v2/" + path))
-          .header("Authorization", "Bearer " + bearer).header("Accept", "application/json").get().build();
-      Call call = asyncCalls.newCall(request);
-      current.set(call);
-      CompletableFuture<T> answer = new CompletableFuture<>();
-      call.enqueue(new Callback() {
-        @Override
-        public void onFailure(Call c, IOException e) {
-          answer.completeExceptionally(e instanceof ThrottleException t ? new PixThrottledException("not sent", t)
-              : transport("request failed", e));
-        }
-
-        @Override
-        public void onResponse(Call c, Response response) {
-          try (response) {
-            if (response.code() == 401 && !refreshed) {
-              tokens.invalidate(bearer); // expired or revoked early: one fresh token, one more try
-              attemptAsync(path, reader, true, current).whenComplete((value, again) -> {
-                if (again == null) {
-                  answer.complete(value);
-                } else {
-                  answer.completeExceptionally(Async.cause(again));
-                }
-              });
-              return;
-            }
-            answer.complete(responses.read(response, reader));
-          } catch (IOException e) {
-            answer.completeExceptionally(transport("request failed", e));
-          } catch (RuntimeException e) {
-            answer.completeExceptionally(e);
-          }
-        }
-      });
-      return answer;
-    });
   }
 
   /**
@@ -232,7 +179,7 @@ public final class PixClient implements AutoCloseable {
    */
   public void warmUp() {
     checkOpen();
-    bearer();
+    attempts.bearer();
     try {
       bucket.preload();
     } catch (InterruptedException e) {
@@ -258,70 +205,15 @@ public final class PixClient implements AutoCloseable {
     }
     checkOpen();
     Request request = new Request.Builder().url(apiBase.resolve("policies/" + policy))
-        .header("Authorization", "Bearer " + bearer()).get().build();
+        .header("Authorization", "Bearer " + attempts.bearer()).get().build();
     try (Response response = unthrottledHttp.newCall(request).execute()) {
       JsonNode body = responses.read(response, node -> node);
       return json.policy(body);
     } catch (IllegalArgumentException e) {
       throw new PixUnexpectedResponseException("unusable policy: " + e.getMessage(), 200, null, null, e);
     } catch (IOException e) {
-      throw transport("policy request failed", e);
+      throw PixAttempts.transport("policy request failed", e);
     }
-  }
-
-  /** One attempt: a bearer token, the request through the throttle, and one fresh token after a 401. */
-  private <T> T attempt(String path, PixResponses.Reader<T> reader) {
-    HttpUrl url = apiBase.resolve("api/v2/" + path);
-    boolean refreshed = false;
-    while (true) {
-      String bearer = bearer();
-      Request request = new Request.Builder().url(url).header("Authorization", "Bearer " + bearer)
-          .header("Accept", "application/json").get().build();
-      try (Response response = http.newCall(request).execute()) {
-        if (response.code() == 401 && !refreshed) {
-          tokens.invalidate(bearer); // expired or revoked early: one fresh token, one more try
-          refreshed = true;
-          continue;
-        }
-        return responses.read(response, reader);
-      } catch (ThrottleException e) {
-        throw new PixThrottledException("not sent", e);
-      } catch (IOException e) {
-        throw transport("request failed", e);
-      }
-    }
-  }
-
-  /** A bearer token within the call timeout: an attempt waits no longer for its token than for its answer. */
-  private String bearer() {
-    try {
-      return tokens.get(config.callTimeout());
-    } catch (IOException e) {
-      throw tokenFailure(e);
-    }
-  }
-
-  /** A failed token fetch as the PixException a call reports. */
-  private static PixException tokenFailure(IOException failure) {
-    if (!(failure instanceof OAuthTokenSource.TokenException e)) {
-      return transport("token request failed", failure);
-    }
-    if (e.status() >= 500) {
-      return new PixUnavailableException("token endpoint failed", e.status(), null, null, null, e);
-    }
-    if (e.status() >= 200 && e.status() < 300) {
-      return new PixUnexpectedResponseException("token endpoint answered an unusable token: " + e.getMessage(),
-          e.status(), null, null, e);
-    }
-    return new PixAccessDeniedException("token endpoint refused the client credentials", e.status(), null, null, e);
-  }
-
-  /**
-   * A call timeout is an InterruptedIOException too; a real interrupt left the thread's flag set, which the retry
-   * reads: no retry for an interrupted caller.
-   */
-  private static PixException transport(String what, IOException e) {
-    return new PixTransportException(what + ": " + e.getClass().getSimpleName() + ": " + e.getMessage(), e);
   }
 
   private void checkOpen() {

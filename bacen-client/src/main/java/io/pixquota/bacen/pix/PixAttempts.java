@@ -1,0 +1,146 @@
+package io.pixquota.bacen.pix;
+
+import io.pixquota.bacen.ThrottleException;
+import io.pixquota.bacen.ThrottledCallFactory;
+import io.pixquota.bacen.internal.Async;
+import io.pixquota.bacen.internal.OAuthTokenSource;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
+import okhttp3.Call;
+import okhttp3.Callback;
+import okhttp3.HttpUrl;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.Response;
+
+/**
+ * One attempt of an API call, blocking or async: a bearer token within the call timeout, the request through the
+ * throttle, one fresh token after a 401, the answer read into a result or a {@link PixException}. Retries are
+ * {@link PixRetry}'s; the wiring and the operations are {@link PixClient}'s.
+ */
+final class PixAttempts {
+  private final HttpUrl apiBase;
+  private final OkHttpClient http;
+  private final ThrottledCallFactory asyncCalls;
+  private final OAuthTokenSource tokens;
+  private final PixResponses responses;
+  private final Duration callTimeout;
+
+  /**
+   * @param http a client with the throttle, for blocking calls; its {@link ThrottledCallFactory} makes the async ones
+   */
+  PixAttempts(HttpUrl apiBase, OkHttpClient http, OAuthTokenSource tokens, PixResponses responses,
+      Duration callTimeout) {
+    this.apiBase = apiBase;
+    this.http = http;
+    this.asyncCalls = ThrottledCallFactory.of(http);
+    this.tokens = tokens;
+    this.responses = responses;
+    this.callTimeout = callTimeout;
+  }
+
+  /** One attempt: a bearer token, the request through the throttle, and one fresh token after a 401. */
+  <T> T attempt(String path, PixResponses.Reader<T> reader) {
+    HttpUrl url = apiBase.resolve("api/v2/" + path);
+    boolean refreshed = false;
+    while (true) {
+      String bearer = bearer();
+      Request request = new Request.Builder().url(url).header("Authorization", "Bearer " + bearer)
+          .header("Accept", "application/json").get().build();
+      try (Response response = http.newCall(request).execute()) {
+        if (response.code() == 401 && !refreshed) {
+          tokens.invalidate(bearer); // expired or revoked early: one fresh token, one more try
+          refreshed = true;
+          continue;
+        }
+        return responses.read(response, reader);
+      } catch (ThrottleException e) {
+        throw new PixThrottledException("not sent", e);
+      } catch (IOException e) {
+        throw transport("request failed", e);
+      }
+    }
+  }
+
+  /** A bearer token within the call timeout: an attempt waits no longer for its token than for its answer. */
+  String bearer() {
+    try {
+      return tokens.get(callTimeout);
+    } catch (IOException e) {
+      throw tokenFailure(e);
+    }
+  }
+
+  /** A failed token fetch as the PixException a call reports. */
+  private static PixException tokenFailure(IOException failure) {
+    if (!(failure instanceof OAuthTokenSource.TokenException e)) {
+      return transport("token request failed", failure);
+    }
+    if (e.status() >= 500) {
+      return new PixUnavailableException("token endpoint failed", e.status(), null, null, null, e);
+    }
+    if (e.status() >= 200 && e.status() < 300) {
+      return new PixUnexpectedResponseException("token endpoint answered an unusable token: " + e.getMessage(),
+          e.status(), null, null, e);
+    }
+    return new PixAccessDeniedException("token endpoint refused the client credentials", e.status(), null, null, e);
+  }
+
+  /**
+   * A call timeout is an InterruptedIOException too; a real interrupt left the thread's flag set, which the retry
+   * reads: no retry for an interrupted caller.
+   */
+  static PixException transport(String what, IOException e) {
+    return new PixTransportException(what + ": " + e.getClass().getSimpleName() + ": " + e.getMessage(), e);
+  }
+
+  /** One async attempt: a bearer token, the request through the throttle, one fresh token after a 401. */
+  <T> CompletableFuture<T> attemptAsync(String path, PixResponses.Reader<T> reader, boolean refreshed,
+      AtomicReference<Call> current) {
+    return tokens.getAsync(callTimeout).handle((bearer, failure) -> {
+      if (failure != null) {
+        Throwable cause = Async.cause(failure);
+        throw Async.rethrown(cause instanceof IOException io ? tokenFailure(io) : cause);
+      }
+      return bearer;
+    }).thenCompose(bearer -> {
+      Request request = new Request.Builder().url(apiBase.resolve("api/v2/" + path))
+          .header("Authorization", "Bearer " + bearer).header("Accept", "application/json").get().build();
+      Call call = asyncCalls.newCall(request);
+      current.set(call);
+      CompletableFuture<T> answer = new CompletableFuture<>();
+      call.enqueue(new Callback() {
+        @Override
+        public void onFailure(Call c, IOException e) {
+          answer.completeExceptionally(e instanceof ThrottleException t ? new PixThrottledException("not sent", t)
+              : transport("request failed", e));
+        }
+
+        @Override
+        public void onResponse(Call c, Response response) {
+          try (response) {
+            if (response.code() == 401 && !refreshed) {
+              tokens.invalidate(bearer); // expired or revoked early: one fresh token, one more try
+              attemptAsync(path, reader, true, current).whenComplete((value, again) -> {
+                if (again == null) {
+                  answer.complete(value);
+                } else {
+                  answer.completeExceptionally(Async.cause(again));
+                }
+              });
+              return;
+            }
+            answer.complete(responses.read(response, reader));
+          } catch (IOException e) {
+            answer.completeExceptionally(transport("request failed", e));
+          } catch (RuntimeException e) {
+            answer.completeExceptionally(e);
+          }
+        }
+      });
+      return answer;
+    });
+  }
+}

@@ -1,0 +1,64 @@
+package io.pixquota.demo;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** The demo's table on the terminal: one column per run, one row per figure. */
+final class ResultTable {
+  private ResultTable() {}
+
+  /** Prints the runs side by side, then a line that reads them. */
+  static void print(PrintStream out, Map<String, ModeResult> results, int allCalls, double capacity, double rate,
+      Double foreignRate) {
+    List<String> modes = new ArrayList<>(results.keySet());
+    List<String> rows = new ArrayList<>(List.of("served", "429 Too Many Requests", "other failures", "elapsed",
+        "wait p50", "wait p99", "Redis round trips per call", "provider: most accepted in any 1 s"));
+    if (foreignRate != null) {
+      rows.addAll(List.of("foreign calls", "foreign 429", "effective rate, lowest"));
+    }
+    out.println();
+    out.printf(Locale.ROOT, "%-36s", "");
+    modes.forEach(m -> out.printf(Locale.ROOT, "%14s", m));
+    out.println();
+    for (String row : rows) {
+      out.printf(Locale.ROOT, "%-36s", row);
+      for (String m : modes) {
+        ModeResult r = results.get(m);
+        String cell = switch (row) {
+          case "served" -> Long.toString(r.served());
+          case "429 Too Many Requests" -> Long.toString(r.tooManyRequests());
+          case "other failures" -> Long.toString(r.otherFailures());
+          case "elapsed" -> String.format(Locale.ROOT, "%.2f s", r.elapsedMs() / 1000);
+          case "wait p50" -> String.format(Locale.ROOT, "%.0f ms", r.waitPercentileMs(50));
+          case "wait p99" -> String.format(Locale.ROOT, "%.0f ms", r.waitPercentileMs(99));
+          case "Redis round trips per call" -> String.format(Locale.ROOT, "%.2f", r.redisRoundTripsPerCall());
+          case "foreign calls" -> Long.toString(r.foreignCalls());
+          case "foreign 429" -> Long.toString(r.foreignTooManyRequests());
+          case "effective rate, lowest" -> String.format(Locale.ROOT, "%.2f/s", r.effectiveRateLowest());
+          default -> Long.toString(r.providerMaxInWindow);
+        };
+        out.printf(Locale.ROOT, "%14s", cell);
+      }
+      out.println();
+    }
+    ModeResult throttled = results.get("throttled");
+    if (results.containsKey("adaptive")) {
+      out.printf(Locale.ROOT, "%nThe provider answers 10 per second to everyone on these credentials; the foreign "
+          + "system takes %s of them. adaptive: the first 429 the bucket did not expect cut the shared rate for "
+          + "every replica, and it climbs back while no 429 comes.%n", number(foreignRate));
+    }
+    if (throttled != null) {
+      double ideal = Math.max(0, (allCalls - capacity) / rate);
+      out.printf(Locale.ROOT, "%nThrottled ideal: (%d - %.0f) / %.0f = %.2f s; %s%n", allCalls, capacity, rate,
+          ideal, throttled.tooManyRequests() == 0 ? "zero 429." : "429s seen: the bucket is not under the quota!");
+    }
+  }
+
+  /** 3 for 3.0, 2.5 for 2.5: a rate as a person writes it. */
+  static String number(double d) {
+    return d == Math.rint(d) ? Long.toString((long) d) : Double.toString(d);
+  }
+}
