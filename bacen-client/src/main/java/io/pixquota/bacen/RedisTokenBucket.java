@@ -1,6 +1,7 @@
 package io.pixquota.bacen;
 
 import io.pixquota.bacen.internal.Async;
+import io.pixquota.bacen.internal.BucketStep;
 import io.pixquota.bacen.internal.Checks;
 import io.pixquota.bacen.internal.LuaScript;
 import io.pixquota.bacen.internal.StateEpochs;
@@ -47,7 +48,7 @@ public final class RedisTokenBucket implements TokenBucket {
   private final TokenBucketConfig config;
   private final String key;
   private final double maxCost;
-  private final Object[] fixedArgs;
+  private final String settings;
   private final Clock clientClock;
   private final TimeSource time;
   private final StateEpochs epochs = new StateEpochs();
@@ -68,20 +69,14 @@ public final class RedisTokenBucket implements TokenBucket {
     this.clientClock = config.clientClock().orElse(null);
     RateAdaptation adaptation = config.rateAdaptation().orElse(UNUSED);
     List<Limit> limits = config.limits();
-    this.fixedArgs = new Object[5 + 2 * limits.size()];
-    fixedArgs[0] = Long.toString(Checks.saturatedMicros(config.configurationLease()));
-    fixedArgs[1] = Double.toString(adaptation.decrease());
-    fixedArgs[2] = Double.toString(adaptation.increasePerSecond());
-    fixedArgs[3] = Double.toString(adaptation.floor());
-    fixedArgs[4] = Integer.toString(limits.size());
     String[] mine = new String[limits.size()];
     for (int i = 0; i < limits.size(); i++) {
-      fixedArgs[5 + 2 * i] = Double.toString(limits.get(i).capacity());
-      fixedArgs[6 + 2 * i] = Double.toString(limits.get(i).refillPerSecond());
-      mine[i] = fixedArgs[5 + 2 * i] + ":" + fixedArgs[6 + 2 * i];
+      mine[i] = limits.get(i).capacity() + ":" + limits.get(i).refillPerSecond();
     }
     Arrays.sort(mine);
     this.myConfiguration = String.join(",", mine);
+    this.settings = Checks.saturatedMicros(config.configurationLease()) + " " + adaptation.decrease() + " "
+        + adaptation.increasePerSecond() + " " + adaptation.floor() + " " + myConfiguration;
     this.lastConfigurationsWarnNanos = new AtomicLong(time.nanoTime() - TimeUnit.MINUTES.toNanos(2));
   }
 
@@ -157,14 +152,14 @@ public final class RedisTokenBucket implements TokenBucket {
     return Checks.saturatedMicros(Checks.notNegative("maxWait", maxWait));
   }
 
-  private static Acquisition acquisition(LuaScript.Reply answer) {
-    List<Object> reply = answer.values();
-    long waitMicros = asLong(reply.get(1));
-    long nowMicros = asLong(reply.get(3));
-    return new Acquisition(asLong(reply.get(0)) == 1, Duration.of(waitMicros, ChronoUnit.MICROS),
-        Double.parseDouble(reply.get(2).toString()), nowMicros + waitMicros, answer.receivedAtNanos(),
-        asLong(reply.get(4)), asLong(reply.get(5)));
+  private static Acquisition acquisition(Answer answer) {
+    BucketStep.Reply r = answer.reply();
+    return new Acquisition(r.done(), Duration.of(r.waitMicros(), ChronoUnit.MICROS), r.remaining(),
+        r.nowMicros() + r.waitMicros(), answer.receivedAtNanos(), r.epoch(), r.generation());
   }
+
+  /** A reply read, and when it arrived by this bucket's clock. */
+  private record Answer(BucketStep.Reply reply, long receivedAtNanos) {}
 
   /** True once a newer state of this bucket has answered this process: the one that booked {@code granted} is gone. */
   @Override
@@ -181,19 +176,19 @@ public final class RedisTokenBucket implements TokenBucket {
   @Override
   public double charge(double cost) throws BucketUnavailableException, InterruptedException {
     Checks.tokens("cost", cost);
-    return Double.parseDouble(run("charge", cost, 0, "").values().get(2).toString());
+    return run("charge", cost, 0, "").reply().remaining();
   }
 
   @Override
   public double refund(double cost) throws BucketUnavailableException, InterruptedException {
     Checks.tokens("cost", cost);
-    return Double.parseDouble(run("refund", cost, 0, "").values().get(2).toString());
+    return run("refund", cost, 0, "").reply().remaining();
   }
 
   @Override
   public CompletableFuture<Double> refundAsync(double cost) {
     Checks.tokens("cost", cost);
-    return runAsync("refund", cost, 0, "").thenApply(r -> Double.parseDouble(r.values().get(2).toString()));
+    return runAsync("refund", cost, 0, "").thenApply(r -> r.reply().remaining());
   }
 
   /**
@@ -208,7 +203,7 @@ public final class RedisTokenBucket implements TokenBucket {
     if (config.rateAdaptation().isEmpty()) {
       return false;
     }
-    return asLong(run("cut", 1, holdMicros, Long.toString(booked.rateGeneration())).values().get(0)) == 1;
+    return run("cut", 1, holdMicros, Long.toString(booked.rateGeneration())).reply().done();
   }
 
   @Override
@@ -226,7 +221,7 @@ public final class RedisTokenBucket implements TokenBucket {
     return configurations;
   }
 
-  private LuaScript.Reply run(String op, double cost, long argMicros, String bookedGeneration)
+  private Answer run(String op, double cost, long argMicros, String bookedGeneration)
       throws BucketUnavailableException, InterruptedException {
     subscribe();
     try {
@@ -241,7 +236,7 @@ public final class RedisTokenBucket implements TokenBucket {
    * One script call, without blocking: completes on Redisson's I/O thread after this process has taken the news of
    * the reply, or exceptionally with a {@link BucketUnavailableException}.
    */
-  private CompletableFuture<LuaScript.Reply> runAsync(String op, double cost, long argMicros,
+  private CompletableFuture<Answer> runAsync(String op, double cost, long argMicros,
       String bookedGeneration) {
     subscribe();
     return SCRIPT.callAsync(redisson, key, args(op, cost, argMicros, bookedGeneration),
@@ -254,29 +249,21 @@ public final class RedisTokenBucket implements TokenBucket {
   }
 
   private Object[] args(String op, double cost, long argMicros, String bookedGeneration) {
-    Object[] args = new Object[5 + fixedArgs.length];
-    args[0] = op;
-    args[1] = Double.toString(cost);
-    args[2] = Long.toString(argMicros);
-    args[3] = clientClock == null ? "" : Long.toString(micros(clientClock.instant()));
-    System.arraycopy(fixedArgs, 0, args, 4, 4);
-    args[8] = bookedGeneration;
-    System.arraycopy(fixedArgs, 4, args, 9, fixedArgs.length - 4);
-    return args;
+    return new Object[] {op, cost == 1 ? "1" : Double.toString(cost), Long.toString(argMicros),
+        clientClock == null ? "" : Long.toString(micros(clientClock.instant())), bookedGeneration, settings};
   }
 
   /** Takes the news of a reply: the state's epoch, the rate's generation and factor, the live configurations. */
-  private LuaScript.Reply observe(LuaScript.Reply reply) {
-    List<Object> v = reply.values();
-    epochs.observe(asLong(v.get(4)));
-    generations.observe(asLong(v.get(5)));
-    rateFactor = Double.parseDouble(v.get(6).toString());
-    int live = (int) asLong(v.get(8));
-    configurations = live;
-    if (live > 1) {
-      disagreement(v.get(9).toString());
+  private Answer observe(LuaScript.Reply text) {
+    BucketStep.Reply reply = BucketStep.Reply.parse(text.text());
+    epochs.observe(reply.epoch());
+    generations.observe(reply.generation());
+    rateFactor = reply.factor();
+    configurations = reply.configurations();
+    if (reply.configurations() > 1) {
+      disagreement(reply.others());
     }
-    return reply;
+    return new Answer(reply, text.receivedAtNanos());
   }
 
   /** A failed script call as this bucket reports it: what failed, the Redis timeout, and the root cause. */
@@ -340,10 +327,6 @@ public final class RedisTokenBucket implements TokenBucket {
           + "bacen.throttle.configurations)", config.name(), configurations, myConfiguration,
           others.replace(";", ", "));
     }
-  }
-
-  private static long asLong(Object value) {
-    return value instanceof Number n ? n.longValue() : Long.parseLong(value.toString());
   }
 
   private static long micros(Instant instant) {

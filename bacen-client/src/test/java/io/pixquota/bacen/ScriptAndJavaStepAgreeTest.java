@@ -69,41 +69,37 @@ class ScriptAndJavaStepAgreeTest {
           : null;
       BucketStep.Reply expected = BucketStep.step(model, op, cost, arg, null, TIME.micros(), replica.leaseMicros(),
           replica.adaptation(), booked, replica.limits());
-      List<Object> actual = script(key, op, cost, arg, booked, replica);
+      BucketStep.Reply actual = script(key, op, cost, arg, booked, replica);
       String where = "seed " + seed + ", step " + step + ", " + op + " by replica " + who;
-      assertThat(asLong(actual.get(0)) == 1).as(where + ": done").isEqualTo(expected.done());
-      assertThat(asLong(actual.get(1))).as(where + ": wait").isEqualTo(expected.waitMicros());
-      assertThat(Double.parseDouble(actual.get(2).toString())).as(where + ": remaining")
+      assertThat(actual.done()).as(where + ": done").isEqualTo(expected.done());
+      assertThat(actual.waitMicros()).as(where + ": wait").isEqualTo(expected.waitMicros());
+      assertThat(actual.remaining()).as(where + ": remaining")
           .isCloseTo(expected.remaining(), within(1e-9 * Math.max(1, Math.abs(expected.remaining()))));
-      assertThat(asLong(actual.get(3))).as(where + ": now").isEqualTo(expected.nowMicros());
-      assertThat(asLong(actual.get(4))).as(where + ": epoch").isEqualTo(expected.epoch());
-      assertThat(asLong(actual.get(5))).as(where + ": generation").isEqualTo(expected.generation());
-      assertThat(Double.parseDouble(actual.get(6).toString())).as(where + ": factor")
-          .isCloseTo(expected.factor(), within(1e-12));
-      assertThat(asLong(actual.get(7))).as(where + ": hold").isEqualTo(expected.holdUntilMicros());
-      assertThat(asLong(actual.get(8))).as(where + ": configurations").isEqualTo(expected.configurations());
-      assertThat(actual.get(9).toString()).as(where + ": others").isEqualTo(expected.others());
+      assertThat(actual.nowMicros()).as(where + ": now").isEqualTo(expected.nowMicros());
+      assertThat(actual.epoch()).as(where + ": epoch").isEqualTo(expected.epoch());
+      assertThat(actual.generation()).as(where + ": generation").isEqualTo(expected.generation());
+      assertThat(actual.factor()).as(where + ": factor").isCloseTo(expected.factor(), within(1e-12));
+      assertThat(actual.holdUntilMicros()).as(where + ": hold").isEqualTo(expected.holdUntilMicros());
+      assertThat(actual.configurations()).as(where + ": configurations").isEqualTo(expected.configurations());
+      assertThat(actual.others()).as(where + ": others").isEqualTo(expected.others());
       if (op == BucketStep.Op.ACQUIRE) {
         lastGeneration[who] = expected.generation();
       }
     }
   }
 
-  private static List<Object> script(String key, BucketStep.Op op, double cost, long arg, Long booked,
+  private static BucketStep.Reply script(String key, BucketStep.Op op, double cost, long arg, Long booked,
       Replica replica) throws Exception {
-    List<Object> args = new ArrayList<>(List.of(op.name().toLowerCase(Locale.ROOT), Double.toString(cost),
-        Long.toString(arg), "", Long.toString(replica.leaseMicros()), Double.toString(replica.adaptation().decrease()),
-        Double.toString(replica.adaptation().increasePerSecond()), Double.toString(replica.adaptation().floor()),
-        booked == null ? "" : Long.toString(booked), Integer.toString(replica.limits().size())));
+    List<String> mine = new ArrayList<>();
     for (BucketStep.LimitArgs l : replica.limits()) {
-      args.add(l.capacity());
-      args.add(l.refill());
+      mine.add(l.capacity() + ":" + l.refill());
     }
-    return LuaScript.TOKEN_BUCKET.call(redis.redisson, key, args.toArray(), TimeUnit.SECONDS.toNanos(5),
-        System::nanoTime).values();
-  }
-
-  private static long asLong(Object value) {
-    return value instanceof Number n ? n.longValue() : Long.parseLong(value.toString());
+    mine.sort(null);
+    String settings = replica.leaseMicros() + " " + replica.adaptation().decrease() + " "
+        + replica.adaptation().increasePerSecond() + " " + replica.adaptation().floor() + " " + String.join(",", mine);
+    Object[] args = {op.name().toLowerCase(Locale.ROOT), Double.toString(cost), Long.toString(arg), "",
+        booked == null ? "" : Long.toString(booked), settings};
+    return BucketStep.Reply.parse(LuaScript.TOKEN_BUCKET.call(redis.redisson, key, args, TimeUnit.SECONDS.toNanos(5),
+        System::nanoTime).text());
   }
 }

@@ -45,12 +45,19 @@ class TokenBucketLifecycleTest {
       assertThat(config.key()).isEqualTo("pixquota:{idle}:tb");
       RedisTokenBucket bucket = RedisTokenBucket.create(redis.redisson, config, time);
       bucket.acquire(2, Duration.ZERO); // limit 1 full again after 2 / 100 s, limit 2 after 2 / 1 s
-      assertThat((Long) admin.call("PTTL", config.key())).as("the slowest limit's 2 s, + 1 ms")
-          .isEqualTo(2001L);
-      time.advanceMillis(2000);
-      assertThat(admin.call("EXISTS", config.key())).as("still there at 2000 ms").isEqualTo(1L);
-      time.advanceMillis(2);
-      assertThat(admin.call("EXISTS", config.key())).as("gone once full").isEqualTo(0L);
+      assertThat((Long) admin.call("PTTL", config.key()))
+          .as("the slowest limit's 2 s, + 1 ms, and a quarter more so that a busy bucket rarely pays a PEXPIRE")
+          .isEqualTo(2001L + 500);
+      time.advanceMillis(250);
+      bucket.acquire(0.25, Duration.ZERO); // needs 2001 ms more (limit 2 at 8), lives 2251 ms more: no PEXPIRE
+      assertThat((Long) admin.call("PTTL", config.key())).as("the expiry set 250 ms ago").isEqualTo(2251L);
+      time.advanceMillis(750);
+      bucket.acquire(2, Duration.ZERO); // limit 2 at 6.75: needs 3251 ms, lives 1501 ms more: a new expiry
+      assertThat((Long) admin.call("PTTL", config.key())).isEqualTo(3251L + 812);
+      time.advanceMillis(3251);
+      assertThat(admin.call("EXISTS", config.key())).as("still there once full").isEqualTo(1L);
+      time.advanceMillis(813);
+      assertThat(admin.call("EXISTS", config.key())).as("gone after the quarter more").isEqualTo(0L);
       // And an expired bucket is simply full.
       assertThat(bucket.acquire(2, Duration.ZERO).remaining()).isCloseTo(0, within(1e-9));
     }
@@ -63,9 +70,18 @@ class TokenBucketLifecycleTest {
       TokenBucketConfig config = TokenBucketConfig.custom("leased").limit(2, 100).build(); // full in 10 ms
       RedisTokenBucket bucket = RedisTokenBucket.create(redis.redisson, config, time);
       bucket.acquire(1, Duration.ZERO);
-      assertThat((Long) redis.admin.call("PTTL", config.key())).as("the default 30 s lease, + 1 ms")
-          .isEqualTo(30_001L);
+      assertThat((Long) redis.admin.call("PTTL", config.key())).as("the default 30 s lease, + 1 ms, + a quarter")
+          .isEqualTo(30_001L + 7_500);
+      long leaseEnd = time.micros() + 30_000_000;
       assertThat(redis.admin.call("HGET", config.key(), "c:2.0:100.0")).as("lease end, microseconds")
+          .isEqualTo(Long.toString(leaseEnd));
+      time.advanceMillis(3_750);
+      bucket.acquire(1, Duration.ZERO);
+      assertThat(redis.admin.call("HGET", config.key(), "c:2.0:100.0")).as("7/8 of the lease left: kept")
+          .isEqualTo(Long.toString(leaseEnd));
+      time.advanceMillis(1);
+      bucket.acquire(1, Duration.ZERO);
+      assertThat(redis.admin.call("HGET", config.key(), "c:2.0:100.0")).as("less than 7/8 left: renewed")
           .isEqualTo(Long.toString(time.micros() + 30_000_000));
     }
   }
@@ -95,7 +111,7 @@ class TokenBucketLifecycleTest {
       @SuppressWarnings("unchecked")
       List<Object> fields = (List<Object>) admin.call("HKEYS", oneOrder.key());
       assertThat(fields).as("one configuration, its limits sorted")
-          .containsExactlyInAnyOrder("u", "e", "c:10.0:1.0,8.0:9.0", "t:8.0:9.0", "t:10.0:1.0");
+          .containsExactlyInAnyOrder("u", "e", "c:10.0:1.0,8.0:9.0", "t:8.0:9.0", "t:10.0:1.0", "x");
     }
   }
 

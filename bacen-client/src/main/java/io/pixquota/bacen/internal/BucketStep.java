@@ -34,9 +34,33 @@ public final class BucketStep {
     }
   }
 
-  /** The step's answer: the script's reply, element for element. */
+  /** The step's answer: the script's reply, value for value. */
   public record Reply(boolean done, long waitMicros, double remaining, long nowMicros, long epoch, long generation,
-      double factor, long holdUntilMicros, int configurations, String others) {}
+      double factor, long holdUntilMicros, int configurations, String others) {
+    /**
+     * Reads the script's reply: "done wait tokens now epoch", then, unless the rate was never cut, never held and
+     * no other configuration is live, " generation factor hold configurations others".
+     *
+     * @throws IllegalArgumentException when {@code text} is not such a reply
+     */
+    public static Reply parse(String text) {
+      String[] v = text == null ? new String[0] : text.split(" ", -1);
+      try {
+        if (v.length == 5) {
+          long epoch = Long.parseLong(v[4]);
+          return new Reply("1".equals(v[0]), Long.parseLong(v[1]), Double.parseDouble(v[2]), Long.parseLong(v[3]),
+              epoch, epoch, 1, 0, 1, "");
+        } else if (v.length == 10) {
+          return new Reply("1".equals(v[0]), Long.parseLong(v[1]), Double.parseDouble(v[2]), Long.parseLong(v[3]),
+              Long.parseLong(v[4]), Long.parseLong(v[5]), Double.parseDouble(v[6]), Long.parseLong(v[7]),
+              Integer.parseInt(v[8]), v[9]);
+        }
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("not a reply of the bucket's script: '" + text + "'", e);
+      }
+      throw new IllegalArgumentException("not a reply of the bucket's script: '" + text + "'");
+    }
+  }
 
   /** The bucket's hash, and when it expires on the store's clock; starts missing. Not threadsafe. */
   public static final class State {
@@ -115,13 +139,18 @@ public final class BucketStep {
       }
     }
     ids.sort(null);
-    leases.put(myId, at + leaseMicros);
+    Long myLease = parseLong(h.get("c:" + myId));
+    boolean renewed = myLease == null || myLease - at < leaseMicros * 0.875; // less than 7/8 of the lease left
+    if (renewed) {
+      myLease = at + leaseMicros;
+    }
+    leases.put(myId, myLease);
 
     Map<String, double[]> limits = new LinkedHashMap<>(); // field -> {capacity, refill}
-    for (LimitArgs l : callerLimits) {
-      limits.putIfAbsent(l.field(), new double[] {Double.parseDouble(l.capacity()), Double.parseDouble(l.refill())});
-    }
-    for (String id : ids) {
+    List<String> configurations = new ArrayList<>(ids.size() + 1);
+    configurations.add(myId);
+    configurations.addAll(ids);
+    for (String id : configurations) {
       for (String pair : id.split(",")) {
         String[] cr = pair.split(":");
         LimitArgs l = new LimitArgs(cr[0], cr[1]);
@@ -194,6 +223,8 @@ public final class BucketStep {
     }
 
     boolean done = true;
+    boolean published = false;
+    boolean cut = false;
     if (op == Op.CUT) {
       boolean news = booked != null && booked >= generation;
       boolean longer = argMicros > 0 && at + argMicros > hold;
@@ -201,6 +232,7 @@ public final class BucketStep {
         fCut = Math.max(a.floor(), a.decrease() * fNow);
         fNow = fCut;
         k = at;
+        cut = true;
       } else {
         done = false;
       }
@@ -213,6 +245,7 @@ public final class BucketStep {
         for (int i = 0; i < m; i++) {
           tokens[i] = -(refill[i] * fNow) * Math.max(0, hold - at) / 1000000;
         }
+        published = true;
       }
     } else {
       for (int i = 0; i < m; i++) {
@@ -230,8 +263,12 @@ public final class BucketStep {
     Map<String, String> written = new HashMap<>(h);
     dead.forEach(written::remove);
     written.put("u", Long.toString(at));
-    written.put("e", epoch);
-    written.put("c:" + myId, Long.toString(leases.get(myId)));
+    if (fresh) {
+      written.put("e", epoch);
+    }
+    if (renewed) {
+      written.put("c:" + myId, Long.toString(myLease));
+    }
     for (int i = 0; i < m; i++) {
       written.put(fields.get(i), Double.toString(tokens[i]));
       double toFull = (capacity[i] - tokens[i]) / (refill[i] * fNow) * 1000;
@@ -244,25 +281,31 @@ public final class BucketStep {
         ttl = (double) (ends - at) / 1000;
       }
     }
-    if (g != null) {
+    if (published) {
       written.put("g", Long.toString(g));
-    }
-    if (k != null) {
-      written.put("k", Long.toString(k));
-      written.put("f", Double.toString(fCut));
-      if ((1 - fNow) / a.increasePerSecond() * 1000 > ttl) {
-        ttl = (1 - fNow) / a.increasePerSecond() * 1000;
+      if (cut) {
+        written.put("k", Long.toString(k));
+        written.put("f", Double.toString(fCut));
+      }
+      if (hold > at) {
+        written.put("h", Long.toString(hold));
       }
     }
-    if (hold > at) {
-      written.put("h", Long.toString(hold));
-      if ((double) (hold - at) / 1000 > ttl) {
-        ttl = (double) (hold - at) / 1000;
-      }
+    if (k != null && (1 - fNow) / a.increasePerSecond() * 1000 > ttl) {
+      ttl = (1 - fNow) / a.increasePerSecond() * 1000;
+    }
+    if (hold > at && (double) (hold - at) / 1000 > ttl) {
+      ttl = (double) (hold - at) / 1000;
     }
     ttl = Math.min(Math.ceil(ttl + Math.max(0, at - storeNowMicros) / 1000.0) + 1, MAX_TTL_MILLIS);
+    long storeMillis = Math.floorDiv(storeNowMicros, 1000);
+    Long lives = parseLong(h.get("x"));
+    if (lives == null || storeMillis + ttl > lives) { // else the key lives long enough: no PEXPIRE
+      ttl = Math.min(ttl + Math.floor(ttl / 4), MAX_TTL_MILLIS);
+      written.put("x", Long.toString(storeMillis + (long) ttl - 1));
+      s.expiresAtMicros = storeNowMicros + (long) ttl * 1000;
+    }
     s.hash = written;
-    s.expiresAtMicros = storeNowMicros + (long) ttl * 1000;
     return new Reply(done, waitMicros, smallest(tokens), at, Long.parseLong(epoch), generation, fNow, hold,
         ids.size() + 1, others);
   }

@@ -66,9 +66,9 @@ public final class LuaScript {
   /**
    * A reply, and when it reached this process by the caller's clock, read on the I/O thread that received it.
    *
-   * @param values the script's array reply: Long for integers, String for bulk strings
+   * @param text the script's reply, one string
    */
-  public record Reply(List<Object> values, long receivedAtNanos) {}
+  public record Reply(String text, long receivedAtNanos) {}
 
   /**
    * Runs the script on {@code key} with {@code args}, waiting at most {@code timeoutNanos} of real time in all.
@@ -120,10 +120,10 @@ public final class LuaScript {
         // once per node.
         noScript.increment();
         LOG.debug("Script {} not in the cache of the node that serves '{}' (NOSCRIPT); sending its body", sha, key);
-        script.<List<Object>>evalAsync(key, RScript.Mode.READ_WRITE, source, RScript.ReturnType.MULTI,
-            List.of(key), args).whenComplete((values, again) -> {
+        script.<String>evalAsync(key, RScript.Mode.READ_WRITE, source, RScript.ReturnType.VALUE,
+            List.of(key), args).whenComplete((text, again) -> {
               if (again == null) {
-                result.complete(new Reply(values, clock.getAsLong()));
+                result.complete(new Reply(text, clock.getAsLong()));
               } else {
                 result.completeExceptionally(new CallFailedException("Redis call failed after NOSCRIPT: "
                     + describe(Async.cause(again)), Async.cause(again)));
@@ -142,8 +142,8 @@ public final class LuaScript {
   private CompletableFuture<Reply> evalSha(RScript script, String key, Object[] args, LongSupplier clock) {
     // thenApply runs on the thread that completes the future (Redisson's I/O thread): the receive time is not
     // delayed by however long the caller's thread takes to be scheduled again.
-    return script.<List<Object>>evalShaAsync(key, RScript.Mode.READ_WRITE, sha, RScript.ReturnType.MULTI,
-        List.of(key), args).toCompletableFuture().thenApply(values -> new Reply(values, clock.getAsLong()));
+    return script.<String>evalShaAsync(key, RScript.Mode.READ_WRITE, sha, RScript.ReturnType.VALUE,
+        List.of(key), args).toCompletableFuture().thenApply(text -> new Reply(text, clock.getAsLong()));
   }
 
   private static <T> T await(CompletableFuture<T> future, long deadlineNanos)

@@ -13,39 +13,46 @@ KEYS[1]  the bucket's hash, e.g. "pixquota:{pix}:tb". The hash tag {pix} keeps e
            k = when the provider last refused a call booked under the current rate (microseconds, bucket clock),
                f = the rate factor right after that cut, g = the rate's generation (Redis TIME in microseconds at
                that cut, always above the epoch and the previous one), h = no slot before this (microseconds,
-               bucket clock), the provider's Retry-After.
+               bucket clock), the provider's Retry-After;
+           x = until when the key is known to live (Redis's clock, milliseconds, 1 ms short of its expiry).
+         A field is written only when its value changes (u and the tokens at every call).
 ARGV[1]  operation: "acquire" | "charge" | "refund" | "cut"
 ARGV[2]  cost, a decimal > 0 (validated by the caller: 0 < cost <= capacity of every limit, and at most 1e12)
 ARGV[3]  acquire: the longest wait the caller accepts, whole microseconds (>= 0); cut: how long the provider asked
          to wait (Retry-After), whole microseconds (>= 0; 0 when it did not say); others: 0
 ARGV[4]  "" to use the Redis clock (TIME), or the caller's clock in microseconds (client-clock mode)
-ARGV[5]  the caller's configuration lease, whole microseconds (> 0)
-ARGV[6], ARGV[7], ARGV[8]  the rate adaptation: decrease (0 < beta < 1), increase per second (alpha > 0, a fraction of
-         the configured rates), floor (0 < floor <= 1)
-ARGV[9]  cut: the rate generation the refused call was booked under; others: ""
-ARGV[10] n, the number of the caller's limits, checked and charged together (e.g. 10/s and 600/min)
-ARGV[11], ARGV[12], ...  capacity_i and refill_i (tokens per second) of limit i = 1..n, as the caller formats them
-         (capacity <= 1e12, 1e-6 <= refill <= 1e12, validated by the caller)
+ARGV[5]  cut: the rate generation the refused call was booked under; others: ""
+ARGV[6]  the caller's settings, fixed for a bucket, separated by single spaces:
+           the configuration lease, whole microseconds (> 0);
+           the rate adaptation: decrease (0 < beta < 1), increase per second (alpha > 0, a fraction of the configured
+           rates), floor (0 < floor <= 1);
+           the caller's configuration: its limits, checked and charged together (e.g. 10/s and 600/min), each
+           "<capacity>:<refill per second>" as the caller formats them (capacity <= 1e12, 1e-6 <= refill <= 1e12,
+           validated by the caller), sorted as strings and joined by ",".
+         e.g. "30000000 0.85 0.005 0.25 10.0:10.0,600.0:10.0"
 
-Returns an array:
-  [1] acquire: 1 if granted, else 0; cut: 1 if the rate was cut, 0 if the refused call was booked before the last
-      cut (its news is old); charge, refund: 1
-  [2] wait in whole microseconds (rounded up, at most 2^53 - 1) until the caller's booked slot; for a refusal, the
-      wait it would have needed; 0 for the other operations
-  [3] tokens left after the operation, the smallest over the limits in force, as a decimal string (negative =
-      booked ahead)
-  [4] now, the bucket clock in microseconds at which the decision was taken (slot = now + wait)
-  [5] the state's epoch, as a decimal string
-  [6] the rate generation now (g, or the epoch when never cut), as a decimal string
-  [7] the rate factor now, as a decimal string (1 = the configured rates)
-  [8] no slot before this (microseconds), as a decimal string
-  [9] how many configurations are live, this one included
-  [10] the other live configurations, separated by ";" ("" when none)
+Returns one string, values separated by single spaces:
+  done   acquire: 1 if granted, else 0; cut: 1 if the rate was cut, 0 if the refused call was booked before the last
+         cut (its news is old); charge, refund: 1
+  wait   in whole microseconds (rounded up, at most 2^53 - 1) until the caller's booked slot; for a refusal, the
+         wait it would have needed; 0 for the other operations
+  tokens left after the operation, the smallest over the limits in force (negative = booked ahead)
+  now    the bucket clock in microseconds at which the decision was taken (slot = now + wait)
+  epoch  the state's epoch
+and, unless the rate was never cut, no hold was ever set and no other configuration is live (then they are the
+epoch, 1, 0, 1 and ""):
+  generation      the rate generation now (g, or the epoch when never cut)
+  factor          the rate factor now (1 = the configured rates)
+  hold            no slot before this (microseconds)
+  configurations  how many configurations are live, this one included
+  others          the other live configurations, separated by ";" (empty when none)
 
 One configuration in force: the limits in force are those of every live configuration (the caller's, and every
 other used within its lease), so a call must fit each of them and is charged on each: the fleet is held to the
 strictest setting in use, limit by limit. A limit that is new to a state starts as busy as the busiest limit kept
 (as long until full), not full. Configurations past their lease, and limits no live configuration has, are deleted.
+A call renews its configuration's lease (to now + lease) only when less than 7/8 of it is left, so a configuration
+stays live for between 7/8 of its lease and its lease after its last call.
 
 Rate adaptation (AIMD on the factor f, 0 < floor <= f <= 1, applied to every refill of the limits in force):
   f(t) = min(1, max(floor, f_cut + alpha * (t - k) / 1e6)), and 1 when never cut.
@@ -66,10 +73,12 @@ The math (B = capacity, r = refill per second, last = updatedAt, all times in mi
            wait, and for a bucket of one limit, this is tokens - c), return (1, wait): the caller sleeps exactly
            `wait` and proceeds, with no second round trip.
   charge c: tokens = tokens - c (may go below zero: later callers wait longer). refund c: min(B, tokens + c).
-  The key expires (PEXPIRE) once every limit would be full again, every live configuration's lease has ended, the
-  rate is back to 1 and the hold is over, plus how far `now` is ahead of Redis's own clock in client-clock mode, so
-  that an expiry never refills early (at most 1e13 ms: every value written is computed first, and nothing can fail
-  after the write).
+  The key may expire (PEXPIRE) once every limit would be full again, every live configuration's lease has ended,
+  the rate is back to 1 and the hold is over, plus how far `now` is ahead of Redis's own clock in client-clock mode,
+  so that an expiry never refills early: that TTL (+ 1 ms) is the least it must live. A call sets a new expiry only
+  when the key would not live that long, and then gives it a quarter more (TTL + floor(TTL / 4), at most 1e13 ms), so
+  that a busy bucket pays a PEXPIRE once in a while, not at every call. Every value written is computed first, and
+  nothing can fail after the write.
 
 Worked example, B = 8, r = 9/s, one configuration, never cut, bucket full at t = 0, 10 calls of cost 1 at t = 0:
   calls 1..8 find tokens 8, 7, ..., 1: granted, wait 0; tokens end at 0.
@@ -86,14 +95,17 @@ local key = KEYS[1]
 local op = ARGV[1]
 local cost = tonumber(ARGV[2])
 local arg_micros = tonumber(ARGV[3])
-local lease = tonumber(ARGV[5])
-local beta = tonumber(ARGV[6])
-local alpha = tonumber(ARGV[7])
-local floor = tonumber(ARGV[8])
-local booked_gen = tonumber(ARGV[9])
-local n = tonumber(ARGV[10])
+local booked_gen = tonumber(ARGV[5])
+local lease, beta, alpha, floor, my_id = string.match(ARGV[6], '^(%S+) (%S+) (%S+) (%S+) (%S+)$')
+lease = tonumber(lease)
+beta = tonumber(beta)
+alpha = tonumber(alpha)
+floor = tonumber(floor)
 if op ~= 'acquire' and op ~= 'charge' and op ~= 'refund' and op ~= 'cut' then
   return redis.error_reply('unknown operation ' .. tostring(op))
+end
+if my_id == nil or lease == nil or beta == nil or alpha == nil or floor == nil then
+  return redis.error_reply('bad settings ' .. tostring(ARGV[6]))
 end
 
 local t = redis.call('TIME')
@@ -105,14 +117,6 @@ if ARGV[4] ~= '' then
     now = redis_now -- a client clock ahead of Redis's cannot refill ahead of time
   end
 end
-
--- The caller's configuration: its limits, sorted, joined.
-local mine = {}
-for i = 1, n do
-  mine[i] = ARGV[9 + 2 * i] .. ':' .. ARGV[10 + 2 * i]
-end
-table.sort(mine)
-local my_id = table.concat(mine, ',')
 
 local flat = redis.call('HGETALL', key)
 local h = {}
@@ -175,25 +179,28 @@ end
 if #ids > 1 then
   table.sort(ids)
 end
-leases[my_id] = now + lease
+local my_lease = tonumber(h[my_field])
+local renewed = my_lease == nil or my_lease - now < lease * 0.875 -- less than 7/8 of the lease left
+if renewed then
+  my_lease = now + lease
+end
+leases[my_id] = my_lease
 
 -- The limits in force: the caller's first, then the other configurations', each once.
 local limits = {}
 local in_force = {}
-local function add(capacity, refill)
-  local field = 't:' .. capacity .. ':' .. refill
-  if not in_force[field] then
-    in_force[field] = true
-    limits[#limits + 1] = { field, tonumber(capacity), tonumber(refill) }
-  end
-end
-for i = 1, n do
-  add(ARGV[9 + 2 * i], ARGV[10 + 2 * i])
-end
-for _, id in ipairs(ids) do
+local function add(id)
   for capacity, refill in string.gmatch(id, '([^:,]+):([^:,]+)') do
-    add(capacity, refill)
+    local field = 't:' .. capacity .. ':' .. refill
+    if not in_force[field] then
+      in_force[field] = true
+      limits[#limits + 1] = { field, tonumber(capacity), tonumber(refill) }
+    end
   end
+end
+add(my_id)
+for _, id in ipairs(ids) do
+  add(id)
 end
 for _, field in ipairs(stored_limits) do
   if not in_force[field] then
@@ -242,23 +249,20 @@ if op == 'acquire' then
   wait = math.min(math.ceil(wait), MAX_WAIT)
 end
 
-local function smallest()
+local done = 1
+local generation = g or tonumber(epoch)
+local function reply()
   local m = tokens[1]
   for i = 2, #limits do
     if tokens[i] < m then
       m = tokens[i]
     end
   end
-  return string.format('%.17g', m)
-end
-
-local done = 1
-local generation = g or tonumber(epoch)
-local function reply()
-  -- f_now is exactly 1 when the rate was never cut, and '%.17g' of 1 is "1": the common case needs no formatting
-  return { done, wait, smallest(), now, epoch, g and string.format('%d', generation) or epoch,
-    k and string.format('%.17g', f_now) or '1', hold == 0 and '0' or string.format('%d', hold), #ids + 1,
-    #ids == 0 and '' or table.concat(ids, ';') }
+  local text = string.format('%d %d %.17g %d %s', done, wait, m, now, epoch)
+  if g == nil and k == nil and hold == 0 and #ids == 0 then
+    return text -- never cut, never held, alone: generation = epoch, factor 1, hold 0, one configuration
+  end
+  return string.format('%s %d %.17g %d %d %s', text, generation, f_now, hold, #ids + 1, table.concat(ids, ';'))
 end
 
 if op == 'acquire' and wait > arg_micros then
@@ -267,6 +271,7 @@ if op == 'acquire' and wait > arg_micros then
 end
 
 local published = false
+local cut = false
 if op == 'cut' then
   local news = booked_gen ~= nil and booked_gen >= generation -- booked under the current rate: a cut
   local longer = arg_micros > 0 and now + arg_micros > hold -- a Retry-After that ends later than the hold
@@ -274,6 +279,7 @@ if op == 'cut' then
     f_cut = math.max(floor, beta * f_now)
     f_now = f_cut
     k = now
+    cut = true
   else
     done = 0
   end
@@ -305,7 +311,15 @@ else
 end
 
 local ttl = 0
-local hset = { 'u', string.format('%d', now), 'e', epoch, my_field, string.format('%d', leases[my_id]) }
+local hset = { 'u', string.format('%d', now) }
+if fresh then
+  hset[3] = 'e'
+  hset[4] = epoch
+end
+if renewed then
+  hset[#hset + 1] = my_field
+  hset[#hset + 1] = string.format('%d', my_lease)
+end
 for i, l in ipairs(limits) do
   hset[#hset + 1] = l[1]
   hset[#hset + 1] = string.format('%.17g', tokens[i])
@@ -319,34 +333,44 @@ for _, ends in pairs(leases) do
     ttl = (ends - now) / 1000
   end
 end
-if g ~= nil then
+if published then -- a new generation (g, and h when longer), and a cut's k and f when news
   hset[#hset + 1] = 'g'
   hset[#hset + 1] = string.format('%d', g)
-end
-if k ~= nil then
-  hset[#hset + 1] = 'k'
-  hset[#hset + 1] = string.format('%d', k)
-  hset[#hset + 1] = 'f'
-  hset[#hset + 1] = string.format('%.17g', f_cut)
-  if (1 - f_now) / alpha * 1000 > ttl then
-    ttl = (1 - f_now) / alpha * 1000 -- the rate's way back to the configured one is part of the state
+  if cut then
+    hset[#hset + 1] = 'k'
+    hset[#hset + 1] = string.format('%d', k)
+    hset[#hset + 1] = 'f'
+    hset[#hset + 1] = string.format('%.17g', f_cut)
+  end
+  if hold > now then
+    hset[#hset + 1] = 'h'
+    hset[#hset + 1] = string.format('%d', hold)
   end
 end
-if hold > now then
-  hset[#hset + 1] = 'h'
-  hset[#hset + 1] = string.format('%d', hold)
-  if (hold - now) / 1000 > ttl then
-    ttl = (hold - now) / 1000
-  end
+if k ~= nil and (1 - f_now) / alpha * 1000 > ttl then
+  ttl = (1 - f_now) / alpha * 1000 -- the rate's way back to the configured one is part of the state
+end
+if hold > now and (hold - now) / 1000 > ttl then
+  ttl = (hold - now) / 1000
 end
 ttl = math.min(math.ceil(ttl + math.max(0, now - redis_now) / 1000) + 1, MAX_TTL)
+local redis_ms = math.floor(redis_now / 1000)
+local lives = tonumber(h['x'])
+local expire = lives == nil or redis_ms + ttl > lives
+if expire then
+  ttl = math.min(ttl + math.floor(ttl / 4), MAX_TTL)
+  hset[#hset + 1] = 'x'
+  hset[#hset + 1] = string.format('%d', redis_ms + ttl - 1)
+end
 if fresh then
   redis.call('DEL', key)
 elseif #dead > 0 then
   redis.call('HDEL', key, unpack(dead))
 end
 redis.call('HSET', key, unpack(hset))
-redis.call('PEXPIRE', key, string.format('%d', ttl))
+if expire then
+  redis.call('PEXPIRE', key, string.format('%d', ttl))
+end
 if published then
   -- Tells every process of the fleet at once, so that callers sleeping on void slots book again now rather than
   -- at their process's next round trip: "<epoch>:<generation>".
