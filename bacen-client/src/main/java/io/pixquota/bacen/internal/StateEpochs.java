@@ -12,11 +12,17 @@ public final class StateEpochs {
   /** Dead epochs remembered: far more than states a bucket goes through within one max wait. */
   private static final int REMEMBERED = 32;
 
-  private long current;
+  private volatile long current; // written under the lock; read without it by the common case of observe
   private final ArrayDeque<Long> dead = new ArrayDeque<>();
 
-  /** Notes the epoch of a reply; 0 means none. */
-  public synchronized void observe(long epoch) {
+  /** Notes the epoch of a reply; 0 means none. The common case, the current epoch again, takes no lock. */
+  public void observe(long epoch) {
+    if (epoch != current) {
+      change(epoch);
+    }
+  }
+
+  private synchronized void change(long epoch) {
     if (epoch == 0 || epoch == current || dead.contains(epoch)) {
       return;
     }
@@ -30,7 +36,7 @@ public final class StateEpochs {
   }
 
   /** The newest epoch heard of; 0 before any. */
-  public synchronized long current() {
+  public long current() {
     return current;
   }
 
