@@ -107,43 +107,45 @@ public final class LuaScript {
   private CompletableFuture<Reply> send(RedissonClient redisson, String key, Object[] args, LongSupplier clock) {
     RScript script = redisson.getScript(StringCodec.INSTANCE);
     CompletableFuture<Reply> result = new CompletableFuture<>();
-    evalSha(script, key, args, clock).whenComplete((reply, failure) -> {
-      if (failure == null) {
-        result.complete(reply);
-      } else if (!isNoScript(failure)) {
-        result.completeExceptionally(new CallFailedException("Redis call failed: "
-            + describe(Async.cause(failure)), Async.cause(failure)));
-      } else {
-        // NOSCRIPT: a restarted node, a promoted replica, SCRIPT FLUSH. EVAL with the body, routed by the key like
-        // the EVALSHA was, so it reaches the node that owns the key now (a separate SCRIPT LOAD can reach a stale
-        // master during a cluster failover), runs the script, and leaves it cached there: one extra round trip,
-        // once per node.
-        noScript.increment();
-        LOG.debug("Script {} not in the cache of the node that serves '{}' (NOSCRIPT); sending its body", sha, key);
-        script.<String>evalAsync(key, RScript.Mode.READ_WRITE, source, RScript.ReturnType.VALUE,
-            List.of(key), args).whenComplete((text, again) -> {
-              if (again == null) {
-                result.complete(new Reply(text, clock.getAsLong()));
-              } else {
-                result.completeExceptionally(new CallFailedException("Redis call failed after NOSCRIPT: "
-                    + describe(Async.cause(again)), Async.cause(again)));
-              }
-            });
-      }
-    });
+    // Completed on the thread that completes Redisson's future (its I/O thread): the receive time is not delayed by
+    // however long the caller's thread takes to be scheduled again.
+    script.<String>evalShaAsync(key, RScript.Mode.READ_WRITE, sha, RScript.ReturnType.VALUE, List.of(key), args)
+        .whenComplete((text, failure) -> {
+          if (failure == null) {
+            result.complete(new Reply(text, clock.getAsLong()));
+          } else if (!isNoScript(failure)) {
+            result.completeExceptionally(new CallFailedException("Redis call failed: "
+                + describe(Async.cause(failure)), Async.cause(failure)));
+          } else {
+            sendBody(script, key, args, clock, result);
+          }
+        });
     return result;
+  }
+
+  /**
+   * After NOSCRIPT (a restarted node, a promoted replica, SCRIPT FLUSH): EVAL with the body, routed by the key like the
+   * EVALSHA was, so it reaches the node that owns the key now (a separate SCRIPT LOAD can reach a stale master during
+   * a cluster failover), runs the script, and leaves it cached there: one extra round trip, once per node.
+   */
+  private void sendBody(RScript script, String key, Object[] args, LongSupplier clock,
+      CompletableFuture<Reply> result) {
+    noScript.increment();
+    LOG.debug("Script {} not in the cache of the node that serves '{}' (NOSCRIPT); sending its body", sha, key);
+    script.<String>evalAsync(key, RScript.Mode.READ_WRITE, source, RScript.ReturnType.VALUE, List.of(key), args)
+        .whenComplete((text, again) -> {
+          if (again == null) {
+            result.complete(new Reply(text, clock.getAsLong()));
+          } else {
+            result.completeExceptionally(new CallFailedException("Redis call failed after NOSCRIPT: "
+                + describe(Async.cause(again)), Async.cause(again)));
+          }
+        });
   }
 
   /** How many calls met NOSCRIPT and sent the script's body instead, since this process started. */
   public long noScriptCount() {
     return noScript.sum();
-  }
-
-  private CompletableFuture<Reply> evalSha(RScript script, String key, Object[] args, LongSupplier clock) {
-    // thenApply runs on the thread that completes the future (Redisson's I/O thread): the receive time is not
-    // delayed by however long the caller's thread takes to be scheduled again.
-    return script.<String>evalShaAsync(key, RScript.Mode.READ_WRITE, sha, RScript.ReturnType.VALUE,
-        List.of(key), args).toCompletableFuture().thenApply(text -> new Reply(text, clock.getAsLong()));
   }
 
   private static <T> T await(CompletableFuture<T> future, long deadlineNanos)
