@@ -15,7 +15,8 @@ import org.slf4j.LoggerFactory;
  * One call's way to its slot: book it, sleep until it, and book a fresh one if the thread woke too late (at most
  * {@link #MAX_REBOOKS} times), if the bucket's state that booked it was lost meanwhile, or if the provider refused a
  * call and the rate that booked it was cut. An interrupt or a cancel while sleeping lets go at once and gives the
- * tokens back.
+ * tokens back. A call of a class with a horizon ({@link Priority}) asks for a slot no further ahead than it; when
+ * the bucket has none that soon, it sleeps, holding nothing, until the bucket said one would be free, and asks again.
  */
 final class SlotBooking {
   private static final Logger LOG = LoggerFactory.getLogger(SlotBooking.class);
@@ -53,7 +54,29 @@ final class SlotBooking {
       if (!booking.mustRebook()) {
         return new Slot(booking.granted(), booking.lateNanos());
       }
-      booking.booked(acquire(booking.bucket, booking.cost, booking.leftToWait()));
+      book(booking, call);
+    }
+  }
+
+  /**
+   * Books the call's slot, blocking: asks no further ahead than its class's horizon, and while the bucket has no slot
+   * that soon, sleeps (holding nothing, checking for a cancel) until the bucket said one would be free and asks again.
+   *
+   * @throws ThrottleRefusedException when even that would be past what is left of the max wait
+   */
+  void book(Booking booking, Call call) throws IOException {
+    while (!booking.booked(acquire(booking.bucket, booking.cost, booking.askWait()))) {
+      try {
+        long left;
+        while ((left = booking.slotNanos() - time.nanoTime()) > 0) {
+          checkCanceled(call);
+          time.sleepNanos(Math.min(left, CANCEL_POLL_NANOS));
+        }
+        checkCanceled(call);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException("interrupted while waiting to ask for its slot; not sent");
+      }
     }
   }
 
@@ -78,7 +101,9 @@ final class SlotBooking {
   final class Booking {
     final TokenBucket bucket;
     final double cost;
+    final Priority priority;
     private final Duration maxWait;
+    private final Duration horizon; // null: as far as the max wait
     private final long askedAtNanos;
     private Acquisition granted;
     private long slotNanos;
@@ -87,35 +112,52 @@ final class SlotBooking {
     private int cutRebooks;
     private int lostRebooks;
 
-    Booking(TokenBucket bucket, double cost, Duration maxWait) {
+    Booking(TokenBucket bucket, double cost, Duration maxWait, Priority priority, Duration horizon) {
       this.bucket = bucket;
       this.cost = cost;
+      this.priority = priority;
       this.maxWait = maxWait;
+      this.horizon = horizon;
       this.askedAtNanos = time.nanoTime();
     }
 
+    /** How far ahead the next ask may book: what is left of the max wait, within the class's horizon. */
+    Duration askWait() {
+      Duration left = leftToWait();
+      return horizon != null && horizon.compareTo(left) < 0 ? horizon : left;
+    }
+
     /**
-     * Takes the bucket's answer. The slot in our clock: the bucket decided before its answer reached this process,
-     * so answeredAt + wait is never early. answeredAt is taken on the I/O thread, not when a thread got round to
-     * reading the answer: a thread starved of CPU after Redis answered (up to 400 ms on a loaded 2-core machine)
-     * counts as late and rebooks, instead of leaving "on time" by its own reckoning with the burst.
+     * Takes the bucket's answer to an ask of {@link #askWait()}. The slot in our clock: the bucket decided before its
+     * answer reached this process, so answeredAt + wait is never early. answeredAt is taken on the I/O thread, not
+     * when a thread got round to reading the answer: a thread starved of CPU after Redis answered (up to 400 ms on a
+     * loaded 2-core machine) counts as late and rebooks, instead of leaving "on time" by its own reckoning with the
+     * burst.
      *
+     * @return true when booked ({@link #slotNanos()} is the slot); false when the class's horizon kept the call from
+     *     booking a slot that is still within its max wait: then {@link #slotNanos()} is when to ask again
      * @throws ThrottleRefusedException when the bucket refused: the slot would be past the max wait
      */
-    void booked(Acquisition a) throws ThrottleRefusedException {
+    boolean booked(Acquisition a) throws ThrottleRefusedException {
       if (!a.granted()) {
-        metrics.refused(bucket.name());
+        if (horizon != null && a.waitTime().compareTo(leftToWait()) <= 0) {
+          metrics.deferred(bucket.name(), priority);
+          slotNanos = a.answeredAtNanos() + a.waitTime().toNanos();
+          return false;
+        }
+        metrics.refused(bucket.name(), priority);
         throw new ThrottleRefusedException(bucket.name(), a.waitTime(), maxWait);
       }
       granted = a;
       slotNanos = a.answeredAtNanos() + a.waitTime().toNanos();
+      return true;
     }
 
     Acquisition granted() {
       return granted;
     }
 
-    /** The slot, on the {@link TimeSource}'s clock. */
+    /** The slot, on the {@link TimeSource}'s clock (or, after an ask the horizon deferred, when to ask again). */
     long slotNanos() {
       return slotNanos;
     }

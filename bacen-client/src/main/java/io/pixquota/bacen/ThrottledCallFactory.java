@@ -71,8 +71,8 @@ public final class ThrottledCallFactory implements Call.Factory {
     return new ThrottledCall(Objects.requireNonNull(request, "request cannot be null"));
   }
 
-  /** Where a call is on its way. */
-  private enum State { NEW, ASKING, WAITING, SENT, DONE }
+  /** Where a call is on its way: DEFERRED waits, holding no slot, to ask again (its class's horizon). */
+  private enum State { NEW, ASKING, DEFERRED, WAITING, SENT, DONE }
 
   /** One call: booked and waited for without a thread, then the client's own call. */
   private final class ThrottledCall implements Call {
@@ -145,7 +145,7 @@ public final class ThrottledCallFactory implements Call.Factory {
         b = booking;
       }
       try {
-        b.bucket.acquireAsync(b.cost, b.leftToWait()).whenComplete(this::answered);
+        b.bucket.acquireAsync(b.cost, b.askWait()).whenComplete(this::answered);
       } catch (RuntimeException e) {
         fail(new IOException("could not ask bucket '" + b.bucket.name() + "' for a slot: " + e.getMessage(), e));
       }
@@ -166,11 +166,22 @@ public final class ThrottledCallFactory implements Call.Factory {
         if (state != State.ASKING) {
           return;
         }
+        boolean booked;
         try {
-          booking.booked(a);
+          booked = booking.booked(a);
         } catch (ThrottleRefusedException refused) {
           state = State.DONE;
           deliverFailure(refused);
+          return;
+        }
+        if (!booked) { // no slot within its class's horizon: ask again when the bucket said one would be free
+          if (canceled) {
+            state = State.DONE;
+            deliverFailure(new InterruptedIOException("call canceled while waiting to ask for its slot; not sent"));
+            return;
+          }
+          state = State.DEFERRED;
+          timer = interceptor.time().schedule(this::askAgain, booking.slotNanos());
           return;
         }
         if (canceled) {
@@ -180,6 +191,17 @@ public final class ThrottledCallFactory implements Call.Factory {
         state = State.WAITING;
         timer = interceptor.time().schedule(this::due, booking.slotNanos());
       }
+    }
+
+    /** The time to ask again has come (on the timer thread). */
+    private void askAgain() {
+      synchronized (this) {
+        if (state != State.DEFERRED) {
+          return;
+        }
+        state = State.ASKING;
+      }
+      ask();
     }
 
     /** The slot has come (on the timer thread): check it again, then book again or enqueue the real call. */
@@ -299,6 +321,10 @@ public final class ThrottledCallFactory implements Call.Factory {
         if (state == State.WAITING) {
           timer.cancel(false);
           giveBackAndFail();
+        } else if (state == State.DEFERRED) { // nothing booked: nothing to give back
+          timer.cancel(false);
+          state = State.DONE;
+          deliverFailure(new InterruptedIOException("call canceled while waiting to ask for its slot; not sent"));
         }
       }
       if (r != null) {

@@ -10,6 +10,7 @@ import io.pixquota.bacen.plan.QuotaPlan;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -72,6 +73,8 @@ public final class ThrottlingInterceptor implements Interceptor {
   private final List<Rule> rules;
   private final Map<Integer, Double> responseCosts;
   private final Duration maxWait;
+  private final Priority defaultPriority;
+  private final Map<Priority, Duration> horizons;
   private final Duration assumedJitter;
   private final TimeSource time;
   private final ThrottleMetrics metrics;
@@ -95,6 +98,8 @@ public final class ThrottlingInterceptor implements Interceptor {
     this.rules = List.copyOf(rules);
     this.responseCosts = Map.copyOf(b.responseCosts);
     this.maxWait = b.maxWait;
+    this.defaultPriority = b.defaultPriority;
+    this.horizons = new EnumMap<>(b.horizons);
     this.assumedJitter = b.assumedJitter;
     this.time = b.time;
     this.metrics = metrics;
@@ -103,6 +108,7 @@ public final class ThrottlingInterceptor implements Interceptor {
     // OkHttp 5 reads request tags through Kotlin's reflection, whose classes initialize on first use: do it here,
     // not on a call's path, where a virtual thread would be pinned to its carrier while they load.
     new Request.Builder().url("http://localhost/").build().tag(Prebooked.class);
+    new Request.Builder().url("http://localhost/").build().tag(Priority.class);
   }
 
   /** A builder whose default bucket takes every request that no rule matches. */
@@ -123,9 +129,8 @@ public final class ThrottlingInterceptor implements Interceptor {
         throw new SlotMissedException(booking.bucket.name());
       }
     } else {
-      Duration callMaxWait = effectiveMaxWait(chain.call());
-      booking = booking(request, callMaxWait);
-      booking.booked(slots.acquire(booking.bucket, booking.cost, callMaxWait));
+      booking = booking(request, effectiveMaxWait(chain.call()));
+      slots.book(booking, chain.call());
     }
     SlotBooking.Slot slot = slots.sleepAndLeave(booking, chain.call());
     TokenBucket bucket = booking.bucket;
@@ -139,7 +144,7 @@ public final class ThrottlingInterceptor implements Interceptor {
     try {
       response = chain.proceed(request); // nothing between the lateness check and the send
     } finally {
-      metrics.granted(name, Duration.ofNanos(waitedNanos));
+      metrics.granted(name, booking.priority, Duration.ofNanos(waitedNanos));
       metrics.lateness(name, late);
     }
     if (response.code() == 429) {
@@ -167,10 +172,15 @@ public final class ThrottlingInterceptor implements Interceptor {
     }
   }
 
-  /** A booking, not yet asked for, of the bucket and cost that {@code request} routes to. */
+  /**
+   * A booking, not yet asked for, of the bucket and cost that {@code request} routes to, in the request's priority
+   * class (its {@link Priority} tag, else the default).
+   */
   SlotBooking.Booking booking(Request request, Duration maxWait) {
     Rule route = route(request);
-    return slots.new Booking(route.bucket(), route.cost(), maxWait);
+    Priority tagged = request.tag(Priority.class);
+    Priority priority = tagged != null ? tagged : defaultPriority;
+    return slots.new Booking(route.bucket(), route.cost(), maxWait, priority, horizons.get(priority));
   }
 
   /** The configured max wait, shortened to a call timeout of {@code timeoutNanos} when positive. */
@@ -272,6 +282,8 @@ public final class ThrottlingInterceptor implements Interceptor {
     private final List<Rule> rules = new ArrayList<>();
     private final Map<Integer, Double> responseCosts = new LinkedHashMap<>();
     private Duration maxWait = DEFAULT_MAX_WAIT;
+    private Priority defaultPriority = Priority.INTERACTIVE;
+    private final Map<Priority, Duration> horizons = new EnumMap<>(Map.of(Priority.BATCH, Duration.ZERO));
     private Duration lateLimit = DEFAULT_LATE_LIMIT;
     private Duration assumedJitter;
     private RedisUnavailablePolicy unavailablePolicy = RedisUnavailablePolicy.FAIL_CLOSED;
@@ -311,6 +323,32 @@ public final class ThrottlingInterceptor implements Interceptor {
     /** The longest a call may wait for its slot; default 10 s. A call's own timeout may shorten it. */
     public Builder maxWait(Duration maxWait) {
       this.maxWait = Checks.notNegativeAtMostADay("maxWait", maxWait);
+      return this;
+    }
+
+    /**
+     * The class of requests that carry no {@link Priority} tag; default {@link Priority#INTERACTIVE}.
+     */
+    public Builder defaultPriority(Priority priority) {
+      this.defaultPriority = Objects.requireNonNull(priority, "priority cannot be null");
+      return this;
+    }
+
+    /**
+     * How far ahead a call of this class may book its slot, at most a day; null: as far as its max wait. Defaults:
+     * {@link Priority#BATCH} 0 (only a slot that is free now), {@link Priority#INTERACTIVE} null. A call that finds
+     * no slot within its horizon, but one within its max wait, sleeps (blocking, or on a timer for
+     * {@link ThrottledCallFactory}) until the bucket said one would be free and asks again; it holds no slot
+     * meanwhile, so it never stands in front of another class's calls. An interactive call waits behind a class's
+     * bookings for at most that class's horizon plus one slot.
+     */
+    public Builder horizon(Priority priority, Duration horizon) {
+      Objects.requireNonNull(priority, "priority cannot be null");
+      if (horizon == null) {
+        horizons.remove(priority);
+      } else {
+        horizons.put(priority, Checks.notNegativeAtMostADay("horizon of " + priority, horizon));
+      }
       return this;
     }
 
@@ -382,7 +420,7 @@ public final class ThrottlingInterceptor implements Interceptor {
       }
       // Meters are made now, not on a call's path: registering a histogram for the first time took hundreds of
       // milliseconds on a cold, loaded JVM, between the lateness check and the send.
-      wrapped.values().forEach(metrics::register);
+      wrapped.values().forEach(b -> metrics.register(b, defaultPriority));
       return new ThrottlingInterceptor(this, defaultRoute, built, metrics);
     }
 

@@ -218,6 +218,80 @@ class ThrottledCallFactoryTest {
     assertThat(registry.get("bacen.throttle.permits").tag("result", "refused").counter().count()).isEqualTo(1);
   }
 
+  private Request batch(String path) {
+    return new Request.Builder().url(server.url(path)).tag(Priority.class, Priority.BATCH).build();
+  }
+
+  @Test
+  void anInteractiveCallLeavesBeforeBatchCallsThatAskedEarlierAndBatchTakesEverySlotLeft() throws Exception {
+    RedisTokenBucket bucket = bucket("classes", 2, 10);
+    ThrottledCallFactory calls = calls(ThrottlingInterceptor.builder(bucket));
+    long t0 = time.nanoTime();
+    List<CompletableFuture<Integer>> results = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      results.add(enqueue(calls.newCall(batch("/batch/" + i))));
+      if (i < 2) {
+        awaitArrivals(i + 1); // the burst leaves at once
+      } else {
+        awaitWaiting(i - 1); // no slot free now: told to ask again at 100 ms, on the timer, holding nothing
+      }
+    }
+    assertThat(bucket.acquire(1, Duration.ZERO).waitTime()).as("three batch calls wait, none booked ahead: the "
+        + "next token is 100 ms away, not 400").isEqualTo(Duration.ofMillis(100)); // a refusal writes nothing
+    time.advanceMillis(50);
+    results.add(enqueue(calls.newCall(get("/interactive"))));
+    awaitWaiting(4); // booked at 100 ms: the next token, not behind the three batch calls
+    time.advanceMillis(50); // 100 ms: the interactive call leaves; the batch calls ask again and wait for 200 ms
+    awaitArrivals(3);
+    awaitWaiting(3);
+    for (int step = 1; step <= 3; step++) {
+      time.advanceMillis(100); // one batch call per slot, in the order they asked
+      awaitArrivals(3 + step);
+      awaitWaiting(3 - step);
+    }
+    for (CompletableFuture<Integer> r : results) {
+      assertThat(r.get(10, TimeUnit.SECONDS)).isEqualTo(200);
+    }
+    assertThat(arrivalMillisAfter(t0)).containsExactly(0.0, 0.0, 100.0, 200.0, 300.0, 400.0);
+    assertThat(arrivedPaths.subList(2, 6)).containsExactly("/interactive", "/batch/2", "/batch/3", "/batch/4");
+    assertThat(registry.get("bacen.throttle.wait").tag("priority", "interactive").timer().totalTime(
+        TimeUnit.MILLISECONDS)).as("one slot at most: 50 ms, against 350 ms behind the batch calls").isEqualTo(50);
+    assertThat(registry.get("bacen.throttle.wait").tag("priority", "batch").timer().count()).isEqualTo(5);
+    assertThat(registry.get("bacen.throttle.deferred").tag("priority", "batch").counter().count())
+        .as("3 asks at 0 ms, 3 at 100, 2 at 200, 1 at 300").isEqualTo(9);
+    assertThat(time.sleepCalls()).as("no thread sleeps, batch included").isZero();
+  }
+
+  @Test
+  void aCancelWhileWaitingToAskAgainSendsNothingAndBooksNothing() throws Exception {
+    RedisTokenBucket bucket = bucket("cancel-batch", 1, 1);
+    ThrottledCallFactory calls = calls(ThrottlingInterceptor.builder(bucket));
+    assertThat(enqueue(calls.newCall(batch("/first"))).get(10, TimeUnit.SECONDS)).isEqualTo(200);
+    Call waiting = calls.newCall(batch("/second"));
+    CompletableFuture<Integer> second = enqueue(waiting);
+    awaitWaiting(1); // to ask again at 1 s
+    waiting.cancel();
+    assertThatThrownBy(() -> second.get(10, TimeUnit.SECONDS)).cause().isInstanceOf(InterruptedIOException.class)
+        .hasMessage("call canceled while waiting to ask for its slot; not sent");
+    assertThat(time.scheduledTasks()).as("its timer task taken back").isZero();
+    time.advanceMillis(5_000);
+    assertThat(server.getRequestCount()).isEqualTo(1);
+    assertThat(bucket.acquire(1, Duration.ZERO).granted()).as("nothing was booked: full again").isTrue();
+  }
+
+  @Test
+  void aBatchCallWhoseNextFreeSlotIsBeyondItsMaxWaitIsRefusedAtOnce() throws Exception {
+    ThrottledCallFactory calls = calls(ThrottlingInterceptor.builder(bucket("refuse-batch", 1, 1))
+        .maxWait(Duration.ofMillis(500)));
+    assertThat(enqueue(calls.newCall(batch("/first"))).get(10, TimeUnit.SECONDS)).isEqualTo(200);
+    CompletableFuture<Integer> refused = enqueue(calls.newCall(batch("/second")));
+    assertThatThrownBy(() -> refused.get(10, TimeUnit.SECONDS)).cause()
+        .isInstanceOfSatisfying(ThrottleRefusedException.class,
+            e -> assertThat(e.neededWait()).isEqualTo(Duration.ofSeconds(1)));
+    assertThat(registry.get("bacen.throttle.permits").tag("priority", "batch").tag("result", "refused").counter()
+        .count()).isEqualTo(1);
+  }
+
   @Test
   void aCallWhoseTimerFiresLateBooksAFreshSlotInsteadOfLeavingWithTheNext() throws Exception {
     ThrottledCallFactory calls = calls(ThrottlingInterceptor.builder(bucket("late", 1, 10))

@@ -117,6 +117,46 @@ class ThrottlingInterceptorTest {
   }
 
   @Test
+  void aBlockingBatchCallWithNoSlotFreeSleepsHoldingNothingAndAsksAgain() throws Exception {
+    ArrivalRecorder recorder = arrivalsOnTheFakeClock();
+    RedisTokenBucket bucket = bucket("batch", 2, 10);
+    OkHttpClient client = client(throttle(bucket).defaultPriority(Priority.BATCH).build());
+    long t0 = time.nanoTime();
+    for (int i = 0; i < 4; i++) {
+      assertThat(execute(client, get("/sweep"))).isEqualTo(200);
+    }
+    assertThat(millisAfter(t0, recorder.arrivals())).containsExactly(0.0, 0.0, 100.0, 200.0);
+    assertThat(registry.get("bacen.throttle.deferred").tag("priority", "batch").counter().count()).isEqualTo(2);
+    assertThat(bucket.acquire(1, Duration.ofSeconds(1)).waitTime()).as("nothing booked ahead: the next token")
+        .isEqualTo(Duration.ofMillis(100));
+    Request interactive = new Request.Builder().url(server.url("/status")).tag(Priority.class,
+        Priority.INTERACTIVE).build();
+    assertThat(execute(client, interactive)).as("a tag overrides the default class: booked ahead, not deferred")
+        .isEqualTo(200);
+    assertThat(millisAfter(t0, recorder.arrivals())).containsExactly(0.0, 0.0, 100.0, 200.0, 400.0);
+    assertThat(registry.get("bacen.throttle.deferred").tag("priority", "batch").counter().count()).isEqualTo(2);
+    assertThat(registry.get("bacen.throttle.wait").tag("priority", "interactive").timer().totalTime(
+        TimeUnit.MILLISECONDS)).isEqualTo(200);
+  }
+
+  @Test
+  void aBatchHorizonLetsBatchBookThatFarAheadAndNoFurther() throws Exception {
+    ArrivalRecorder recorder = arrivalsOnTheFakeClock();
+    OkHttpClient client = client(throttle(bucket("horizon", 1, 10)).defaultPriority(Priority.BATCH)
+        .horizon(Priority.BATCH, Duration.ofMillis(150)).build());
+    long t0 = time.nanoTime();
+    for (int i = 0; i < 3; i++) {
+      assertThat(execute(client, get("/sweep"))).isEqualTo(200);
+    }
+    assertThat(millisAfter(t0, recorder.arrivals())).containsExactly(0.0, 100.0, 200.0);
+    assertThat(registry.find("bacen.throttle.deferred").counter().count())
+        .as("calls one after the other never need more than 100 ms").isZero();
+    assertThatThrownBy(() -> ThrottlingInterceptor.builder(bucket("bad", 1, 1))
+        .horizon(Priority.BATCH, Duration.ofMillis(-1))).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("horizon of BATCH").hasMessageContaining("-0.001");
+  }
+
+  @Test
   void eachRequestReachesTheServerAtItsSlotAndNotBefore() throws Exception {
     ArrivalRecorder recorder = arrivalsOnTheFakeClock();
     OkHttpClient client = client(throttle(bucket("slots", 2, 10)).build());

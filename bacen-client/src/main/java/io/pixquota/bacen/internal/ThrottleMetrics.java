@@ -7,25 +7,50 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
+import io.pixquota.bacen.Priority;
 import io.pixquota.bacen.TokenBucket;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The throttle's meters, tagged by bucket name only (low cardinality). Without a registry, a composite registry with
- * no children: every meter is a no-op.
+ * The throttle's meters, tagged by bucket name, and the wait and the permits also by priority class (low
+ * cardinality). Without a registry, a composite registry with no children: every meter is a no-op.
  */
 public final class ThrottleMetrics implements FallbackTokenBucket.Listener {
   private final MeterRegistry registry;
   private final Map<String, Meters> byBucket = new ConcurrentHashMap<>();
 
-  private final class Meters {
+  /** The meters of one priority class on one bucket. */
+  private final class ClassMeters {
     final Timer wait;
-    final Timer lateness;
     final Counter granted;
     final Counter refused;
+    final Counter deferred;
+
+    ClassMeters(String bucket, Priority priority) {
+      Tags tags = Tags.of("bucket", bucket, "priority", priority.name().toLowerCase(Locale.ROOT));
+      wait = Timer.builder("bacen.throttle.wait")
+          .description("Time a call waited for its slot in the shared bucket; rising = demand above the quota")
+          .tags(tags).publishPercentiles(0.5, 0.9, 0.99)
+          .publishPercentileHistogram() // Prometheus keeps the histogram
+          .maximumExpectedValue(Duration.ofSeconds(60)).register(registry);
+      granted = Counter.builder("bacen.throttle.permits").description("Slots booked or refused by the bucket")
+          .tags(tags).tag("result", "granted").register(registry);
+      refused = Counter.builder("bacen.throttle.permits").description("Slots booked or refused by the bucket")
+          .tags(tags).tag("result", "refused").register(registry);
+      deferred = Counter.builder("bacen.throttle.deferred")
+          .description("Asks of a class with a horizon (batch) that found no slot that soon and asked again later")
+          .tags(tags).register(registry);
+    }
+  }
+
+  private final class Meters {
+    final String bucket;
+    final Map<Priority, ClassMeters> byClass = new ConcurrentHashMap<>();
+    final Timer lateness;
     final Counter redisErrors;
     final Counter rebooked;
     final Counter marginExceeded;
@@ -36,18 +61,10 @@ public final class ThrottleMetrics implements FallbackTokenBucket.Listener {
     final AtomicInteger fallbackActive = new AtomicInteger();
 
     Meters(String bucket) {
-      wait = Timer.builder("bacen.throttle.wait")
-          .description("Time a call waited for its slot in the shared bucket; rising = demand above the quota")
-          .tag("bucket", bucket).publishPercentiles(0.5, 0.9, 0.99)
-          .publishPercentileHistogram() // Prometheus keeps the histogram
-          .maximumExpectedValue(Duration.ofSeconds(60)).register(registry);
+      this.bucket = bucket;
       lateness = Timer.builder("bacen.throttle.lateness")
           .description("How late a call left after its booked slot; the quota plan assumes a bound on it")
           .tag("bucket", bucket).publishPercentiles(0.5, 0.99).register(registry);
-      granted = Counter.builder("bacen.throttle.permits").description("Slots booked or refused by the bucket")
-          .tag("bucket", bucket).tag("result", "granted").register(registry);
-      refused = Counter.builder("bacen.throttle.permits").description("Slots booked or refused by the bucket")
-          .tag("bucket", bucket).tag("result", "refused").register(registry);
       redisErrors = Counter.builder("bacen.throttle.redis.errors")
           .description("Calls to the shared bucket that failed or timed out").tag("bucket", bucket)
           .register(registry);
@@ -72,6 +89,10 @@ public final class ThrottleMetrics implements FallbackTokenBucket.Listener {
           .tag("bucket", bucket).register(registry);
       registry.gauge("bacen.throttle.fallback.active", Tags.of("bucket", bucket), fallbackActive);
     }
+
+    ClassMeters of(Priority priority) {
+      return byClass.computeIfAbsent(priority, p -> new ClassMeters(bucket, p));
+    }
   }
 
   public ThrottleMetrics(MeterRegistry registry) {
@@ -82,11 +103,12 @@ public final class ThrottleMetrics implements FallbackTokenBucket.Listener {
   }
 
   /**
-   * Creates the bucket's meters now, so that no call pays for it, and its gauges of the fleet's state as this
-   * process last saw it: the rate in force and the live configurations.
+   * Creates the bucket's meters now, so that no call pays for it (a class's meters other than the default class's
+   * are made at its first call), and its gauges of the fleet's state as this process last saw it: the rate in force
+   * and the live configurations.
    */
-  public void register(TokenBucket bucket) {
-    of(bucket.name());
+  public void register(TokenBucket bucket, Priority defaultPriority) {
+    of(bucket.name()).of(defaultPriority);
     Tags tags = Tags.of("bucket", bucket.name());
     double firstRefill = bucket.limits().get(0).refillPerSecond();
     Gauge.builder("bacen.throttle.rate.factor", bucket, TokenBucket::rateFactor)
@@ -104,14 +126,18 @@ public final class ThrottleMetrics implements FallbackTokenBucket.Listener {
     return byBucket.computeIfAbsent(bucket, Meters::new);
   }
 
-  public void granted(String bucket, Duration wait) {
-    Meters m = of(bucket);
+  public void granted(String bucket, Priority priority, Duration wait) {
+    ClassMeters m = of(bucket).of(priority);
     m.granted.increment();
     m.wait.record(wait);
   }
 
-  public void refused(String bucket) {
-    of(bucket).refused.increment();
+  public void refused(String bucket, Priority priority) {
+    of(bucket).of(priority).refused.increment();
+  }
+
+  public void deferred(String bucket, Priority priority) {
+    of(bucket).of(priority).deferred.increment();
   }
 
   public void lateness(String bucket, long nanos) {

@@ -1,6 +1,7 @@
 package io.pixquota.bacen.pix;
 
 import io.pixquota.bacen.ThrottleException;
+import io.pixquota.bacen.Priority;
 import io.pixquota.bacen.ThrottledCallFactory;
 import io.pixquota.bacen.internal.Async;
 import io.pixquota.bacen.internal.OAuthTokenSource;
@@ -41,14 +42,17 @@ final class PixAttempts {
     this.callTimeout = callTimeout;
   }
 
-  /** One attempt: a bearer token, the request through the throttle, and one fresh token after a 401. */
-  <T> T attempt(String path, PixResponses.Reader<T> reader) {
+  /**
+   * One attempt: a bearer token, the request through the throttle in {@code priority}'s class, and one fresh token
+   * after a 401.
+   */
+  <T> T attempt(String path, Priority priority, PixResponses.Reader<T> reader) {
     HttpUrl url = apiBase.resolve("api/v2/" + path);
     boolean refreshed = false;
     while (true) {
       String bearer = bearer();
       Request request = new Request.Builder().url(url).header("Authorization", "Bearer " + bearer)
-          .header("Accept", "application/json").get().build();
+          .header("Accept", "application/json").tag(Priority.class, priority).get().build();
       try (Response response = http.newCall(request).execute()) {
         if (response.code() == 401 && !refreshed) {
           tokens.invalidate(bearer); // expired or revoked early: one fresh token, one more try
@@ -97,8 +101,8 @@ final class PixAttempts {
   }
 
   /** One async attempt: a bearer token, the request through the throttle, one fresh token after a 401. */
-  <T> CompletableFuture<T> attemptAsync(String path, PixResponses.Reader<T> reader, boolean refreshed,
-      AtomicReference<Call> current) {
+  <T> CompletableFuture<T> attemptAsync(String path, Priority priority, PixResponses.Reader<T> reader,
+      boolean refreshed, AtomicReference<Call> current) {
     return tokens.getAsync(callTimeout).handle((bearer, failure) -> {
       if (failure != null) {
         Throwable cause = Async.cause(failure);
@@ -107,7 +111,8 @@ final class PixAttempts {
       return bearer;
     }).thenCompose(bearer -> {
       Request request = new Request.Builder().url(apiBase.resolve("api/v2/" + path))
-          .header("Authorization", "Bearer " + bearer).header("Accept", "application/json").get().build();
+          .header("Authorization", "Bearer " + bearer).header("Accept", "application/json")
+          .tag(Priority.class, priority).get().build();
       Call call = asyncCalls.newCall(request);
       current.set(call);
       CompletableFuture<T> answer = new CompletableFuture<>();
@@ -123,7 +128,7 @@ final class PixAttempts {
           try (response) {
             if (response.code() == 401 && !refreshed) {
               tokens.invalidate(bearer); // expired or revoked early: one fresh token, one more try
-              attemptAsync(path, reader, true, current).whenComplete((value, again) -> {
+              attemptAsync(path, priority, reader, true, current).whenComplete((value, again) -> {
                 if (again == null) {
                   answer.complete(value);
                 } else {

@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.pixquota.bacen.BucketUnavailableException;
 import io.pixquota.bacen.RedisAddress;
 import io.pixquota.bacen.RedisTokenBucket;
+import io.pixquota.bacen.Priority;
 import io.pixquota.bacen.ThrottlingInterceptor;
 import io.pixquota.bacen.TokenBucket;
 import io.pixquota.bacen.internal.Checks;
@@ -62,6 +63,7 @@ public final class PixClient implements AutoCloseable {
     this.responses = new PixResponses(json, b.time);
     this.retry = new PixRetry(config, b.time, registry, b.jitter);
     ThrottlingInterceptor.Builder throttle = ThrottlingInterceptor.builder(bucket).maxWait(config.maxWait())
+        .defaultPriority(config.defaultPriority()).horizon(Priority.BATCH, config.batchHorizon())
         .meterRegistry(registry).redisUnavailable(config.redisUnavailable(), config.localShare(),
             ThrottlingInterceptor.DEFAULT_LOCAL_RETRY_INTERVAL);
     if (b.plan != null) {
@@ -113,9 +115,21 @@ public final class PixClient implements AutoCloseable {
    * @throws PixException             for the other failures (see its subclasses)
    */
   public Pix getPix(String endToEndId) {
+    return getPix(endToEndId, config.defaultPriority());
+  }
+
+  /**
+   * {@link #getPix(String)} in a priority class: {@link Priority#INTERACTIVE} for a person waiting for the answer,
+   * {@link Priority#BATCH} for background work, which never stands in the queue in front of interactive calls.
+   *
+   * @throws IllegalArgumentException for a malformed endToEndId, before any I/O
+   * @throws NullPointerException     for a null priority, before any I/O
+   */
+  public Pix getPix(String endToEndId, Priority priority) {
     PixIds.checkEndToEndId(endToEndId);
+    Objects.requireNonNull(priority, "priority cannot be null");
     checkOpen();
-    return retry.call("getPix", () -> attempts.attempt("pix/" + endToEndId, json::pix));
+    return retry.call("getPix", () -> attempts.attempt("pix/" + endToEndId, priority, json::pix));
   }
 
   /**
@@ -126,9 +140,20 @@ public final class PixClient implements AutoCloseable {
    * @throws PixException             for the other failures (see its subclasses)
    */
   public Cob getCob(String txid) {
+    return getCob(txid, config.defaultPriority());
+  }
+
+  /**
+   * {@link #getCob(String)} in a priority class; see {@link #getPix(String, Priority)}.
+   *
+   * @throws IllegalArgumentException for a malformed txid, before any I/O
+   * @throws NullPointerException     for a null priority, before any I/O
+   */
+  public Cob getCob(String txid, Priority priority) {
     PixIds.checkTxid(txid);
+    Objects.requireNonNull(priority, "priority cannot be null");
     checkOpen();
-    return retry.call("getCob", () -> attempts.attempt("cob/" + txid, json::cob));
+    return retry.call("getCob", () -> attempts.attempt("cob/" + txid, priority, json::cob));
   }
 
   /**
@@ -140,9 +165,21 @@ public final class PixClient implements AutoCloseable {
    * @throws IllegalArgumentException for a malformed endToEndId, before any I/O
    */
   public CompletableFuture<Pix> getPixAsync(String endToEndId) {
+    return getPixAsync(endToEndId, config.defaultPriority());
+  }
+
+  /**
+   * {@link #getPixAsync(String)} in a priority class; see {@link #getPix(String, Priority)}. A batch call that finds
+   * no slot within its horizon waits to ask again on the timer, without a thread.
+   *
+   * @throws IllegalArgumentException for a malformed endToEndId, before any I/O
+   * @throws NullPointerException     for a null priority, before any I/O
+   */
+  public CompletableFuture<Pix> getPixAsync(String endToEndId, Priority priority) {
     PixIds.checkEndToEndId(endToEndId);
+    Objects.requireNonNull(priority, "priority cannot be null");
     checkOpen();
-    return async("getPix", "pix/" + endToEndId, json::pix);
+    return async("getPix", "pix/" + endToEndId, priority, json::pix);
   }
 
   /**
@@ -151,15 +188,28 @@ public final class PixClient implements AutoCloseable {
    * @throws IllegalArgumentException for a malformed txid, before any I/O
    */
   public CompletableFuture<Cob> getCobAsync(String txid) {
+    return getCobAsync(txid, config.defaultPriority());
+  }
+
+  /**
+   * {@link #getCobAsync(String)} in a priority class; see {@link #getPix(String, Priority)}.
+   *
+   * @throws IllegalArgumentException for a malformed txid, before any I/O
+   * @throws NullPointerException     for a null priority, before any I/O
+   */
+  public CompletableFuture<Cob> getCobAsync(String txid, Priority priority) {
     PixIds.checkTxid(txid);
+    Objects.requireNonNull(priority, "priority cannot be null");
     checkOpen();
-    return async("getCob", "cob/" + txid, json::cob);
+    return async("getCob", "cob/" + txid, priority, json::cob);
   }
 
   /** A call with retries, each attempt async; a cancel of the result cancels the attempt in flight. */
-  private <T> CompletableFuture<T> async(String operation, String path, PixResponses.Reader<T> reader) {
+  private <T> CompletableFuture<T> async(String operation, String path, Priority priority,
+      PixResponses.Reader<T> reader) {
     AtomicReference<Call> current = new AtomicReference<>();
-    CompletableFuture<T> result = retry.callAsync(operation, () -> attempts.attemptAsync(path, reader, false, current));
+    CompletableFuture<T> result = retry.callAsync(operation,
+        () -> attempts.attemptAsync(path, priority, reader, false, current));
     result.whenComplete((value, failure) -> {
       Call call = current.get();
       if (result.isCancelled() && call != null) {

@@ -1,6 +1,7 @@
 package io.pixquota.bacen.pix;
 
 import io.pixquota.bacen.Limit;
+import io.pixquota.bacen.Priority;
 import io.pixquota.bacen.RateAdaptation;
 import io.pixquota.bacen.RedisAddress;
 import io.pixquota.bacen.RedisUnavailablePolicy;
@@ -56,6 +57,8 @@ public final class PixClientConfig {
   private final boolean throttleTokenCalls;
   private final Duration configurationLease;
   private final RateAdaptation rateAdaptation;
+  private final Priority defaultPriority;
+  private final Duration batchHorizon;
 
   private PixClientConfig(Builder b) {
     this.baseUrl = b.baseUrl;
@@ -78,6 +81,8 @@ public final class PixClientConfig {
     this.throttleTokenCalls = b.throttleTokenCalls;
     this.configurationLease = b.configurationLease;
     this.rateAdaptation = b.rateAdaptation;
+    this.defaultPriority = b.defaultPriority;
+    this.batchHorizon = b.batchHorizon;
   }
 
   /** {@code uri} with a path that ends in '/': relative paths resolve below it, not beside it. */
@@ -103,7 +108,8 @@ public final class PixClientConfig {
    * {@code BACEN_RETRY_MAX_ATTEMPTS} (3), {@code BACEN_RETRY_INITIAL_BACKOFF_MS} (200),
    * {@code BACEN_RETRY_MAX_BACKOFF_MS} (5000), {@code BACEN_RETRY_MAX_TOTAL_MS} (15000),
    * {@code BACEN_REDIS_UNAVAILABLE} (FAIL_CLOSED or LOCAL_FALLBACK), {@code BACEN_LOCAL_SHARE} (0.5),
-   * {@code BACEN_CONFIGURATION_LEASE_MS} (30000), {@code BACEN_RATE_ADAPTATION} (on or off; default on).
+   * {@code BACEN_CONFIGURATION_LEASE_MS} (30000), {@code BACEN_RATE_ADAPTATION} (on or off; default on),
+   * {@code BACEN_DEFAULT_PRIORITY} (INTERACTIVE or BATCH), {@code BACEN_BATCH_HORIZON_MS} (0).
    *
    * @throws IllegalArgumentException naming the variable and its value when one is missing or malformed
    */
@@ -186,6 +192,16 @@ public final class PixClientConfig {
     return throttleTokenCalls;
   }
 
+  /** The class of calls made without one ({@link PixClient#getPix(String)}); default INTERACTIVE. */
+  public Priority defaultPriority() {
+    return defaultPriority;
+  }
+
+  /** How far ahead a BATCH call may book its slot; default 0. See {@link Priority}. */
+  public Duration batchHorizon() {
+    return batchHorizon;
+  }
+
   /** See {@link TokenBucketConfig.Builder#configurationLease(Duration)}. */
   public Duration configurationLease() {
     return configurationLease;
@@ -209,7 +225,8 @@ public final class PixClientConfig {
         + bucketName + " (" + bucketCapacity + ", " + bucketRate + "/s), maxWait=" + maxWait + ", callTimeout="
         + callTimeout + ", retry=" + retryMaxAttempts + " attempts within " + retryMaxTotal + ", redisUnavailable="
         + redisUnavailable + ", configurationLease=" + configurationLease + ", rateAdaptation="
-        + (rateAdaptation == null ? "off" : rateAdaptation) + "}";
+        + (rateAdaptation == null ? "off" : rateAdaptation) + ", defaultPriority=" + defaultPriority
+        + ", batchHorizon=" + batchHorizon + "}";
   }
 
   /** Builds a {@link PixClientConfig}; setters validate at once, {@link #build()} checks what is required. */
@@ -234,6 +251,8 @@ public final class PixClientConfig {
     private boolean throttleTokenCalls;
     private Duration configurationLease = TokenBucketConfig.DEFAULT_CONFIGURATION_LEASE;
     RateAdaptation rateAdaptation = RateAdaptation.defaults();
+    private Priority defaultPriority = Priority.INTERACTIVE;
+    private Duration batchHorizon = Duration.ZERO;
 
     private Builder() {}
 
@@ -373,6 +392,21 @@ public final class PixClientConfig {
      */
     public Builder rateAdaptation(RateAdaptation adaptation) {
       this.rateAdaptation = adaptation;
+      return this;
+    }
+
+    /** The class of calls made without one; default {@link Priority#INTERACTIVE}. */
+    public Builder defaultPriority(Priority priority) {
+      this.defaultPriority = Objects.requireNonNull(priority, "defaultPriority cannot be null");
+      return this;
+    }
+
+    /**
+     * How far ahead a {@link Priority#BATCH} call may book its slot; default 0 (only a slot free now: an interactive
+     * call then waits behind batch work for at most one slot). At most a day.
+     */
+    public Builder batchHorizon(Duration horizon) {
+      this.batchHorizon = Checks.notNegativeAtMostADay("batchHorizon", horizon);
       return this;
     }
 

@@ -1,5 +1,6 @@
 package io.pixquota.bacen.pix;
 
+import io.pixquota.bacen.Priority;
 import io.pixquota.bacen.RateAdaptation;
 import io.pixquota.bacen.RedisAddress;
 import io.pixquota.bacen.RedisUnavailablePolicy;
@@ -54,6 +55,8 @@ final class PixEnvironment {
     set("BACEN_LOCAL_SHARE", env.get("BACEN_LOCAL_SHARE"), v -> b.redisUnavailable(policy, share));
     optional("BACEN_CONFIGURATION_LEASE_MS", v -> b.configurationLease(millis("BACEN_CONFIGURATION_LEASE_MS")));
     optional("BACEN_RATE_ADAPTATION", v -> b.rateAdaptation(switchedOn(v) ? RateAdaptation.defaults() : null));
+    optional("BACEN_DEFAULT_PRIORITY", v -> b.defaultPriority(priority(v)));
+    optional("BACEN_BATCH_HORIZON_MS", v -> b.batchHorizon(millis("BACEN_BATCH_HORIZON_MS")));
     return b.build();
   }
 
@@ -133,6 +136,14 @@ final class PixEnvironment {
       case "off", "false" -> false;
       default -> throw new IllegalArgumentException("must be on or off");
     };
+  }
+
+  private static Priority priority(String v) {
+    try {
+      return Priority.valueOf(v.toUpperCase(Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("must be INTERACTIVE or BATCH");
+    }
   }
 
   private RedisUnavailablePolicy policy() {

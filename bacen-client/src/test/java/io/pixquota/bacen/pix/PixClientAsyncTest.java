@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.within;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.pixquota.bacen.FakeTime;
 import io.pixquota.bacen.Limit;
+import io.pixquota.bacen.Priority;
 import io.pixquota.bacen.ThrottleRefusedException;
 import io.pixquota.bacen.internal.LocalTokenBucket;
 import io.pixquota.bacen.internal.TimeSource;
@@ -113,6 +114,22 @@ class PixClientAsyncTest {
     assertThat(registry.get("bacen.client.requests").tag("operation", "getPix").tag("status", "200")
         .tag("outcome", "success").timer().count()).isEqualTo(1);
     assertThat(registry.get("bacen.throttle.wait").timer().count()).as("through the bucket, metered").isEqualTo(2);
+  }
+
+  @Test
+  void eachCallGoesThroughTheBucketInItsPriorityClass() throws Exception {
+    try (PixClient client = client()) {
+      client.getPix(E2E);
+      client.getPix(E2E, Priority.BATCH);
+      client.getCob("abcdefghijklmnopqrstuvwxyz12", Priority.BATCH);
+      client.getPixAsync(E2E, Priority.BATCH).get(10, TimeUnit.SECONDS);
+      client.getCobAsync("abcdefghijklmnopqrstuvwxyz12", Priority.INTERACTIVE).get(10, TimeUnit.SECONDS);
+      assertThatThrownBy(() -> client.getPix(E2E, null)).isInstanceOf(NullPointerException.class)
+          .hasMessage("priority cannot be null");
+    }
+    assertThat(registry.get("bacen.throttle.wait").tag("priority", "interactive").timer().count()).isEqualTo(2);
+    assertThat(registry.get("bacen.throttle.wait").tag("priority", "batch").timer().count()).isEqualTo(3);
+    assertThat(apiCalls.get()).as("the null priority was refused before any I/O").isEqualTo(5);
   }
 
   @Test
