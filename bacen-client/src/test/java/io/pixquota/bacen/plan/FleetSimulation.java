@@ -23,8 +23,16 @@ import java.util.concurrent.atomic.AtomicLong;
 final class FleetSimulation {
   static final long S = 1_000_000_000L;
 
-  /** A replica: its limit, when its callers start and stop, how many, whether it adapts its rate. */
-  record Replica(Limit limit, long startNanos, long stopNanos, int callers, boolean adapt) {}
+  /**
+   * A replica: its limit, when its callers start and stop, how many, whether it adapts its rate, and how far ahead its
+   * callers may book (a priority class's horizon; negative: as far as they like, the interactive class). A caller
+   * that finds no slot within its horizon asks again when the bucket said one would be free, holding nothing.
+   */
+  record Replica(Limit limit, long startNanos, long stopNanos, int callers, boolean adapt, long horizonNanos) {
+    Replica(Limit limit, long startNanos, long stopNanos, int callers, boolean adapt) {
+      this(limit, startNanos, stopNanos, callers, adapt, -1);
+    }
+  }
 
   /** Another system on the same credentials: a rate, each call within +-jitter of its time. */
   record Foreign(double perSecond, long startNanos, long stopNanos, long jitterNanos) {}
@@ -126,7 +134,12 @@ final class FleetSimulation {
           if (now >= r.stopNanos()) {
             continue;
           }
-          Acquisition a = bucket.acquire(1, Duration.ofDays(1));
+          Acquisition a = bucket.acquire(1, r.horizonNanos() < 0 ? Duration.ofDays(1)
+              : Duration.ofNanos(r.horizonNanos()));
+          if (!a.granted()) { // beyond its class's horizon: ask again then, holding nothing
+            queue.add(new Event(now + a.waitTime().toNanos(), seq[0]++, Kind.BOOK, e.caller()));
+            continue;
+          }
           booked[e.caller()] = a;
           long slot = now + a.waitTime().toNanos();
           bookings.add(new Booking(now, slot, replica));
