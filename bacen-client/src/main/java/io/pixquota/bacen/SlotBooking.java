@@ -5,8 +5,11 @@ import io.pixquota.bacen.internal.TimeSource;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 import okhttp3.Call;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,6 +35,8 @@ final class SlotBooking {
   private final TimeSource time;
   private final ThrottleMetrics metrics;
   private final AtomicLong lastLostWarnNanos;
+  /** Per bucket: the lock that a class with a horizon's blocking calls take turns to ask with. */
+  private final Map<TokenBucket, ReentrantLock> askers = new ConcurrentHashMap<>();
 
   SlotBooking(Duration lateLimit, TimeSource time, ThrottleMetrics metrics) {
     this.lateLimitNanos = lateLimit.toNanos();
@@ -65,6 +70,30 @@ final class SlotBooking {
    * @throws ThrottleRefusedException when even that would be past what is left of the max wait
    */
   void book(Booking booking, Call call) throws IOException {
+    if (booking.horizon == null) {
+      askUntilBooked(booking, call);
+      return;
+    }
+    // A class with a horizon: its calls in this process ask one at a time, in the order they came. Else every one of
+    // them would ask at each free slot and all but one be told to wait again: a round trip per waiting call per slot.
+    ReentrantLock asker = askers.computeIfAbsent(booking.bucket, b -> new ReentrantLock(true));
+    try {
+      if (!asker.tryLock(booking.leftToWait().toNanos(), TimeUnit.NANOSECONDS)) {
+        metrics.refused(booking.bucket.name(), booking.priority);
+        throw ThrottleRefusedException.queuedTooLong(booking.bucket.name(), booking.priority, booking.maxWait);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while waiting to ask for its slot; not sent");
+    }
+    try {
+      askUntilBooked(booking, call);
+    } finally {
+      asker.unlock();
+    }
+  }
+
+  private void askUntilBooked(Booking booking, Call call) throws IOException {
     while (!booking.booked(acquire(booking.bucket, booking.cost, booking.askWait()))) {
       try {
         long left;
@@ -102,8 +131,8 @@ final class SlotBooking {
     final TokenBucket bucket;
     final double cost;
     final Priority priority;
-    private final Duration maxWait;
-    private final Duration horizon; // null: as far as the max wait
+    final Duration maxWait;
+    final Duration horizon; // null: as far as the max wait
     private final long askedAtNanos;
     private Acquisition granted;
     private long slotNanos;

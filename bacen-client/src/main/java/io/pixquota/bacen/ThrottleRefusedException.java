@@ -18,7 +18,22 @@ public final class ThrottleRefusedException extends ThrottleException {
     this.maxWait = maxWait;
   }
 
-  /** The wait the call would have needed for its slot. */
+  /**
+   * A call of a class with a horizon that spent its whole max wait queued behind this process's other calls of the
+   * class: it needed at least its max wait.
+   */
+  static ThrottleRefusedException queuedTooLong(String bucket, Priority priority, Duration maxWait) {
+    return new ThrottleRefusedException(bucket, maxWait, "waited its max wait " + maxWait.toMillis() + " ms behind "
+        + "this process's other " + priority + " calls without a slot; the call was not sent");
+  }
+
+  private ThrottleRefusedException(String bucket, Duration maxWait, String message) {
+    super(bucket, message, null);
+    this.neededWait = maxWait;
+    this.maxWait = maxWait;
+  }
+
+  /** The wait the call would have needed for its slot (at least this, for a call queued behind its class). */
   public Duration neededWait() {
     return neededWait;
   }

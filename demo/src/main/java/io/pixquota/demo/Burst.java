@@ -35,17 +35,23 @@ final class Burst {
   private final LeaveTimes timing;
   private final int calls;
   private final long durationMs;
+  private final long paceMs;
   private final int replicaId;
   private final boolean direct;
   private final IntConsumer onDone;
   private final AtomicInteger sequence = new AtomicInteger();
 
-  Burst(Caller caller, LeaveTimes timing, int calls, long durationMs, int replicaId, boolean direct,
+  /**
+   * @param durationMs 0: each caller makes one call; else each calls until this long after the start
+   * @param paceMs     with a duration: 0, back to back; else each caller calls once every this many ms
+   */
+  Burst(Caller caller, LeaveTimes timing, int calls, long durationMs, long paceMs, int replicaId, boolean direct,
       IntConsumer onDone) {
     this.caller = caller;
     this.timing = timing;
     this.calls = calls;
     this.durationMs = durationMs;
+    this.paceMs = paceMs;
     this.replicaId = replicaId;
     this.direct = direct;
     this.onDone = onDone;
@@ -62,7 +68,15 @@ final class Burst {
       futures.add(pool.submit(() -> {
         Sleep.until(startNanos);
         List<CallRecord> mine = new ArrayList<>();
+        long tick = 0;
         do {
+          if (paceMs > 0) {
+            long due = startNanos + TimeUnit.MILLISECONDS.toNanos(paceMs * tick++);
+            if (tick > 1 && due >= endNanos) {
+              break;
+            }
+            Sleep.until(due);
+          }
           // ends in a letter: never in 404, which the mock treats as an unknown Pix
           String id = String.format("E12345678%sR%02dC%06dA", minute, replicaId,
               (System.nanoTime() / 1000 + sequence.incrementAndGet()) % 1_000_000);

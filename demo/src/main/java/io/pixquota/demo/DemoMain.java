@@ -92,8 +92,15 @@ public final class DemoMain implements Callable<Integer> {
   Double foreignRate;
 
   @Option(names = "--duration", defaultValue = "30",
-      description = "With --foreign-rate: seconds of saturating demand per run (default ${DEFAULT-VALUE}).")
+      description = "With --foreign-rate or --priorities: seconds of saturating demand per run (default "
+          + "${DEFAULT-VALUE}).")
   int durationSeconds;
+
+  @Option(names = "--priorities",
+      description = "Two replicas on one bucket for --duration s: r1 a batch job with --calls threads back to back, "
+          + "r2 a person's status check once a second; the runs compare one class for all (one-class) with r1's "
+          + "calls in the BATCH class (priorities).")
+  boolean priorities;
 
   @Option(names = "--json", description = "Print only a JSON object {\"direct\": {...}, \"throttled\": {...}}.")
   boolean jsonOnly;
@@ -116,6 +123,9 @@ public final class DemoMain implements Callable<Integer> {
     if (foreignRate != null) {
       checkForeign();
     }
+    if (priorities) {
+      checkPriorities();
+    }
     String redisUrl = redisUrlOption != null ? redisUrlOption : System.getenv("REDIS_URL");
     boolean ownRedis = redisUrl == null || redisUrl.isBlank();
     if (!ownRedis) {
@@ -133,7 +143,10 @@ public final class DemoMain implements Callable<Integer> {
       if (!jsonOnly) {
         out.printf(Locale.ROOT, "Provider %s (quota: 10 per second per integrator), Redis %s%n", provider,
             ownRedis ? "embedded" : RedisAddress.parse(redisUrl));
-        if (foreignRate == null) {
+        if (priorities) {
+          out.printf(Locale.ROOT, "r1: a batch job, %d threads back to back; r2: a person's status check once a "
+              + "second; %d s per run%n%n", calls, durationSeconds);
+        } else if (foreignRate == null) {
           out.printf(Locale.ROOT, "%d replicas x %d PIX status queries, fired at the same instant%n%n", replicas,
               calls);
         } else {
@@ -142,7 +155,16 @@ public final class DemoMain implements Callable<Integer> {
         }
       }
       Map<String, ModeResult> results = new LinkedHashMap<>();
-      if (foreignRate != null) {
+      if (priorities) {
+        for (String run : List.of("one-class", "priorities")) {
+          String batchClass = run.equals("priorities") ? "BATCH" : "INTERACTIVE";
+          results.put(run, runEach(run, ReplicaCommand.Mode.THROTTLED, List.of(
+              List.of("--calls", Integer.toString(calls), "--duration-ms", Long.toString(durationSeconds * 1000L),
+                  "--priority", batchClass),
+              List.of("--calls", "1", "--duration-ms", Long.toString(durationSeconds * 1000L), "--pace-ms", "1000",
+                  "--priority", "INTERACTIVE")), provider, redisUrl));
+        }
+      } else if (foreignRate != null) {
         if (mode == Mode.BOTH) {
           results.put("fixed", run("fixed", ReplicaCommand.Mode.THROTTLED, List.of("--no-rate-adaptation"), provider,
               redisUrl));
@@ -161,12 +183,16 @@ public final class DemoMain implements Callable<Integer> {
         results.forEach((k, v) -> all.put(k, v.toJson()));
         out.println(json.writeValueAsString(all));
       } else {
-        ResultTable.print(out, results, replicas * calls, bucket.capacity, bucket.rate, foreignRate);
+        ResultTable.print(out, results, replicas * calls, bucket.capacity, bucket.rate, foreignRate,
+            priorities ? durationSeconds : 0);
       }
       if (report != null) {
-        Files.writeString(report, Report.html(results, bucket.capacity, bucket.rate, replicas, calls,
-            foreignRate == null ? null : "a foreign system at " + ResultTable.number(foreignRate) + " per second, "
-                + calls + " callers per replica back to back for " + durationSeconds + " s"), StandardCharsets.UTF_8);
+        String heading = priorities ? "r1: a batch job, " + calls + " threads back to back; r2: a person's status "
+            + "check once a second; " + durationSeconds + " s per run"
+            : foreignRate == null ? null : "a foreign system at " + ResultTable.number(foreignRate) + " per second, "
+                + calls + " callers per replica back to back for " + durationSeconds + " s";
+        Files.writeString(report, Report.html(results, bucket.capacity, bucket.rate, replicas, calls, heading,
+            priorities ? durationSeconds : 0), StandardCharsets.UTF_8);
         if (!jsonOnly) {
           out.println("Report written to " + report.toAbsolutePath());
         }
@@ -189,28 +215,53 @@ public final class DemoMain implements Callable<Integer> {
     }
   }
 
+  private void checkPriorities() {
+    if (foreignRate != null) {
+      throw bad("--priorities cannot run with --foreign-rate: run one comparison at a time");
+    }
+    if (durationSeconds < 3 || durationSeconds > 3600) {
+      throw bad("--duration must be within 3..3600 s with --priorities, but was " + durationSeconds);
+    }
+    if (mode == Mode.DIRECT) {
+      throw bad("--mode DIRECT cannot run with --priorities: priority classes are the bucket's");
+    }
+  }
+
   private CommandLine.ParameterException bad(String message) {
     return new CommandLine.ParameterException(spec.commandLine(), message);
   }
 
+  /** A run of {@code --replicas} replicas of {@code --calls} each, with {@code extra} arguments. */
   private ModeResult run(String name, ReplicaCommand.Mode replicaMode, List<String> extra, URI provider,
+      String redisUrl) throws Exception {
+    List<List<String>> each = new ArrayList<>();
+    for (int i = 1; i <= replicas; i++) {
+      List<String> args = new ArrayList<>(List.of("--calls", Integer.toString(calls)));
+      if (foreignRate != null) {
+        args.addAll(List.of("--duration-ms", Long.toString(durationSeconds * 1000L)));
+      }
+      args.addAll(extra);
+      each.add(args);
+    }
+    return runEach(name, replicaMode, each, provider, redisUrl);
+  }
+
+  /** A run of one replica per entry of {@code each}, with its arguments. */
+  private ModeResult runEach(String name, ReplicaCommand.Mode replicaMode, List<List<String>> each, URI provider,
       String redisUrl) throws Exception {
     post(provider.resolve("/admin/reset"));
     String bucketName = "demo-" + System.currentTimeMillis();
     ModeResult result = new ModeResult(name);
     List<ReplicaProcess> children = new ArrayList<>();
     try {
-      for (int i = 1; i <= replicas; i++) {
+      for (int i = 1; i <= each.size(); i++) {
         List<String> args = new ArrayList<>(List.of("replica", "--bacen-url", provider.toString(),
-            "--redis-url", redisUrl, "--mode", replicaMode.name(), "--calls", Integer.toString(calls),
+            "--redis-url", redisUrl, "--mode", replicaMode.name(),
             "--start-on-stdin", "--capacity", Double.toString(bucket.capacity), "--rate",
             Double.toString(bucket.rate),
             "--max-wait-ms", Long.toString(maxWaitMs), "--bucket-name", bucketName,
             "--replica-id", Integer.toString(i)));
-        if (foreignRate != null) {
-          args.addAll(List.of("--duration-ms", Long.toString(durationSeconds * 1000L)));
-        }
-        args.addAll(extra);
+        args.addAll(each.get(i - 1));
         children.add(ReplicaProcess.start(DemoMain.class, args, ProcessBuilder.Redirect.INHERIT));
       }
       // Every replica has started its JVM, its Redis connections and its token: now fire them all together.
@@ -225,7 +276,7 @@ public final class DemoMain implements Callable<Integer> {
         }
         ForeignConsumer foreign = foreignRate == null ? null
             : ForeignConsumer.paced(provider, foreignRate, startAt, durationSeconds);
-        if (foreign != null && !jsonOnly) {
+        if ((foreign != null || priorities) && !jsonOnly) {
           out.printf(Locale.ROOT, "  %s: running for %d s...%n", name, durationSeconds);
         }
         Map<String, Integer> progress = new TreeMap<>();

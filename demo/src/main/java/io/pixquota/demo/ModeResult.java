@@ -69,7 +69,22 @@ final class ModeResult {
   }
 
   double waitPercentileMs(double p) {
-    double[] waits = all().stream().mapToDouble(CallRecord::waitMs).toArray();
+    return percentile(all().stream().mapToDouble(CallRecord::waitMs).toArray(), p);
+  }
+
+  /** The wait percentile of one replica's calls ({@code r1}, {@code r2}...); 0 when it made none. */
+  double waitPercentileMs(String replica, double p) {
+    return percentile(callsByReplica.getOrDefault(replica, List.of()).stream().mapToDouble(CallRecord::waitMs)
+        .toArray(), p);
+  }
+
+  /** One replica's calls served per second over {@code seconds}. */
+  double servedPerSecond(String replica, double seconds) {
+    return callsByReplica.getOrDefault(replica, List.of()).stream().filter(c -> c.outcome().equals("served"))
+        .count() / seconds;
+  }
+
+  private static double percentile(double[] waits, double p) {
     if (waits.length == 0) {
       return 0;
     }
@@ -123,6 +138,11 @@ final class ModeResult {
     m.put("waitP99Ms", Math.round(waitPercentileMs(99)));
     m.put("redisRoundTripsPerCall", Math.round(redisRoundTripsPerCall() * 1000) / 1000.0);
     m.put("providerMaxInWindow", providerMaxInWindow);
+    Map<String, Object> byReplica = new LinkedHashMap<>();
+    callsByReplica.keySet().forEach(r -> byReplica.put(r, Map.of("served", servedPerSecond(r, 1),
+        "waitP50Ms", Math.round(waitPercentileMs(r, 50)), "waitP99Ms", Math.round(waitPercentileMs(r, 99)),
+        "waitMaxMs", Math.round(waitPercentileMs(r, 100)))));
+    m.put("byReplica", byReplica);
     if (foreign) {
       m.put("foreignCalls", foreignCalls());
       m.put("foreignTooManyRequests", foreignTooManyRequests());

@@ -3,6 +3,7 @@ package io.pixquota.demo;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.pixquota.bacen.Priority;
 import io.pixquota.bacen.RateAdaptation;
 import io.pixquota.bacen.RedisAddress;
 import io.pixquota.bacen.pix.PixClient;
@@ -74,6 +75,15 @@ public final class ReplicaCommand implements Callable<Integer> {
           + "per burst (default ${DEFAULT-VALUE}).")
   long durationMs;
 
+  @Option(names = "--pace-ms", defaultValue = "0",
+      description = "With --duration-ms: each caller calls once every this many ms instead of back to back "
+          + "(default ${DEFAULT-VALUE}).")
+  long paceMs;
+
+  @Option(names = "--priority", defaultValue = "INTERACTIVE",
+      description = "The priority class of this replica's calls: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE}).")
+  Priority priority;
+
   @Option(names = "--linger-ms", defaultValue = "0",
       description = "Keep serving /metrics this long after the last burst (default ${DEFAULT-VALUE}).")
   long lingerMs;
@@ -93,6 +103,9 @@ public final class ReplicaCommand implements Callable<Integer> {
     options.validate(mode == Mode.THROTTLED);
     if (calls < 1) {
       throw new IllegalArgumentException("--calls must be >= 1, but was " + calls);
+    }
+    if (paceMs < 0) {
+      throw new IllegalArgumentException("--pace-ms must be >= 0, but was " + paceMs);
     }
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     ReplicaProtocol protocol = new ReplicaProtocol(System.out);
@@ -119,7 +132,7 @@ public final class ReplicaCommand implements Callable<Integer> {
         firstStart = protocol.next().orElseThrow(() -> new IllegalStateException("no GO on standard input"))
             .startAtEpochMs();
       }
-      Burst burst = new Burst(caller, timing, calls, durationMs, options.replicaId, mode == Mode.DIRECT,
+      Burst burst = new Burst(caller, timing, calls, durationMs, paceMs, options.replicaId, mode == Mode.DIRECT,
           done -> {
             if (durationMs == 0) {
               protocol.progress(options.id(), done, calls);
@@ -162,7 +175,7 @@ public final class ReplicaCommand implements Callable<Integer> {
         .credentials(options.clientId, options.clientSecret).bucketName(options.bucketName)
         .bucket(options.bucket.capacity, options.bucket.rate).maxWait(Duration.ofMillis(maxWaitMs))
         .retry(1, Duration.ofMillis(1), Duration.ofMillis(1), Duration.ofSeconds(1))
-        .rateAdaptation(noRateAdaptation ? null : RateAdaptation.defaults()).build();
+        .rateAdaptation(noRateAdaptation ? null : RateAdaptation.defaults()).defaultPriority(priority).build();
     PixClient.Builder builder = PixClient.builder(config).redisson(redisson).meterRegistry(registry)
         .okHttpClient(base);
     if (options.planJitterMs > 0) {

@@ -24,17 +24,19 @@ final class Report {
   private Report() {}
 
   /**
-   * @param foreign what the foreign system did, for the heading; null when there was none
+   * @param foreign         what the foreign system did (or the priorities run), for the heading; null: neither
+   * @param prioritySeconds a priorities run's length (r1 batch, r2 a person), else 0
    */
   static String html(Map<String, ModeResult> results, double capacity, double rate, int replicas, int calls,
-      String foreign) {
+      String foreign, int prioritySeconds) {
     StringBuilder sb = new StringBuilder();
     sb.append("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>pixquota demo</title>")
         .append("<style>body{font-family:sans-serif;margin:24px;color:#1a202c}h2{margin-top:32px}")
         .append("table{border-collapse:collapse}td,th{border:1px solid #cbd5e0;padding:4px 10px;text-align:right}")
         .append("</style></head><body>");
-    sb.append("<h1>pixquota demo</h1><p>").append(replicas).append(" replicas x ").append(calls)
-        .append(foreign == null ? " PIX status queries at the same instant. " : " callers; " + foreign + ". ")
+    sb.append("<h1>pixquota demo</h1><p>").append(prioritySeconds > 0 ? "" : replicas + " replicas x " + calls)
+        .append(prioritySeconds > 0 ? foreign + ". "
+            : foreign == null ? " PIX status queries at the same instant. " : " callers; " + foreign + ". ")
         .append("Provider quota: 10 per second per integrator. ")
         .append(String.format(Locale.ROOT, "Shared bucket: burst %.0f, %.1f per second.", capacity, rate))
         .append("</p>");
@@ -47,7 +49,13 @@ final class Report {
     row(sb, results, "wait p50 / p99 (ms)", r -> String.format(Locale.ROOT, "%.0f / %.0f", r.waitPercentileMs(50),
         r.waitPercentileMs(99)));
     row(sb, results, "provider: most accepted in 1 s", r -> Long.toString(r.providerMaxInWindow));
-    if (foreign != null) {
+    if (prioritySeconds > 0) {
+      row(sb, results, "r2 (a person): wait p50 / p99 / max (ms)", r -> String.format(Locale.ROOT,
+          "%.0f / %.0f / %.0f", r.waitPercentileMs("r2", 50), r.waitPercentileMs("r2", 99),
+          r.waitPercentileMs("r2", 100)));
+      row(sb, results, "r1 (batch): served per s", r -> String.format(Locale.ROOT, "%.2f",
+          r.servedPerSecond("r1", prioritySeconds)));
+    } else if (foreign != null) {
       row(sb, results, "foreign calls / 429", r -> r.foreignCalls() + " / " + r.foreignTooManyRequests());
       row(sb, results, "effective rate, lowest (/s)", r -> String.format(Locale.ROOT, "%.2f",
           r.effectiveRateLowest()));

@@ -10,14 +10,22 @@ import java.util.Map;
 final class ResultTable {
   private ResultTable() {}
 
-  /** Prints the runs side by side, then a line that reads them. */
+  /**
+   * Prints the runs side by side, then a line that reads them.
+   *
+   * @param prioritySeconds a priorities run's length (r1 batch, r2 interactive), else 0
+   */
   static void print(PrintStream out, Map<String, ModeResult> results, int allCalls, double capacity, double rate,
-      Double foreignRate) {
+      Double foreignRate, int prioritySeconds) {
     List<String> modes = new ArrayList<>(results.keySet());
     List<String> rows = new ArrayList<>(List.of("served", "429 Too Many Requests", "other failures", "elapsed",
         "wait p50", "wait p99", "Redis round trips per call", "provider: most accepted in any 1 s"));
     if (foreignRate != null) {
       rows.addAll(List.of("foreign calls", "foreign 429", "effective rate, lowest"));
+    }
+    if (prioritySeconds > 0) {
+      rows.addAll(List.of("r2 (a person) wait p50", "r2 (a person) wait p99", "r2 (a person) wait max",
+          "r1 (batch) served per s"));
     }
     out.println();
     out.printf(Locale.ROOT, "%-36s", "");
@@ -38,6 +46,11 @@ final class ResultTable {
           case "foreign calls" -> Long.toString(r.foreignCalls());
           case "foreign 429" -> Long.toString(r.foreignTooManyRequests());
           case "effective rate, lowest" -> String.format(Locale.ROOT, "%.2f/s", r.effectiveRateLowest());
+          case "r2 (a person) wait p50" -> String.format(Locale.ROOT, "%.0f ms", r.waitPercentileMs("r2", 50));
+          case "r2 (a person) wait p99" -> String.format(Locale.ROOT, "%.0f ms", r.waitPercentileMs("r2", 99));
+          case "r2 (a person) wait max" -> String.format(Locale.ROOT, "%.0f ms", r.waitPercentileMs("r2", 100));
+          case "r1 (batch) served per s" -> String.format(Locale.ROOT, "%.2f", r.servedPerSecond("r1",
+              prioritySeconds));
           default -> Long.toString(r.providerMaxInWindow);
         };
         out.printf(Locale.ROOT, "%14s", cell);
@@ -45,6 +58,12 @@ final class ResultTable {
       out.println();
     }
     ModeResult throttled = results.get("throttled");
+    if (prioritySeconds > 0) {
+      out.printf(Locale.ROOT, "%nOne bucket of %.1f per second for both. one-class: every call books the next free "
+          + "slot, so the person waits behind the batch job's booked calls. priorities: the batch job's calls are "
+          + "BATCH, which books no slot ahead, so the person waits at most one slot (%.0f ms) and the batch job "
+          + "still takes every slot the person leaves.%n", rate, 1000 / rate);
+    }
     if (results.containsKey("adaptive")) {
       out.printf(Locale.ROOT, "%nThe provider answers 10 per second to everyone on these credentials; the foreign "
           + "system takes %s of them. adaptive: the first 429 the bucket did not expect cut the shared rate for "

@@ -118,6 +118,39 @@ class DemoRunTest {
   }
 
   @Test
+  void withPrioritiesThePersonWaitsAtMostOneSlotAndTheBatchJobKeepsItsThroughput() throws Exception {
+    Path report = dir.resolve("priorities.html");
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    DemoMain demo = new DemoMain().printTo(new PrintStream(out, true, StandardCharsets.UTF_8));
+    int exit = new CommandLine(demo).setCaseInsensitiveEnumValuesAllowed(true)
+        .execute("--json", "--priorities", "--duration", "6", "--calls", "8", "--report", report.toString());
+    String printed = out.toString(StandardCharsets.UTF_8).trim();
+    assertThat(exit).as(printed).isZero();
+    JsonNode result = new ObjectMapper().readTree(printed);
+    assertThat(result.fieldNames()).toIterable().containsExactly("one-class", "priorities");
+    JsonNode oneClass = result.get("one-class");
+    JsonNode priorities = result.get("priorities");
+    for (JsonNode run : List.of(oneClass, priorities)) {
+      assertThat(run.get("tooManyRequests").asLong()).as(printed).isZero();
+      assertThat(run.get("otherFailures").asLong()).as(printed).isZero();
+      assertThat(run.get("byReplica").get("r2").get("served").asDouble()).as("a call a second for 6 s")
+          .isEqualTo(6);
+    }
+    assertThat(oneClass.get("byReplica").get("r2").get("waitP50Ms").asLong())
+        .as("behind the batch job's 8 booked calls: about 8 / 9 s").isGreaterThan(500);
+    assertThat(priorities.get("byReplica").get("r2").get("waitMaxMs").asLong())
+        .as("at most one slot (111 ms) and the late limit (50 ms)").isLessThanOrEqualTo(161);
+    assertThat(priorities.get("byReplica").get("r1").get("served").asDouble())
+        .as("the batch job keeps what the person leaves")
+        .isGreaterThanOrEqualTo(0.95 * oneClass.get("byReplica").get("r1").get("served").asDouble());
+    assertThat(priorities.get("redisRoundTripsPerCall").asDouble())
+        .as("batch calls of one process ask one at a time: not one round trip per waiting call per slot")
+        .isLessThan(2.5);
+    assertThat(Files.readString(report)).contains("r2 (a person): wait p50 / p99 / max (ms)")
+        .contains("r1: a batch job, 8 threads back to back");
+  }
+
+  @Test
   void foreignRateIsCheckedBeforeAnythingStarts() {
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     CommandLine cl = new CommandLine(new DemoMain()).setCaseInsensitiveEnumValuesAllowed(true)
