@@ -49,6 +49,12 @@ import org.slf4j.LoggerFactory;
  * {@link java.io.InterruptedIOException} when the thread is interrupted or the call cancelled while waiting (the
  * interrupt flag stays set, the request is never sent, and the booked tokens are given back).
  *
+ * <p><b>Priority classes.</b> A request's {@link Priority} tag (else {@link Builder#defaultPriority}) sets how far
+ * ahead its slot may be booked ({@link Builder#horizon}): {@link Priority#BATCH} books only a slot free now by
+ * default and, when there is none, sleeps holding nothing until the bucket said one would be free, then asks again,
+ * so it never stands in the queue in front of an {@link Priority#INTERACTIVE} call. Same bucket, same step: the
+ * quota holds whatever the mix.
+ *
  * <p><b>Async calls.</b> With {@code client.newCall(request).enqueue()}, the wait happens on an OkHttp dispatcher
  * thread, which holds one of the dispatcher's slots ({@code maxRequests}, default 64; {@code maxRequestsPerHost},
  * default 5) while it sleeps. To wait without a thread, make the calls with {@link ThrottledCallFactory}
