@@ -94,6 +94,7 @@ final class SlotBooking {
   }
 
   private void askUntilBooked(Booking booking, Call call) throws IOException {
+    checkCanceled(call); // cancelled while it waited for its turn: nothing booked, nothing to give back
     while (!booking.booked(acquire(booking.bucket, booking.cost, booking.askWait()))) {
       try {
         long left;

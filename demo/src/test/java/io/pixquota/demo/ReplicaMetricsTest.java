@@ -42,7 +42,7 @@ class ReplicaMetricsTest {
       String body = "";
       long deadline = System.nanoTime() + 30_000_000_000L;
       String granted = "bacen_throttle_permits_total{bucket=\"" + redis.keyPrefix().replace(":", "-")
-          + "metrics\",result=\"granted\"} 12.0";
+          + "metrics\",priority=\"interactive\",result=\"granted\"} 12.0";
       while (System.nanoTime() < deadline && !(body.contains(granted)
           && body.contains("bacen_client_requests_seconds_count{operation=\"getPix\",outcome=\"success\","
               + "status=\"200\"} 12"))) {
