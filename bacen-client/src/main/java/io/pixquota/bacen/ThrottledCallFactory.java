@@ -3,8 +3,10 @@ package io.pixquota.bacen;
 import io.pixquota.bacen.internal.Async;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
@@ -71,8 +73,16 @@ public final class ThrottledCallFactory implements Call.Factory {
     return new ThrottledCall(Objects.requireNonNull(request, "request cannot be null"));
   }
 
-  /** Where a call is on its way: DEFERRED waits, holding no slot, to ask again (its class's horizon). */
-  private enum State { NEW, ASKING, DEFERRED, WAITING, SENT, DONE }
+  /**
+   * Where a call is on its way. A call of a class with a horizon is QUEUED until the one of its class before it on
+   * the same bucket has booked (or given up), so that one of them asks at a time; DEFERRED waits, holding no slot, to
+   * ask again.
+   */
+  private enum State { NEW, QUEUED, ASKING, DEFERRED, WAITING, SENT, DONE }
+
+  private static final CompletableFuture<Void> NO_ONE_BEFORE = CompletableFuture.completedFuture(null);
+  /** Per bucket: the turn of the last call in line of a class with a horizon (done when that call has booked). */
+  private final Map<TokenBucket, CompletableFuture<Void>> lines = new HashMap<>(); // guarded by itself
 
   /** One call: booked and waited for without a thread, then the client's own call. */
   private final class ThrottledCall implements Call {
@@ -85,6 +95,8 @@ public final class ThrottledCallFactory implements Call.Factory {
     private SlotBooking.Booking booking;
     private Callback callback;
     private Future<?> timer;
+    private Future<?> queuedUntil; // a QUEUED call's max wait
+    private CompletableFuture<Void> turn; // while it asks in its class's line: done passes the turn on
     private Call real;
 
     ThrottledCall(Request request) {
@@ -108,7 +120,7 @@ public final class ThrottledCallFactory implements Call.Factory {
       Call c = client.newCall(request);
       synchronized (this) {
         real = c;
-        state = State.SENT;
+        to(State.SENT);
       }
       if (canceled) {
         c.cancel();
@@ -125,14 +137,81 @@ public final class ThrottledCallFactory implements Call.Factory {
       synchronized (this) {
         callback = responseCallback;
         if (canceled) { // cancelled before it was enqueued: as OkHttp does, fail it without asking for a slot
-          state = State.DONE;
+          to(State.DONE);
           deliverFailure(new IOException("Canceled"));
           return;
         }
         booking = interceptor.booking(request, interceptor.maxWaitWithin(timeout.timeoutNanos()));
-        state = State.ASKING;
+        if (booking.horizon != null) {
+          state = State.QUEUED;
+        } else {
+          to(State.ASKING);
+        }
+      }
+      if (booking.horizon != null) {
+        queue();
+      } else {
+        ask();
+      }
+    }
+
+    /** Sets the state; a call that leaves its class's line (booked, or done) lets the next one ask. */
+    private void to(State next) {
+      state = next;
+      if (turn != null && next != State.ASKING && next != State.DEFERRED) {
+        CompletableFuture<Void> mine = turn;
+        turn = null;
+        mine.complete(null);
+      }
+    }
+
+    /**
+     * Joins its class's line on the bucket: it asks once the call before it has booked or given up, so that one
+     * waiting call asks at each free slot, not all of them. Refused if its max wait ends in the line.
+     */
+    private void queue() {
+      CompletableFuture<Void> mine = new CompletableFuture<>();
+      CompletableFuture<Void> before;
+      synchronized (lines) {
+        before = lines.getOrDefault(booking.bucket, NO_ONE_BEFORE);
+        lines.put(booking.bucket, mine);
+      }
+      synchronized (this) {
+        if (state == State.QUEUED) {
+          queuedUntil = interceptor.time().schedule(this::queuedTooLong,
+              booking.askedAtNanos() + booking.maxWait.toNanos());
+        }
+      }
+      before.whenComplete((ignored, failure) -> takeTurn(mine));
+    }
+
+    /** The call before it in line has booked or given up: ask, unless this one gave up meanwhile. */
+    private void takeTurn(CompletableFuture<Void> mine) {
+      synchronized (this) {
+        if (state != State.QUEUED) {
+          mine.complete(null); // cancelled or out of time while in line: the next one asks
+          return;
+        }
+        if (queuedUntil != null) {
+          queuedUntil.cancel(false);
+        }
+        turn = mine;
+        to(State.ASKING);
       }
       ask();
+    }
+
+    /** Its max wait ended while it was in line: refused, never sent, nothing booked. */
+    private void queuedTooLong() {
+      synchronized (this) {
+        if (state != State.QUEUED) {
+          return;
+        }
+        to(State.DONE);
+      }
+      interceptor.metrics().refused(booking.bucket.name(), booking.priority);
+      deliverFailure(ThrottleRefusedException.queuedTooLong(booking.bucket.name(), booking.priority,
+          booking.maxWait));
     }
 
     /** Asks the bucket for a slot without blocking; its answer comes on the store's I/O thread. */
@@ -170,17 +249,17 @@ public final class ThrottledCallFactory implements Call.Factory {
         try {
           booked = booking.booked(a);
         } catch (ThrottleRefusedException refused) {
-          state = State.DONE;
+          to(State.DONE);
           deliverFailure(refused);
           return;
         }
         if (!booked) { // no slot within its class's horizon: ask again when the bucket said one would be free
           if (canceled) {
-            state = State.DONE;
+            to(State.DONE);
             deliverFailure(new InterruptedIOException("call canceled while waiting to ask for its slot; not sent"));
             return;
           }
-          state = State.DEFERRED;
+          to(State.DEFERRED);
           timer = interceptor.time().schedule(this::askAgain, booking.slotNanos());
           return;
         }
@@ -188,7 +267,7 @@ public final class ThrottledCallFactory implements Call.Factory {
           giveBackAndFail();
           return;
         }
-        state = State.WAITING;
+        to(State.WAITING);
         timer = interceptor.time().schedule(this::due, booking.slotNanos());
       }
     }
@@ -199,7 +278,7 @@ public final class ThrottledCallFactory implements Call.Factory {
         if (state != State.DEFERRED) {
           return;
         }
-        state = State.ASKING;
+        to(State.ASKING);
       }
       ask();
     }
@@ -217,10 +296,10 @@ public final class ThrottledCallFactory implements Call.Factory {
         }
         try {
           if (booking.mustRebook()) {
-            state = State.ASKING;
+            to(State.ASKING);
           }
         } catch (BucketUnavailableException e) {
-          state = State.DONE;
+          to(State.DONE);
           deliverFailure(e);
           return;
         }
@@ -237,7 +316,7 @@ public final class ThrottledCallFactory implements Call.Factory {
             c.timeout().timeout(Math.max(1, left), TimeUnit.NANOSECONDS);
           }
           real = c;
-          state = State.SENT;
+          to(State.SENT);
         }
       }
       if (c == null) {
@@ -267,7 +346,7 @@ public final class ThrottledCallFactory implements Call.Factory {
         return false;
       }
       real = null;
-      state = State.ASKING;
+      to(State.ASKING);
       return true;
     }
 
@@ -276,14 +355,14 @@ public final class ThrottledCallFactory implements Call.Factory {
         if (state == State.DONE || state == State.SENT) {
           return;
         }
-        state = State.DONE;
+        to(State.DONE);
       }
       deliverFailure(e);
     }
 
     /** Gives the booked tokens back (without waiting for the store) and fails the call as cancelled. */
     private void giveBackAndFail() {
-      state = State.DONE;
+      to(State.DONE);
       SlotBooking.Booking b = booking;
       try {
         b.bucket.refundAsync(b.cost).whenComplete((left, failure) -> {
@@ -321,9 +400,12 @@ public final class ThrottledCallFactory implements Call.Factory {
         if (state == State.WAITING) {
           timer.cancel(false);
           giveBackAndFail();
-        } else if (state == State.DEFERRED) { // nothing booked: nothing to give back
-          timer.cancel(false);
-          state = State.DONE;
+        } else if (state == State.DEFERRED || state == State.QUEUED) { // nothing booked: nothing to give back
+          Future<?> pending = state == State.DEFERRED ? timer : queuedUntil;
+          if (pending != null) {
+            pending.cancel(false);
+          }
+          to(State.DONE);
           deliverFailure(new InterruptedIOException("call canceled while waiting to ask for its slot; not sent"));
         }
       }

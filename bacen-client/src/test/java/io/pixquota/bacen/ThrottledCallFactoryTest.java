@@ -233,8 +233,8 @@ class ThrottledCallFactoryTest {
       if (i < 2) {
         awaitArrivals(i + 1); // the burst leaves at once
       } else {
-        awaitWaiting(i - 1); // no slot free now: told to ask again at 100 ms, on the timer, holding nothing
-      }
+        awaitWaiting(i - 1); // no slot free now: the first is told to ask again at 100 ms, the others wait in line
+      }                      // behind it (each with a timer for its max wait), holding nothing
     }
     assertThat(bucket.acquire(1, Duration.ZERO).waitTime()).as("three batch calls wait, none booked ahead: the "
         + "next token is 100 ms away, not 400").isEqualTo(Duration.ofMillis(100)); // a refusal writes nothing
@@ -258,7 +258,8 @@ class ThrottledCallFactoryTest {
         TimeUnit.MILLISECONDS)).as("one slot at most: 50 ms, against 350 ms behind the batch calls").isEqualTo(50);
     assertThat(registry.get("bacen.throttle.wait").tag("priority", "batch").timer().count()).isEqualTo(5);
     assertThat(registry.get("bacen.throttle.deferred").tag("priority", "batch").counter().count())
-        .as("3 asks at 0 ms, 3 at 100, 2 at 200, 1 at 300").isEqualTo(9);
+        .as("one asker at a time: batch/2 at 0 and 100 ms, batch/3 at 200, batch/4 at 300 (9 if all asked)")
+        .isEqualTo(4);
     assertThat(time.sleepCalls()).as("no thread sleeps, batch included").isZero();
   }
 
@@ -277,6 +278,55 @@ class ThrottledCallFactoryTest {
     time.advanceMillis(5_000);
     assertThat(server.getRequestCount()).isEqualTo(1);
     assertThat(bucket.acquire(1, Duration.ZERO).granted()).as("nothing was booked: full again").isTrue();
+  }
+
+  @Test
+  void aBatchCallCancelledOrOutOfTimeInLineLeavesTheLineWithoutAskingAndTheNextAsks() throws Exception {
+    RedisTokenBucket bucket = bucket("line", 1, 10);
+    ThrottledCallFactory calls = calls(ThrottlingInterceptor.builder(bucket).maxWait(Duration.ofMillis(250)));
+    assertThat(enqueue(calls.newCall(batch("/first"))).get(10, TimeUnit.SECONDS)).isEqualTo(200);
+    CompletableFuture<Integer> second = enqueue(calls.newCall(batch("/second"))); // asks: told 100 ms
+    Call third = calls.newCall(batch("/third"));
+    CompletableFuture<Integer> thirdResult = enqueue(third); // in line behind the second
+    CompletableFuture<Integer> fourth = enqueue(calls.newCall(batch("/fourth"))); // in line behind the third
+    awaitWaiting(3);
+    third.cancel();
+    assertThatThrownBy(() -> thirdResult.get(10, TimeUnit.SECONDS)).cause()
+        .isInstanceOf(InterruptedIOException.class)
+        .hasMessage("call canceled while waiting to ask for its slot; not sent");
+    time.advanceMillis(100); // the second books and leaves; the fourth asks (the third left the line): told 100 ms
+    awaitArrivals(2);
+    assertThat(second.get(10, TimeUnit.SECONDS)).isEqualTo(200);
+    time.advanceMillis(100);
+    awaitArrivals(3);
+    assertThat(fourth.get(10, TimeUnit.SECONDS)).isEqualTo(200);
+    assertThat(arrivedPaths).containsExactly("/first", "/second", "/fourth");
+    assertThat(registry.get("bacen.throttle.deferred").tag("priority", "batch").counter().count())
+        .as("the second and the fourth, once each")
+        .isEqualTo(2);
+
+    CompletableFuture<Integer> fifth = enqueue(calls.newCall(batch("/fifth"))); // asks at 200 ms: told 100 ms
+    CompletableFuture<Integer> sixth = enqueue(calls.newCall(batch("/sixth"))); // in line, max wait 250 ms
+    awaitWaiting(2);
+    time.advanceMillis(100); // the fifth books (300 ms); the sixth asks: told 100 ms, within what is left of its wait
+    awaitArrivals(4);
+    assertThat(fifth.get(10, TimeUnit.SECONDS)).isEqualTo(200);
+    awaitWaiting(1); // the sixth, told to ask again at 400 ms
+    time.advanceMillis(100);
+    assertThat(sixth.get(10, TimeUnit.SECONDS)).isEqualTo(200);
+
+    CompletableFuture<Integer> seventh = enqueue(calls.newCall(batch("/seventh"))); // told 100 ms
+    Call hurried = calls.newCall(batch("/eighth"));
+    hurried.timeout().timeout(50, TimeUnit.MILLISECONDS); // its max wait: what is left of its call timeout
+    CompletableFuture<Integer> eighth = enqueue(hurried); // in line behind the seventh
+    awaitWaiting(2);
+    time.advanceMillis(60); // its 50 ms run out while it is still in line
+    assertThatThrownBy(() -> eighth.get(10, TimeUnit.SECONDS)).cause()
+        .isInstanceOf(ThrottleRefusedException.class)
+        .hasMessageContaining("waited its max wait 50 ms behind this process's other BATCH calls");
+    time.advanceMillis(40);
+    assertThat(seventh.get(10, TimeUnit.SECONDS)).isEqualTo(200);
+    assertThat(arrivedPaths).doesNotContain("/eighth");
   }
 
   @Test
