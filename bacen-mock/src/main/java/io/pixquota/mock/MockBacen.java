@@ -222,15 +222,16 @@ public final class MockBacen implements AutoCloseable {
     Answers.Answer answer = serve(path);
     int status = answer.status();
     audit.record(session.integrator(), arrival, status, replica, true);
-    Answers.send(exchange, answer);
     Double cost = config.statusCosts().get(status);
     if (cost != null && cost > 1) {
+      // charged before the answer leaves: a caller that sends its next request on this answer must find it charged
       try {
         quota.charge(session.integrator(), cost - 1, System.nanoTime());
       } catch (RedisSlidingWindowQuota.QuotaUnavailableException e) {
         LOG.warn("could not charge {} extra tokens for status {}: quota store unavailable", cost - 1, status);
       }
     }
+    Answers.send(exchange, answer);
   }
 
   private Answers.Answer serve(String path) throws IOException {

@@ -68,8 +68,13 @@ final class Report {
         sb.append("<h2>").append(r.mode).append(": the shared bucket's effective rate, as each replica saw it</h2>");
         sb.append(rates(r, rate));
       }
-      sb.append("<h2>").append(r.mode).append(": wait for a slot</h2>");
+      sb.append("<h2>").append(r.mode)
+          .append(prioritySeconds > 0 ? ": wait for a slot, every call" : ": wait for a slot").append("</h2>");
       sb.append(waits(r));
+      if (prioritySeconds > 0) {
+        sb.append("<h2>").append(r.mode).append(": r2 (a person): wait for a slot, 25 ms bins</h2>");
+        sb.append(waits(r, r.callsByReplica.getOrDefault("r2", List.of()), 25, "person-waits"));
+      }
     }
     sb.append("</body></html>\n");
     return sb.toString();
@@ -225,9 +230,13 @@ final class Report {
   }
 
   private static String waits(ModeResult r) {
-    int binMs = 250;
+    return waits(r, r.all(), 250, "waits");
+  }
+
+  /** A histogram of {@code calls}' waits in bins of {@code binMs}. */
+  private static String waits(ModeResult r, List<CallRecord> calls, int binMs, String chart) {
     Map<Integer, Integer> hist = new TreeMap<>();
-    for (CallRecord c : r.all()) {
+    for (CallRecord c : calls) {
       hist.merge((int) (c.waitMs() / binMs), 1, Integer::sum);
     }
     int nBins = Math.max(8, hist.keySet().stream().mapToInt(Integer::intValue).max().orElse(0) + 1);
@@ -239,7 +248,8 @@ final class Report {
     double barW = (double) (width - left - 10) / nBins;
     double unit = (double) (height - bottom - 10) / max;
     StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
-        + "width=\"%d\" height=\"%d\" data-mode=\"%s\" data-chart=\"waits\" role=\"img\">", width, height, r.mode));
+        + "width=\"%d\" height=\"%d\" data-mode=\"%s\" data-chart=\"%s\" role=\"img\">", width, height, r.mode,
+        chart));
     for (Map.Entry<Integer, Integer> e : hist.entrySet()) {
       double h = e.getValue() * unit;
       sb.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
@@ -247,7 +257,8 @@ final class Report {
           left + e.getKey() * barW + 1, height - bottom - h, Math.max(1, barW - 2), h, e.getKey(), e.getValue(),
           e.getValue(), e.getKey() * binMs, e.getKey() * binMs + binMs));
     }
-    for (int i = 0; i < nBins; i += 2) {
+    int labelEvery = Math.max(2, (nBins + 7) / 8); // at most about 8 labels, so that they never run together
+    for (int i = 0; i < nBins; i += labelEvery) {
       sb.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\">%d ms</text>",
           left + i * barW, height - 10, i * binMs));
     }

@@ -147,7 +147,8 @@ class DemoRunTest {
         .as("batch calls of one process ask one at a time: not one round trip per waiting call per slot")
         .isLessThan(2.5);
     assertThat(Files.readString(report)).contains("r2 (a person): wait p50 / p99 / max (ms)")
-        .contains("r1: a batch job, 8 threads back to back");
+        .contains("r1: a batch job, 8 threads back to back")
+        .contains("data-mode=\"priorities\" data-chart=\"person-waits\"");
   }
 
   @Test
