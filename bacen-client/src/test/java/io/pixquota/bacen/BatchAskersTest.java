@@ -99,6 +99,7 @@ class BatchAskersTest {
     assertThat(server.getRequestCount()).as("the second was not sent").isEqualTo(2);
     assertThat(registry.get("bacen.throttle.permits").tag("priority", "batch").tag("result", "refused").counter()
         .count()).as("refused for its wait behind the first, not by the bucket").isEqualTo(1);
-    assertThat(registry.get("bacen.throttle.deferred").tag("priority", "batch").counter().count()).as("only the first asked").isEqualTo(1);
+    assertThat(registry.get("bacen.throttle.deferred").tag("priority", "batch").counter().count())
+        .as("only the first asked").isEqualTo(1);
   }
 }
