@@ -1,7 +1,9 @@
 package io.pixquota.bacen.pix;
 
-import io.pixquota.bacen.ThrottleException;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.pixquota.bacen.Priority;
+import io.pixquota.bacen.ThrottleException;
 import io.pixquota.bacen.ThrottledCallFactory;
 import io.pixquota.bacen.internal.Async;
 import io.pixquota.bacen.internal.OAuthTokenSource;
@@ -28,12 +30,14 @@ final class PixAttempts {
   private final OAuthTokenSource tokens;
   private final PixResponses responses;
   private final Duration callTimeout;
+  private final MeterRegistry registry;
 
   /**
    * @param http a client with the throttle, for blocking calls; its {@link ThrottledCallFactory} makes the async ones
    */
   PixAttempts(HttpUrl apiBase, OkHttpClient http, OAuthTokenSource tokens, PixResponses responses,
-      Duration callTimeout) {
+      Duration callTimeout, MeterRegistry registry) {
+    this.registry = registry;
     this.apiBase = apiBase;
     this.http = http;
     this.asyncCalls = ThrottledCallFactory.of(http);
@@ -46,7 +50,7 @@ final class PixAttempts {
    * One attempt: a bearer token, the request through the throttle in {@code priority}'s class, and one fresh token
    * after a 401.
    */
-  <T> T attempt(String path, Priority priority, PixResponses.Reader<T> reader) {
+  <T> T attempt(String operation, String path, Priority priority, PixResponses.Reader<T> reader) {
     HttpUrl url = apiBase.resolve("api/v2/" + path);
     boolean refreshed = false;
     while (true) {
@@ -54,6 +58,7 @@ final class PixAttempts {
       Request request = new Request.Builder().url(url).header("Authorization", "Bearer " + bearer)
           .header("Accept", "application/json").tag(Priority.class, priority).get().build();
       try (Response response = http.newCall(request).execute()) {
+        answered(operation, response);
         if (response.code() == 401 && !refreshed) {
           tokens.invalidate(bearer); // expired or revoked early: one fresh token, one more try
           refreshed = true;
@@ -66,6 +71,16 @@ final class PixAttempts {
         throw transport("request failed", e);
       }
     }
+  }
+
+  /**
+   * Counts one answer of the provider by status, per attempt: a 429 or a 503 that a retry recovered counts here even
+   * though the call succeeded ({@code bacen.client.requests} counts the call's outcome).
+   */
+  private void answered(String operation, Response response) {
+    Counter.builder("bacen.client.answers").description("Provider answers by status, one per attempt")
+        .tag("operation", operation).tag("status", Integer.toString(response.code())).register(registry)
+        .increment();
   }
 
   /** A bearer token within the call timeout: an attempt waits no longer for its token than for its answer. */
@@ -101,8 +116,8 @@ final class PixAttempts {
   }
 
   /** One async attempt: a bearer token, the request through the throttle, one fresh token after a 401. */
-  <T> CompletableFuture<T> attemptAsync(String path, Priority priority, PixResponses.Reader<T> reader,
-      boolean refreshed, AtomicReference<Call> current) {
+  <T> CompletableFuture<T> attemptAsync(String operation, String path, Priority priority,
+      PixResponses.Reader<T> reader, boolean refreshed, AtomicReference<Call> current) {
     return tokens.getAsync(callTimeout).handle((bearer, failure) -> {
       if (failure != null) {
         Throwable cause = Async.cause(failure);
@@ -126,9 +141,10 @@ final class PixAttempts {
         @Override
         public void onResponse(Call c, Response response) {
           try (response) {
+            answered(operation, response);
             if (response.code() == 401 && !refreshed) {
               tokens.invalidate(bearer); // expired or revoked early: one fresh token, one more try
-              attemptAsync(path, priority, reader, true, current).whenComplete((value, again) -> {
+              attemptAsync(operation, path, priority, reader, true, current).whenComplete((value, again) -> {
                 if (again == null) {
                   answer.complete(value);
                 } else {

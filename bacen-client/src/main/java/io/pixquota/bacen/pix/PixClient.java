@@ -82,7 +82,7 @@ public final class PixClient implements AutoCloseable {
     // make a call leave late and bunch with the next slots (measured: 1 x 429 per cold burst otherwise).
     this.http = base.newBuilder().addNetworkInterceptor(interceptor).build();
     this.unthrottledHttp = base;
-    this.attempts = new PixAttempts(apiBase, http, tokens, responses, config.callTimeout());
+    this.attempts = new PixAttempts(apiBase, http, tokens, responses, config.callTimeout(), registry);
     retry.retries("getPix");
     retry.retries("getCob");
   }
@@ -129,7 +129,7 @@ public final class PixClient implements AutoCloseable {
     PixIds.checkEndToEndId(endToEndId);
     Objects.requireNonNull(priority, "priority cannot be null");
     checkOpen();
-    return retry.call("getPix", () -> attempts.attempt("pix/" + endToEndId, priority, json::pix));
+    return retry.call("getPix", () -> attempts.attempt("getPix", "pix/" + endToEndId, priority, json::pix));
   }
 
   /**
@@ -153,7 +153,7 @@ public final class PixClient implements AutoCloseable {
     PixIds.checkTxid(txid);
     Objects.requireNonNull(priority, "priority cannot be null");
     checkOpen();
-    return retry.call("getCob", () -> attempts.attempt("cob/" + txid, priority, json::cob));
+    return retry.call("getCob", () -> attempts.attempt("getCob", "cob/" + txid, priority, json::cob));
   }
 
   /**
@@ -209,7 +209,7 @@ public final class PixClient implements AutoCloseable {
       PixResponses.Reader<T> reader) {
     AtomicReference<Call> current = new AtomicReference<>();
     CompletableFuture<T> result = retry.callAsync(operation,
-        () -> attempts.attemptAsync(path, priority, reader, false, current));
+        () -> attempts.attemptAsync(operation, path, priority, reader, false, current));
     result.whenComplete((value, failure) -> {
       Call call = current.get();
       if (result.isCancelled() && call != null) {

@@ -142,6 +142,18 @@ class PixClientAsyncTest {
     assertThat(time.sleeps()).as("one wait of the Retry-After, on the timer, over a backoff of at most 10 ms")
         .containsExactly(TimeUnit.SECONDS.toNanos(1));
     assertThat(registry.get("bacen.client.retries").tag("operation", "getPix").counter().count()).isEqualTo(1);
+    assertThat(registry.get("bacen.client.answers").tag("operation", "getPix").tag("status", "429").counter().count())
+        .as("the 429 a retry recovered is counted per attempt").isEqualTo(1);
+    assertThat(registry.get("bacen.client.answers").tag("status", "200").counter().count()).isEqualTo(1);
+    assertThat(registry.get("bacen.client.requests").tag("outcome", "success").timer().count())
+        .as("while the call succeeded").isEqualTo(1);
+    try (PixClient client = client()) {
+      apiResponses.add(problem(429, "TooManyRequests", "1"));
+      assertThat(client.getCob("abcdefghijklmnopqrstuvwxyz12").status()).as("the blocking path counts the same")
+          .isEqualTo(CobStatus.ATIVA);
+    }
+    assertThat(registry.get("bacen.client.answers").tag("operation", "getCob").tag("status", "429").counter()
+        .count()).isEqualTo(1);
   }
 
   @Test
