@@ -70,13 +70,14 @@ class ComposeFileTest {
       }
     });
     assertThat(sources).contains("./bacen-mock/target/bacen-mock.jar", "./demo/target/bacen-demo.jar",
-        "./docs/prometheus.yml", "./docs/grafana/provisioning", "./docs/grafana/dashboards");
+        "./docs/prometheus.yml", "./docs/prometheus-rules.yml", "./docs/grafana/provisioning",
+        "./docs/grafana/dashboards");
     for (String source : sources) {
       if (!source.contains("/target/")) {
         assertThat(ROOT.resolve(source)).as(source).exists();
       }
     }
     String prometheus = Files.readString(ROOT.resolve("docs/prometheus.yml"));
-    assertThat(prometheus).contains("replica-1:9100", "replica-2:9100");
+    assertThat(prometheus).contains("replica-1:9100", "replica-2:9100").contains("prometheus-rules.yml");
   }
 }

@@ -13,6 +13,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.Set;
@@ -83,6 +84,17 @@ class ReplicaMetricsTest {
           }
         }
       }
+      String rules = Files.readString(Path.of("..").toAbsolutePath().normalize()
+          .resolve("docs/prometheus-rules.yml"));
+      Matcher inRules = metric.matcher(rules.substring(rules.indexOf("groups:")));
+      int named = 0;
+      while (inRules.find()) {
+        named++;
+        assertThat(names).as("the alert rules name %s", inRules.group()).contains(inRules.group());
+      }
+      assertThat(named).as("metrics named by the alert rules").isGreaterThanOrEqualTo(10);
+      assertThat(body).as("the 429 answers counted from 0, so that the first one raises the alert")
+          .contains("bacen_client_answers_total{operation=\"getPix\",status=\"429\"} 0.0");
     }
   }
 }

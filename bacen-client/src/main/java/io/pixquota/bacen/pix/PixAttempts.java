@@ -78,9 +78,13 @@ final class PixAttempts {
    * though the call succeeded ({@code bacen.client.requests} counts the call's outcome).
    */
   private void answered(String operation, Response response) {
-    Counter.builder("bacen.client.answers").description("Provider answers by status, one per attempt")
-        .tag("operation", operation).tag("status", Integer.toString(response.code())).register(registry)
-        .increment();
+    answers(operation, response.code()).increment();
+  }
+
+  /** The counter of {@code operation}'s answers with this status. */
+  Counter answers(String operation, int status) {
+    return Counter.builder("bacen.client.answers").description("Provider answers by status, one per attempt")
+        .tag("operation", operation).tag("status", Integer.toString(status)).register(registry);
   }
 
   /** A bearer token within the call timeout: an attempt waits no longer for its token than for its answer. */

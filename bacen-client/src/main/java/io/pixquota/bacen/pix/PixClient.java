@@ -85,6 +85,9 @@ public final class PixClient implements AutoCloseable {
     this.attempts = new PixAttempts(apiBase, http, tokens, responses, config.callTimeout(), registry);
     retry.retries("getPix");
     retry.retries("getCob");
+    for (String operation : new String[] {"getPix", "getCob"}) {
+      attempts.answers(operation, 429); // at 0 from the start, so that an alert on its increase sees the first one
+    }
   }
 
   /**
