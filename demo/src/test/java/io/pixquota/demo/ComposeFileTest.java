@@ -77,6 +77,8 @@ class ComposeFileTest {
         assertThat(ROOT.resolve(source)).as(source).exists();
       }
     }
+    services.forEach(s -> assertThat(s.get("image").asText()).as("a pinned image version, not latest")
+        .matches("[a-z0-9./_-]+:v?[0-9]+\\.[0-9]+\\.[0-9][0-9a-z._-]*"));
     String prometheus = Files.readString(ROOT.resolve("docs/prometheus.yml"));
     assertThat(prometheus).contains("replica-1:9100", "replica-2:9100").contains("prometheus-rules.yml");
   }
