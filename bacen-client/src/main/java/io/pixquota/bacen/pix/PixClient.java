@@ -50,6 +50,7 @@ public final class PixClient implements AutoCloseable {
   private final PixJson json = new PixJson();
   private final PixResponses responses;
   private final PixRetry retry;
+  private final boolean ownsHttp;
   private final RedissonClient ownedRedisson;
   private final TokenBucket bucket;
   private volatile boolean closed;
@@ -72,6 +73,7 @@ public final class PixClient implements AutoCloseable {
     ThrottlingInterceptor interceptor = throttle.build();
     // Every request, token fetches included, ends within the call timeout. No redirects: a known provider does not
     // send any, and a redirect loop would drain the shared bucket; a 3xx is an unexpected answer.
+    this.ownsHttp = b.okHttpClient == null;
     OkHttpClient base = (b.okHttpClient != null ? b.okHttpClient : ownClient(bucket)).newBuilder()
         .callTimeout(config.callTimeout()).followRedirects(false).followSslRedirects(false).build();
     OkHttpClient tokenHttp = config.throttleTokenCalls()
@@ -276,14 +278,17 @@ public final class PixClient implements AutoCloseable {
   }
 
   /**
-   * Refuses every later call ({@link IllegalStateException}), lets calls in flight end, and shuts down the Redisson
-   * client this PixClient created, if it created one; a given one is left alone.
+   * Refuses every later call ({@link IllegalStateException}), lets calls in flight end, and shuts down what this
+   * PixClient created: its OkHttp client's dispatcher and connections, and its Redisson client. A given OkHttp client
+   * ({@link Builder#okHttpClient}) or Redisson client is left alone: the application may use it elsewhere.
    */
   @Override
   public void close() {
     closed = true;
-    http.dispatcher().executorService().shutdown();
-    http.connectionPool().evictAll();
+    if (ownsHttp) {
+      http.dispatcher().executorService().shutdown();
+      http.connectionPool().evictAll();
+    }
     if (ownedRedisson != null) {
       ownedRedisson.shutdown();
     }

@@ -7,11 +7,13 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.pixquota.bacen.FakeTime;
 import io.pixquota.bacen.Limit;
 import io.pixquota.bacen.internal.LocalTokenBucket;
+import java.io.IOException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -25,6 +27,12 @@ import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
+import okhttp3.Call;
+import okhttp3.Callback;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -424,6 +432,33 @@ class PixClientEdgeCasesTest {
         .hasMessage("this PixClient is closed");
     assertThatThrownBy(client::warmUp).isExactlyInstanceOf(IllegalStateException.class);
     assertThat(apiCalls.get() + tokenFetches.get()).isZero();
+  }
+
+  @Test
+  void closingLeavesAGivenOkHttpClientWorking() throws Exception {
+    OkHttpClient shared = new OkHttpClient();
+    PixClient client = PixClient.builder(PixClientConfig.builder().baseUrl(URI.create(server.url("/").toString()))
+        .credentials("bank", "s3cr3t").build())
+        .tokenBucket(new LocalTokenBucket("local", List.of(Limit.of(1000, 1000)), System::nanoTime))
+        .okHttpClient(shared).build();
+    client.getPixAsync(E2E).get(10, TimeUnit.SECONDS);
+    client.close();
+    assertThat(shared.dispatcher().executorService().isShutdown()).as("the application's dispatcher").isFalse();
+    CompletableFuture<Integer> status = new CompletableFuture<>();
+    shared.newCall(new Request.Builder().url(server.url("/oauth/token")).post(RequestBody.create(new byte[0]))
+        .build()).enqueue(new Callback() {
+          @Override
+          public void onFailure(Call call, IOException e) {
+            status.completeExceptionally(e);
+          }
+
+          @Override
+          public void onResponse(Call call, Response response) {
+            status.complete(response.code());
+            response.close();
+          }
+        });
+    assertThat(status.get(10, TimeUnit.SECONDS)).as("its async calls still run").isPositive();
   }
 
   @Test
