@@ -5,11 +5,10 @@ import io.pixquota.bacen.internal.TimeSource;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.ReentrantLock;
 import okhttp3.Call;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,8 +34,7 @@ final class SlotBooking {
   private final TimeSource time;
   private final ThrottleMetrics metrics;
   private final AtomicLong lastLostWarnNanos;
-  /** Per bucket: the lock that a class with a horizon's blocking calls take turns to ask with. */
-  private final Map<TokenBucket, ReentrantLock> askers = new ConcurrentHashMap<>();
+  private final AskingLine line = new AskingLine();
 
   SlotBooking(Duration lateLimit, TimeSource time, ThrottleMetrics metrics) {
     this.lateLimitNanos = lateLimit.toNanos();
@@ -74,23 +72,30 @@ final class SlotBooking {
       askUntilBooked(booking, call);
       return;
     }
-    // A class with a horizon: its calls in this process ask one at a time, in the order they came. Else every one of
+    // A class with a horizon: its calls ask one at a time, in the order they came (AskingLine). Else every one of
     // them would ask at each free slot and all but one be told to wait again: a round trip per waiting call per slot.
-    ReentrantLock asker = askers.computeIfAbsent(booking.bucket, b -> new ReentrantLock(true));
+    AskingLine.Place place = line.join(booking.bucket);
     try {
-      if (!asker.tryLock(booking.leftToWait().toNanos(), TimeUnit.NANOSECONDS)) {
-        metrics.refused(booking.bucket.name(), booking.priority);
-        throw ThrottleRefusedException.queuedTooLong(booking.bucket.name(), booking.priority, booking.maxWait);
-      }
+      place.before().get(booking.leftToWait().toNanos(), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException | ExecutionException e) {
+      place.leave();
+      metrics.refused(booking.bucket.name(), booking.priority);
+      throw ThrottleRefusedException.queuedTooLong(booking.bucket.name(), booking.priority, booking.maxWait);
     } catch (InterruptedException e) {
+      place.leave();
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted while waiting to ask for its slot; not sent");
     }
     try {
       askUntilBooked(booking, call);
     } finally {
-      asker.unlock();
+      place.mine().complete(null);
     }
+  }
+
+  /** The line of this interceptor's calls of classes with a horizon, blocking and async. */
+  AskingLine line() {
+    return line;
   }
 
   private void askUntilBooked(Booking booking, Call call) throws IOException {

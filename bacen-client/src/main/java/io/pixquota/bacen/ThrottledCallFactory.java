@@ -3,7 +3,6 @@ package io.pixquota.bacen;
 import io.pixquota.bacen.internal.Async;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -80,9 +79,6 @@ public final class ThrottledCallFactory implements Call.Factory {
    */
   private enum State { NEW, QUEUED, ASKING, DEFERRED, WAITING, SENT, DONE }
 
-  private static final CompletableFuture<Void> NO_ONE_BEFORE = CompletableFuture.completedFuture(null);
-  /** Per bucket: the turn of the last call in line of a class with a horizon (done when that call has booked). */
-  private final Map<TokenBucket, CompletableFuture<Void>> lines = new HashMap<>(); // guarded by itself
 
   /** One call: booked and waited for without a thread, then the client's own call. */
   private final class ThrottledCall implements Call {
@@ -170,19 +166,14 @@ public final class ThrottledCallFactory implements Call.Factory {
      * waiting call asks at each free slot, not all of them. Refused if its max wait ends in the line.
      */
     private void queue() {
-      CompletableFuture<Void> mine = new CompletableFuture<>();
-      CompletableFuture<Void> before;
-      synchronized (lines) {
-        before = lines.getOrDefault(booking.bucket, NO_ONE_BEFORE);
-        lines.put(booking.bucket, mine);
-      }
+      AskingLine.Place place = interceptor.slots().line().join(booking.bucket);
       synchronized (this) {
         if (state == State.QUEUED) {
           queuedUntil = interceptor.time().schedule(this::queuedTooLong,
               booking.askedAtNanos() + booking.maxWait.toNanos());
         }
       }
-      before.whenComplete((ignored, failure) -> takeTurn(mine));
+      place.before().whenComplete((ignored, failure) -> takeTurn(place.mine()));
     }
 
     /** The call before it in line has booked or given up: ask, unless this one gave up meanwhile. */

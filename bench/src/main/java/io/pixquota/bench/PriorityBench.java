@@ -10,6 +10,7 @@ import io.pixquota.bacen.plan.QuotaPlan;
 import io.pixquota.bacen.plan.QuotaPlanner;
 import io.pixquota.harness.PrivateRedisServer;
 import io.pixquota.harness.RespConnection;
+import io.pixquota.harness.Sleep;
 import io.pixquota.mock.MockBacen;
 import io.pixquota.mock.MockConfig;
 import java.net.URI;
@@ -152,10 +153,7 @@ final class PriorityBench implements Callable<Integer> {
       List<Long> waits = Collections.synchronizedList(new ArrayList<>());
       List<Future<?>> interactiveCalls = new ArrayList<>();
       for (long at = countFrom; at < end; at += TimeUnit.SECONDS.toNanos(1)) {
-        long due = at;
-        while (System.nanoTime() < due) {
-          Thread.sleep(Math.max(1, TimeUnit.NANOSECONDS.toMillis(due - System.nanoTime())));
-        }
+        Sleep.until(at);
         interactiveCalls.add(pool.submit(() -> {
           long asked = System.nanoTime();
           interactive.getPix(e2e(minute, ids.incrementAndGet()));

@@ -9,7 +9,9 @@ import io.pixquota.bacen.internal.Async;
 import io.pixquota.bacen.internal.OAuthTokenSource;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import okhttp3.Call;
 import okhttp3.Callback;
@@ -31,6 +33,7 @@ final class PixAttempts {
   private final PixResponses responses;
   private final Duration callTimeout;
   private final MeterRegistry registry;
+  private final Map<String, Counter> answers = new ConcurrentHashMap<>(); // "operation status" -> its counter
 
   /**
    * @param http a client with the throttle, for blocking calls; its {@link ThrottledCallFactory} makes the async ones
@@ -83,8 +86,9 @@ final class PixAttempts {
 
   /** The counter of {@code operation}'s answers with this status. */
   Counter answers(String operation, int status) {
-    return Counter.builder("bacen.client.answers").description("Provider answers by status, one per attempt")
-        .tag("operation", operation).tag("status", Integer.toString(status)).register(registry);
+    return answers.computeIfAbsent(operation + " " + status, k -> Counter.builder("bacen.client.answers")
+        .description("Provider answers by status, one per attempt").tag("operation", operation)
+        .tag("status", Integer.toString(status)).register(registry));
   }
 
   /** A bearer token within the call timeout: an attempt waits no longer for its token than for its answer. */
