@@ -42,6 +42,7 @@ import org.slf4j.LoggerFactory;
 public final class RedisTokenBucket implements TokenBucket {
   private static final Logger LOG = LoggerFactory.getLogger(RedisTokenBucket.class);
   private static final LuaScript SCRIPT = LuaScript.TOKEN_BUCKET;
+  private static final LuaScript STATE = LuaScript.fromResource("bucket_state.lua");
   private static final RateAdaptation UNUSED = RateAdaptation.defaults(); // the script's arguments when it is off
 
   private final RedissonClient redisson;
@@ -331,6 +332,23 @@ public final class RedisTokenBucket implements TokenBucket {
 
   private static long micros(Instant instant) {
     return ChronoUnit.MICROS.between(Instant.EPOCH, instant);
+  }
+
+  /**
+   * Reads the bucket's state in Redis now, in one round trip, changing nothing: tokens left, calls booked ahead, the
+   * rate in force and the fleet's live configurations. For display (the starter's actuator endpoint), not for
+   * deciding: by the time it is read, the next call may have changed it.
+   *
+   * @throws BucketUnavailableException when Redis fails or does not answer in time
+   */
+  public BucketState state() throws BucketUnavailableException, InterruptedException {
+    String text;
+    try {
+      text = STATE.call(redisson, key, new Object[0], config.redisTimeout().toNanos(), time::nanoTime).text();
+    } catch (LuaScript.CallFailedException e) {
+      throw unavailable(e);
+    }
+    return BucketStates.read(config, text);
   }
 
   @Override

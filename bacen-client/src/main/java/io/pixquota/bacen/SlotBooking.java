@@ -9,7 +9,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
-import okhttp3.Call;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,13 +51,13 @@ final class SlotBooking {
    * it is not: late, its state lost, or its rate cut. The booking was made by the caller (the interceptor, blocking)
    * or by an async call that waited for its slot without a thread and is checked again right before its send.
    */
-  Slot sleepAndLeave(Booking booking, Call call) throws IOException {
+  Slot sleepAndLeave(Booking booking, BooleanSupplier canceled) throws IOException {
     while (true) {
-      sleepUntil(booking, call);
+      sleepUntil(booking, canceled);
       if (!booking.mustRebook()) {
         return new Slot(booking.granted(), booking.lateNanos());
       }
-      book(booking, call);
+      book(booking, canceled);
     }
   }
 
@@ -67,9 +67,9 @@ final class SlotBooking {
    *
    * @throws ThrottleRefusedException when even that would be past what is left of the max wait
    */
-  void book(Booking booking, Call call) throws IOException {
+  void book(Booking booking, BooleanSupplier canceled) throws IOException {
     if (booking.horizon == null) {
-      askUntilBooked(booking, call);
+      askUntilBooked(booking, canceled);
       return;
     }
     // A class with a horizon: its calls ask one at a time, in the order they came (AskingLine). Else every one of
@@ -87,7 +87,7 @@ final class SlotBooking {
       throw new InterruptedIOException("interrupted while waiting to ask for its slot; not sent");
     }
     try {
-      askUntilBooked(booking, call);
+      askUntilBooked(booking, canceled);
     } finally {
       place.mine().complete(null);
     }
@@ -98,16 +98,16 @@ final class SlotBooking {
     return line;
   }
 
-  private void askUntilBooked(Booking booking, Call call) throws IOException {
-    checkCanceled(call); // cancelled while it waited for its turn: nothing booked, nothing to give back
+  private void askUntilBooked(Booking booking, BooleanSupplier canceled) throws IOException {
+    checkCanceled(canceled); // cancelled while it waited for its turn: nothing booked, nothing to give back
     while (!booking.booked(acquire(booking.bucket, booking.cost, booking.askWait()))) {
       try {
         long left;
         while ((left = booking.slotNanos() - time.nanoTime()) > 0) {
-          checkCanceled(call);
+          checkCanceled(canceled);
           time.sleepNanos(Math.min(left, CANCEL_POLL_NANOS));
         }
-        checkCanceled(call);
+        checkCanceled(canceled);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new InterruptedIOException("interrupted while waiting to ask for its slot; not sent");
@@ -275,14 +275,14 @@ final class SlotBooking {
    * Sleeps until the slot, in steps that check for a cancel, the booking state's loss and a cut of its rate. An
    * interrupt or a cancel lets go at once and gives the tokens back.
    */
-  private void sleepUntil(Booking booking, Call call) throws InterruptedIOException {
+  private void sleepUntil(Booking booking, BooleanSupplier canceled) throws InterruptedIOException {
     try {
       long left;
       while ((left = booking.slotNanos() - time.nanoTime()) > 0 && !booking.voided()) {
-        checkCanceled(call);
+        checkCanceled(canceled);
         time.sleepNanos(Math.min(left, CANCEL_POLL_NANOS));
       }
-      checkCanceled(call);
+      checkCanceled(canceled);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       giveBack(booking.bucket, booking.cost);
@@ -293,8 +293,8 @@ final class SlotBooking {
     }
   }
 
-  private static void checkCanceled(Call call) throws InterruptedIOException {
-    if (call.isCanceled()) {
+  private static void checkCanceled(BooleanSupplier canceled) throws InterruptedIOException {
+    if (canceled.getAsBoolean()) {
       throw new InterruptedIOException("call canceled while waiting for its slot; not sent");
     }
   }

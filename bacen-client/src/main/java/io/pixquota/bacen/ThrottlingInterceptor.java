@@ -10,15 +10,19 @@ import io.pixquota.bacen.plan.QuotaPlan;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import java.util.regex.Pattern;
 import okhttp3.Call;
 import okhttp3.Interceptor;
@@ -77,6 +81,7 @@ public final class ThrottlingInterceptor implements Interceptor {
 
   private final Rule defaultRoute;
   private final List<Rule> rules;
+  private final List<TokenBucket> buckets;
   private final Map<Integer, Double> responseCosts;
   private final Duration maxWait;
   private final Priority defaultPriority;
@@ -89,9 +94,9 @@ public final class ThrottlingInterceptor implements Interceptor {
 
   /** Requests whose method (null: any) and path (null: any) match go to {@code bucket} at {@code cost}. */
   private record Rule(String method, Pattern path, TokenBucket bucket, double cost) {
-    boolean matches(Request request) {
-      return (method == null || method.equalsIgnoreCase(request.method()))
-          && (path == null || path.matcher(request.url().encodedPath()).matches());
+    boolean matches(String requestMethod, String encodedPath) {
+      return (method == null || method.equalsIgnoreCase(requestMethod))
+          && (path == null || path.matcher(encodedPath).matches());
     }
 
     Rule with(TokenBucket other) {
@@ -102,6 +107,14 @@ public final class ThrottlingInterceptor implements Interceptor {
   private ThrottlingInterceptor(Builder b, Rule defaultRoute, List<Rule> rules, ThrottleMetrics metrics) {
     this.defaultRoute = defaultRoute;
     this.rules = List.copyOf(rules);
+    Set<TokenBucket> given = Collections.newSetFromMap(new IdentityHashMap<>());
+    List<TokenBucket> distinct = new ArrayList<>();
+    for (TokenBucket bucket : b.bucketsGiven()) {
+      if (given.add(bucket)) {
+        distinct.add(bucket);
+      }
+    }
+    this.buckets = List.copyOf(distinct);
     this.responseCosts = Map.copyOf(b.responseCosts);
     this.maxWait = b.maxWait;
     this.defaultPriority = b.defaultPriority;
@@ -117,6 +130,39 @@ public final class ThrottlingInterceptor implements Interceptor {
     new Request.Builder().url("http://localhost/").build().tag(Priority.class);
   }
 
+  /**
+   * The buckets this interceptor books on, as they were given to its builder (the default bucket first, then those
+   * of the rules, each once): for warming them up and for showing their state.
+   */
+  public List<TokenBucket> buckets() {
+    return buckets;
+  }
+
+  /** What this process saw of each of its {@link #buckets()}, in the same order; no I/O. */
+  public List<BucketStatus> status() {
+    List<BucketStatus> out = new ArrayList<>();
+    long now = time.nanoTime();
+    for (TokenBucket bucket : buckets) {
+      ThrottleMetrics.Status s = metrics.status(bucket.name());
+      out.add(new BucketStatus(bucket.name(), s.fallbackActive(), s.marginExceeded(), s.marginExceeded() == 0
+          ? Optional.empty() : Optional.of(Duration.ofNanos(Math.max(0, now - s.lastMarginExceededNanos())))));
+    }
+    return out;
+  }
+
+  /**
+   * What this process saw of one bucket.
+   *
+   * @param bucket              the bucket's name
+   * @param localFallbackActive whether its calls go to the local share now, because Redis did not answer
+   *                            ({@link RedisUnavailablePolicy#LOCAL_FALLBACK})
+   * @param marginExceeded      calls that left later after their slot than the plan's jitter J allows, since start
+   *                            (always 0 without a {@link Builder#plan plan})
+   * @param sinceMarginExceeded how long ago the last of them left; empty when none did
+   */
+  public record BucketStatus(String bucket, boolean localFallbackActive, long marginExceeded,
+      Optional<Duration> sinceMarginExceeded) {}
+
   /** A builder whose default bucket takes every request that no rule matches. */
   public static Builder builder(TokenBucket defaultBucket) {
     return new Builder(defaultBucket);
@@ -127,6 +173,7 @@ public final class ThrottlingInterceptor implements Interceptor {
     Request request = chain.request();
     Prebooked prebooked = request.tag(Prebooked.class);
     SlotBooking.Booking booking;
+    Call call = chain.call();
     if (prebooked != null && prebooked.by() == this && prebooked.used().compareAndSet(false, true)) {
       booking = prebooked.booking(); // booked by a ThrottledCallFactory call, which waited without a thread
       if (booking.mustRebook()) {
@@ -135,10 +182,74 @@ public final class ThrottlingInterceptor implements Interceptor {
         throw new SlotMissedException(booking.bucket.name());
       }
     } else {
-      booking = booking(request, effectiveMaxWait(chain.call()));
-      slots.book(booking, chain.call());
+      booking = booking(request, effectiveMaxWait(call));
+      slots.book(booking, call::isCanceled);
     }
-    SlotBooking.Slot slot = slots.sleepAndLeave(booking, chain.call());
+    return leave(booking, call::isCanceled, new Exchange<>() {
+      @Override
+      public Response send() throws IOException {
+        return chain.proceed(request);
+      }
+
+      @Override
+      public int status(Response response) {
+        return response.code();
+      }
+
+      @Override
+      public String header(Response response, String name) {
+        return response.header(name);
+      }
+    });
+  }
+
+  /**
+   * The same throttle for an HTTP client other than OkHttp (Spring's {@code RestClient} and {@code RestTemplate}
+   * through the starter's {@code ClientHttpRequestInterceptor}, say): books the slot of a request with this method
+   * and encoded path (routed by the same rules) in its class, sleeps until it, calls {@link Exchange#send} once,
+   * then settles the answer as {@link #intercept} does (a 429 tells the bucket; response costs are charged). Same
+   * bucket, same metrics, same guarantees, with one difference: the client's connection is set up after the wait,
+   * as with an OkHttp application interceptor. Only an interrupt cancels the wait.
+   *
+   * @param priority the request's class; null for the {@link Builder#defaultPriority default}
+   * @throws ThrottleRefusedException   when the slot is further than the max wait
+   * @throws BucketUnavailableException when the bucket cannot be reached and no local fallback takes the call
+   * @throws java.io.InterruptedIOException when interrupted while waiting (nothing sent, tokens given back)
+   * @throws IOException                what {@code send} throws
+   */
+  public <R> R exchange(String method, String encodedPath, Priority priority, Exchange<R> exchange)
+      throws IOException {
+    Checks.notBlank("method", method);
+    Objects.requireNonNull(encodedPath, "encodedPath cannot be null");
+    Objects.requireNonNull(exchange, "exchange cannot be null");
+    Rule route = route(method, encodedPath);
+    Priority p = priority != null ? priority : defaultPriority;
+    SlotBooking.Booking booking = slots.new Booking(route.bucket(), route.cost(), maxWait, p, horizons.get(p));
+    BooleanSupplier never = () -> false;
+    slots.book(booking, never);
+    return leave(booking, never, exchange);
+  }
+
+  /**
+   * One request of an HTTP client, as {@link #exchange} needs it.
+   *
+   * @param <R> the client's response type
+   */
+  public interface Exchange<R> {
+    /** Sends the request; called once, when its slot has come. */
+    R send() throws IOException;
+
+    /** The response's HTTP status code. */
+    int status(R response);
+
+    /** A header of the response, or null when it has none of that name. */
+    String header(R response, String name);
+  }
+
+  /** Sleeps until the booked slot, sends, and settles the answer: one path for every HTTP client. */
+  private <R> R leave(SlotBooking.Booking booking, BooleanSupplier canceled, Exchange<R> exchange)
+      throws IOException {
+    SlotBooking.Slot slot = slots.sleepAndLeave(booking, canceled);
     TokenBucket bucket = booking.bucket;
     String name = bucket.name();
     long late = slot.lateNanos();
@@ -146,17 +257,19 @@ public final class ThrottlingInterceptor implements Interceptor {
       marginExceeded(name, late);
     }
     long waitedNanos = time.nanoTime() - booking.askedAtNanos();
-    Response response;
+    R response;
     try {
-      response = chain.proceed(request); // nothing between the lateness check and the send
+      response = exchange.send(); // nothing between the lateness check and the send
     } finally {
       metrics.granted(name, booking.priority, Duration.ofNanos(waitedNanos));
       metrics.lateness(name, late);
     }
-    if (response.code() == 429) {
-      providerRefused(bucket, slot.granted(), response);
+    int status = exchange.status(response);
+    if (status == 429) {
+      providerRefused(bucket, slot.granted(), exchange.header(response, "Retry-After"),
+          exchange.header(response, "RateLimit"));
     }
-    Double total = responseCosts.get(response.code());
+    Double total = responseCosts.get(status);
     if (total != null && total != booking.cost) {
       settle(bucket, total - booking.cost);
     }
@@ -183,7 +296,7 @@ public final class ThrottlingInterceptor implements Interceptor {
    * class (its {@link Priority} tag, else the default).
    */
   SlotBooking.Booking booking(Request request, Duration maxWait) {
-    Rule route = route(request);
+    Rule route = route(request.method(), request.url().encodedPath());
     Priority tagged = request.tag(Priority.class);
     Priority priority = tagged != null ? tagged : defaultPriority;
     return slots.new Booking(route.bucket(), route.cost(), maxWait, priority, horizons.get(priority));
@@ -211,11 +324,11 @@ public final class ThrottlingInterceptor implements Interceptor {
    * fleet's rate and holds every slot back until the Retry-After, or the reset of a RateLimit header that says
    * nothing is left); a failure here never fails the response.
    */
-  private void providerRefused(TokenBucket bucket, Acquisition granted, Response response) {
+  private void providerRefused(TokenBucket bucket, Acquisition granted, String retryAfter, String rateLimit) {
     metrics.providerRefused(bucket.name());
-    Duration hold = RetryAfter.parse(response.header("Retry-After"), time.now());
+    Duration hold = RetryAfter.parse(retryAfter, time.now());
     if (hold == null) {
-      hold = RetryAfter.fromRateLimit(response.header("RateLimit"));
+      hold = RetryAfter.fromRateLimit(rateLimit);
     }
     try {
       if (bucket.providerRefused(granted, hold == null ? Duration.ZERO : hold)) {
@@ -229,9 +342,9 @@ public final class ThrottlingInterceptor implements Interceptor {
     }
   }
 
-  private Rule route(Request request) {
+  private Rule route(String method, String encodedPath) {
     for (Rule rule : rules) {
-      if (rule.matches(request)) {
+      if (rule.matches(method, encodedPath)) {
         return rule;
       }
     }
@@ -255,9 +368,9 @@ public final class ThrottlingInterceptor implements Interceptor {
 
   /** A call left later than the plan's J allows: the plan is no longer provably safe. WARN at most once a minute. */
   private void marginExceeded(String bucket, long lateNanos) {
-    metrics.marginExceeded(bucket);
-    long last = lastMarginWarnNanos.get();
     long now = time.nanoTime();
+    metrics.marginExceeded(bucket, now);
+    long last = lastMarginWarnNanos.get();
     if (now - last > TimeUnit.MINUTES.toNanos(1) && lastMarginWarnNanos.compareAndSet(last, now)) {
       LOG.warn("Bucket '{}': a call left {} ms after its slot, more than the {} ms of jitter its plan assumes; the "
           + "settings are no longer provably under the provider's quota (see bacen.throttle.margin.exceeded)",
@@ -301,6 +414,13 @@ public final class ThrottlingInterceptor implements Interceptor {
 
     private Builder(TokenBucket defaultBucket) {
       this.defaultBucket = Objects.requireNonNull(defaultBucket, "defaultBucket cannot be null");
+    }
+
+    private List<TokenBucket> bucketsGiven() {
+      List<TokenBucket> all = new ArrayList<>();
+      all.add(defaultBucket);
+      rules.forEach(r -> all.add(r.bucket()));
+      return all;
     }
 
     /**

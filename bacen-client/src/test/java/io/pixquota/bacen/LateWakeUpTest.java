@@ -82,15 +82,23 @@ class LateWakeUpTest {
   void aLateCallerRebooksAndPastThePlansJitterIsCounted(TestRedis redis) throws Exception {
     RedisTokenBucket shared = bucket(redis, "late", 100, 0.01);
     QuotaPlan plan = new QuotaPlan(100, 100, Duration.ofMillis(10), Duration.ofMillis(5), 1, 1, "test plan");
-    call(ThrottlingInterceptor.builder(new SlowToWake(shared, time)).plan(plan).meterRegistry(registry)
-        .timeSource(time).build(), 1);
+    ThrottlingInterceptor throttle = ThrottlingInterceptor.builder(new SlowToWake(shared, time)).plan(plan)
+        .meterRegistry(registry).timeSource(time).build();
+    assertThat(throttle.status().get(0).sinceMarginExceeded()).isEmpty();
+    call(throttle, 1);
+    time.advanceMillis(250);
+    ThrottlingInterceptor.BucketStatus status = throttle.status().get(0);
+    assertThat(status.marginExceeded()).as("what the health indicator reads").isEqualTo(1);
+    assertThat(status.sinceMarginExceeded()).hasValueSatisfying(ago -> assertThat(ago)
+        .isBetween(Duration.ofMillis(250), Duration.ofMillis(260)));
+    assertThat(status.localFallbackActive()).isFalse();
     assertThat(registry.get("bacen.throttle.rebooked").counter().count())
         .as("30 ms late > 5 ms late limit: a fresh slot each time, %d times at most", SlotBooking.MAX_REBOOKS)
         .isEqualTo(SlotBooking.MAX_REBOOKS);
     assertThat(registry.get("bacen.throttle.margin.exceeded").counter().count()).as("30 ms > J = 10 ms").isEqualTo(1);
     assertThat(registry.get("bacen.throttle.lateness").timer().max(TimeUnit.MILLISECONDS)).isEqualTo(30);
-    // the missed slots were not given back: 1 call cost 1 + 3 tokens, then 4 x 30 ms refilled 0.0012
-    assertThat(shared.acquire(1, Duration.ZERO).remaining()).isCloseTo(100 - 4 + 0.0012 - 1, within(1e-9));
+    // the missed slots were not given back: 1 call cost 1 + 3 tokens, then 4 x 30 ms + 250 ms refilled 0.0037
+    assertThat(shared.acquire(1, Duration.ZERO).remaining()).isCloseTo(100 - 4 + 0.0037 - 1, within(1e-9));
   }
 
   @Test

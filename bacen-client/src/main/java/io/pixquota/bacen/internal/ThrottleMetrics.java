@@ -14,6 +14,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The throttle's meters, tagged by bucket name, and the wait and the permits also by priority class (low
@@ -59,6 +60,8 @@ public final class ThrottleMetrics implements FallbackTokenBucket.Listener {
     final Counter providerRefused;
     final Counter rateCuts;
     final AtomicInteger fallbackActive = new AtomicInteger();
+    final AtomicLong marginExceededCount = new AtomicLong();
+    volatile long lastMarginExceededNanos;
 
     Meters(String bucket) {
       this.bucket = bucket;
@@ -164,9 +167,26 @@ public final class ThrottleMetrics implements FallbackTokenBucket.Listener {
     of(bucket).rateCuts.increment();
   }
 
-  public void marginExceeded(String bucket) {
-    of(bucket).marginExceeded.increment();
+  /** A call left later than its plan's J; {@code nowNanos} on the caller's clock, for {@link #status}. */
+  public void marginExceeded(String bucket, long nowNanos) {
+    Meters m = of(bucket);
+    m.lastMarginExceededNanos = nowNanos;
+    m.marginExceededCount.incrementAndGet();
+    m.marginExceeded.increment();
   }
+
+  /** What this process saw of a bucket, whatever the registry: see {@link Status}. */
+  public Status status(String bucket) {
+    Meters m = of(bucket);
+    return new Status(m.fallbackActive.get() == 1, m.marginExceededCount.get(), m.lastMarginExceededNanos);
+  }
+
+  /**
+   * @param fallbackActive          whether the local fallback takes the bucket's calls now
+   * @param marginExceeded          calls that left later than their plan's J, since start
+   * @param lastMarginExceededNanos when the last of them left (the caller's clock); meaningless while none did
+   */
+  public record Status(boolean fallbackActive, long marginExceeded, long lastMarginExceededNanos) {}
 
   public void redisError(String bucket) {
     of(bucket).redisErrors.increment();

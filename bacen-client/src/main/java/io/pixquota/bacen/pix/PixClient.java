@@ -16,6 +16,7 @@ import io.pixquota.bacen.plan.ProviderPolicy;
 import io.pixquota.bacen.plan.QuotaPlan;
 import io.pixquota.bacen.plan.QuotaPlanner;
 import java.io.IOException;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
@@ -52,7 +53,7 @@ public final class PixClient implements AutoCloseable {
   private final PixRetry retry;
   private final boolean ownsHttp;
   private final RedissonClient ownedRedisson;
-  private final TokenBucket bucket;
+  private final List<TokenBucket> buckets;
   private volatile boolean closed;
 
   private PixClient(Builder b, RedissonClient ownedRedisson, TokenBucket bucket) {
@@ -60,17 +61,10 @@ public final class PixClient implements AutoCloseable {
     this.apiBase = HttpUrl.get(PixClientConfig.directory(config.baseUrl()).toString());
     MeterRegistry registry = b.registry != null ? b.registry : new CompositeMeterRegistry();
     this.ownedRedisson = ownedRedisson;
-    this.bucket = bucket;
     this.responses = new PixResponses(json, b.time);
     this.retry = new PixRetry(config, b.time, registry, b.jitter);
-    ThrottlingInterceptor.Builder throttle = ThrottlingInterceptor.builder(bucket).maxWait(config.maxWait())
-        .defaultPriority(config.defaultPriority()).horizon(Priority.BATCH, config.batchHorizon())
-        .meterRegistry(registry).redisUnavailable(config.redisUnavailable(), config.localShare(),
-            ThrottlingInterceptor.DEFAULT_LOCAL_RETRY_INTERVAL);
-    if (b.plan != null) {
-      throttle.plan(b.plan);
-    }
-    ThrottlingInterceptor interceptor = throttle.build();
+    ThrottlingInterceptor interceptor = b.interceptor != null ? b.interceptor : interceptor(b, bucket, registry);
+    this.buckets = interceptor.buckets();
     // Every request, token fetches included, ends within the call timeout. No redirects: a known provider does not
     // send any, and a redirect loop would drain the shared bucket; a 3xx is an unexpected answer.
     this.ownsHttp = b.okHttpClient == null;
@@ -90,6 +84,18 @@ public final class PixClient implements AutoCloseable {
     for (String operation : new String[] {"getPix", "getCob"}) {
       attempts.answers(operation, 429); // at 0 from the start, so that an alert on its increase sees the first one
     }
+  }
+
+  private static ThrottlingInterceptor interceptor(Builder b, TokenBucket bucket, MeterRegistry registry) {
+    PixClientConfig config = b.config;
+    ThrottlingInterceptor.Builder throttle = ThrottlingInterceptor.builder(bucket).maxWait(config.maxWait())
+        .defaultPriority(config.defaultPriority()).horizon(Priority.BATCH, config.batchHorizon())
+        .meterRegistry(registry).redisUnavailable(config.redisUnavailable(), config.localShare(),
+            ThrottlingInterceptor.DEFAULT_LOCAL_RETRY_INTERVAL);
+    if (b.plan != null) {
+      throttle.plan(b.plan);
+    }
+    return throttle.build();
   }
 
   /**
@@ -236,7 +242,9 @@ public final class PixClient implements AutoCloseable {
     checkOpen();
     attempts.bearer();
     try {
-      bucket.preload();
+      for (TokenBucket b : buckets) {
+        b.preload();
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new PixTransportException("interrupted while loading the bucket's script", e);
@@ -307,6 +315,7 @@ public final class PixClient implements AutoCloseable {
     private MeterRegistry registry;
     private OkHttpClient okHttpClient;
     private QuotaPlan plan;
+    private ThrottlingInterceptor interceptor;
     private TimeSource time = TimeSource.SYSTEM;
     private LongUnaryOperator jitter = bound -> ThreadLocalRandom.current().nextLong(bound + 1);
 
@@ -341,6 +350,17 @@ public final class PixClient implements AutoCloseable {
       return this;
     }
 
+    /**
+     * A throttle built elsewhere (the Spring Boot starter's bean, say) instead of one from the config: its own
+     * settings apply (the config's max wait, default priority, batch horizon and Redis-down policy, and a
+     * {@link #quotaPlan}'s interceptor settings, are not used), and its {@link ThrottlingInterceptor#buckets()
+     * buckets} are the ones {@link PixClient#warmUp()} prepares.
+     */
+    public Builder throttlingInterceptor(ThrottlingInterceptor interceptor) {
+      this.interceptor = Objects.requireNonNull(interceptor, "interceptor cannot be null");
+      return this;
+    }
+
     /** A base OkHttp client to share its connection pool and dispatcher; the throttle is added on top. */
     public Builder okHttpClient(OkHttpClient client) {
       this.okHttpClient = Objects.requireNonNull(client, "client cannot be null");
@@ -363,6 +383,13 @@ public final class PixClient implements AutoCloseable {
      * @throws IllegalStateException with neither a bucket, nor a RedissonClient, nor a Redis URL
      */
     public PixClient build() {
+      if (interceptor != null) {
+        if (bucket != null && !interceptor.buckets().contains(bucket)) {
+          throw new IllegalStateException("the throttlingInterceptor does not book on the given tokenBucket '"
+              + bucket.name() + "'");
+        }
+        return new PixClient(this, null, bucket != null ? bucket : interceptor.buckets().get(0));
+      }
       if (bucket != null) {
         return new PixClient(this, null, bucket);
       }
