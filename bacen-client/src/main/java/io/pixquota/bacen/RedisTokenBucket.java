@@ -351,6 +351,20 @@ public final class RedisTokenBucket implements TokenBucket {
     return BucketStates.read(config, text);
   }
 
+  /**
+   * Whether the Redis node that holds this bucket has its script cached (SCRIPT EXISTS), so that calls need no
+   * second round trip: true after {@link #preload()} or a first call, false on a fresh, restarted or promoted node.
+   *
+   * @throws BucketUnavailableException when Redis fails or does not answer in time
+   */
+  public boolean scriptLoaded() throws BucketUnavailableException, InterruptedException {
+    try {
+      return SCRIPT.loaded(redisson, key, config.redisTimeout().toNanos());
+    } catch (LuaScript.CallFailedException e) {
+      throw unavailable(e);
+    }
+  }
+
   @Override
   public String toString() {
     return "RedisTokenBucket{" + config + "}";

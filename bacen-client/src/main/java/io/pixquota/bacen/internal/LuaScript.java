@@ -162,6 +162,18 @@ public final class LuaScript {
     }
   }
 
+  /** SCRIPT EXISTS on the node that serves {@code key}: whether its calls will find the script cached. */
+  public boolean loaded(RedissonClient redisson, String key, long timeoutNanos)
+      throws InterruptedException, CallFailedException {
+    try {
+      List<Boolean> exists = await(redisson.getScript(StringCodec.INSTANCE).scriptExistsAsync(key, new String[] {sha})
+          .toCompletableFuture(), System.nanoTime() + timeoutNanos);
+      return !exists.isEmpty() && exists.get(0);
+    } catch (ExecutionException e) {
+      throw new CallFailedException("SCRIPT EXISTS failed: " + describe(e.getCause()), e.getCause());
+    }
+  }
+
   /** SCRIPT LOAD now, so that the first calls do not meet NOSCRIPT (one round trip). */
   public void load(RedissonClient redisson, String key, long timeoutNanos)
       throws InterruptedException, CallFailedException {

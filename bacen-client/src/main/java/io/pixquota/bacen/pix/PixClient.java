@@ -22,6 +22,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongUnaryOperator;
+import javax.net.ssl.SSLSocketFactory;
+import javax.net.ssl.X509TrustManager;
 import okhttp3.Call;
 import okhttp3.HttpUrl;
 import okhttp3.OkHttpClient;
@@ -68,8 +70,12 @@ public final class PixClient implements AutoCloseable {
     // Every request, token fetches included, ends within the call timeout. No redirects: a known provider does not
     // send any, and a redirect loop would drain the shared bucket; a 3xx is an unexpected answer.
     this.ownsHttp = b.okHttpClient == null;
-    OkHttpClient base = (b.okHttpClient != null ? b.okHttpClient : ownClient(bucket)).newBuilder()
-        .callTimeout(config.callTimeout()).followRedirects(false).followSslRedirects(false).build();
+    OkHttpClient.Builder baseBuilder = (b.okHttpClient != null ? b.okHttpClient : ownClient(bucket)).newBuilder()
+        .callTimeout(config.callTimeout()).followRedirects(false).followSslRedirects(false);
+    if (b.sslSocketFactory != null) {
+      baseBuilder.sslSocketFactory(b.sslSocketFactory, b.trustManager);
+    }
+    OkHttpClient base = baseBuilder.build();
     OkHttpClient tokenHttp = config.throttleTokenCalls()
         ? base.newBuilder().addNetworkInterceptor(interceptor).build() : base;
     OAuthTokenSource tokens = new OAuthTokenSource(tokenHttp, HttpUrl.get(config.tokenUrl().toString()),
@@ -316,6 +322,8 @@ public final class PixClient implements AutoCloseable {
     private OkHttpClient okHttpClient;
     private QuotaPlan plan;
     private ThrottlingInterceptor interceptor;
+    private SSLSocketFactory sslSocketFactory;
+    private X509TrustManager trustManager;
     private TimeSource time = TimeSource.SYSTEM;
     private LongUnaryOperator jitter = bound -> ThreadLocalRandom.current().nextLong(bound + 1);
 
@@ -361,6 +369,17 @@ public final class PixClient implements AutoCloseable {
       return this;
     }
 
+    /**
+     * The TLS of the client this PixClient makes for itself: API Pix requires mutual TLS, so {@code sslSocketFactory}
+     * comes from an {@code SSLContext} initialised with your certificate's key managers, and {@code trustManager}
+     * trusts the provider's CA. With your own {@link #okHttpClient}, set its TLS there instead.
+     */
+    public Builder tls(SSLSocketFactory sslSocketFactory, X509TrustManager trustManager) {
+      this.sslSocketFactory = Objects.requireNonNull(sslSocketFactory, "sslSocketFactory cannot be null");
+      this.trustManager = Objects.requireNonNull(trustManager, "trustManager cannot be null");
+      return this;
+    }
+
     /** A base OkHttp client to share its connection pool and dispatcher; the throttle is added on top. */
     public Builder okHttpClient(OkHttpClient client) {
       this.okHttpClient = Objects.requireNonNull(client, "client cannot be null");
@@ -383,6 +402,10 @@ public final class PixClient implements AutoCloseable {
      * @throws IllegalStateException with neither a bucket, nor a RedissonClient, nor a Redis URL
      */
     public PixClient build() {
+      if (sslSocketFactory != null && okHttpClient != null) {
+        throw new IllegalStateException("tls is for the client PixClient makes; with your own okHttpClient, set its "
+            + "sslSocketFactory there");
+      }
       if (interceptor != null) {
         if (bucket != null && !interceptor.buckets().contains(bucket)) {
           throw new IllegalStateException("the throttlingInterceptor does not book on the given tokenBucket '"

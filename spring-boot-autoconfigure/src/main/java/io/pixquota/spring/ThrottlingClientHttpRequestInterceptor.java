@@ -1,0 +1,73 @@
+package io.pixquota.spring;
+
+import io.pixquota.bacen.Priority;
+import io.pixquota.bacen.ThrottlingInterceptor;
+import java.io.IOException;
+import java.util.Objects;
+import org.springframework.http.HttpRequest;
+import org.springframework.http.client.ClientHttpRequestExecution;
+import org.springframework.http.client.ClientHttpRequestInterceptor;
+import org.springframework.http.client.ClientHttpResponse;
+
+/**
+ * The shared quota for Spring's {@code RestClient} and {@code RestTemplate}: each request books its slot in the same
+ * bucket, with the same rules, priority classes, 429 handling and metrics as {@link ThrottlingInterceptor} (it is
+ * one), then leaves at its slot. Add it to the clients that call the provider, not to every client:
+ *
+ * <pre>{@code
+ * RestClient pix = RestClient.builder().baseUrl(url).requestInterceptor(throttle).build();
+ * pix.get().uri("/api/v2/pix/{id}", id).attribute(ThrottlingClientHttpRequestInterceptor.PRIORITY, Priority.BATCH)
+ *     .retrieve().body(String.class);
+ * }</pre>
+ *
+ * <p>Failures are the throttle's {@link IOException}s ({@code ThrottleRefusedException} past the max wait,
+ * {@code BucketUnavailableException}), which Spring reports as {@code ResourceAccessException}. The connection is
+ * made after the wait (as with an OkHttp application interceptor). This class is threadsafe.
+ */
+public final class ThrottlingClientHttpRequestInterceptor implements ClientHttpRequestInterceptor {
+  /** The request attribute that sets a request's {@link Priority}; without it, the throttle's default class. */
+  public static final String PRIORITY = Priority.class.getName();
+
+  private final ThrottlingInterceptor throttle;
+
+  public ThrottlingClientHttpRequestInterceptor(ThrottlingInterceptor throttle) {
+    this.throttle = Objects.requireNonNull(throttle, "throttle cannot be null");
+  }
+
+  @Override
+  public ClientHttpResponse intercept(HttpRequest request, byte[] body, ClientHttpRequestExecution execution)
+      throws IOException {
+    Object priority = request.getAttributes().get(PRIORITY);
+    if (priority != null && !(priority instanceof Priority)) {
+      throw new IllegalArgumentException("request attribute " + PRIORITY + " must be a Priority, but was "
+          + priority.getClass().getName());
+    }
+    String path = request.getURI().getRawPath();
+    return throttle.exchange(request.getMethod().name(), path == null || path.isEmpty() ? "/" : path,
+        (Priority) priority, new ThrottlingInterceptor.Exchange<>() {
+          @Override
+          public ClientHttpResponse send() throws IOException {
+            return execution.execute(request, body);
+          }
+
+          @Override
+          public int status(ClientHttpResponse response) {
+            try {
+              return response.getStatusCode().value();
+            } catch (IOException e) {
+              return 0; // unreadable: settles nothing
+            }
+          }
+
+          @Override
+          public String header(ClientHttpResponse response, String name) {
+            return response.getHeaders().getFirst(name);
+          }
+        });
+  }
+
+  @Override
+  public String toString() {
+    return "ThrottlingClientHttpRequestInterceptor{" + throttle.buckets() + "}";
+  }
+}

@@ -1,0 +1,153 @@
+package io.pixquota.spring.autoconfigure;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.pixquota.bacen.Priority;
+import io.pixquota.bacen.RedisTokenBucket;
+import io.pixquota.bacen.ThrottlingInterceptor;
+import io.pixquota.bacen.TokenBucket;
+import io.pixquota.bacen.pix.PixClient;
+import io.pixquota.bacen.pix.PixException;
+import io.pixquota.bacen.plan.QuotaPlan;
+import io.pixquota.bacen.plan.QuotaPlanner;
+import io.pixquota.spring.ThrottlingClientHttpRequestInterceptor;
+import java.util.Arrays;
+import javax.net.ssl.X509TrustManager;
+import org.redisson.api.RedissonClient;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.ssl.NoSuchSslBundleException;
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.ssl.SslBundles;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.http.client.ClientHttpRequestInterceptor;
+
+/**
+ * The shared quota for a Spring Boot application: from the {@code pixquota.*} properties, a {@link TokenBucket} in
+ * Redis, the {@link ThrottlingInterceptor} over it, and, with {@code pixquota.provider.base-url}, a {@link PixClient}
+ * through it; each is made only when the application has none of its own. Meters go to the application's
+ * {@link MeterRegistry}; the client is warmed up when the application is ready and closed with the context. Bad
+ * properties fail the start, naming the property.
+ */
+@AutoConfiguration(afterName = {"org.redisson.spring.starter.RedissonAutoConfigurationV2",
+    "org.redisson.spring.starter.RedissonAutoConfiguration",
+    "org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration",
+    "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
+    "org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration",
+    "org.springframework.boot.actuate.autoconfigure.metrics.export.prometheus"
+        + ".PrometheusMetricsExportAutoConfiguration"})
+@ConditionalOnProperty(prefix = "pixquota", name = "enabled", havingValue = "true", matchIfMissing = true)
+@EnableConfigurationProperties(PixQuotaProperties.class)
+public class PixQuotaAutoConfiguration {
+
+  @Bean
+  PixQuotaSettings pixQuotaSettings(PixQuotaProperties properties) {
+    return new PixQuotaSettings(properties);
+  }
+
+  @Bean(destroyMethod = "close")
+  @ConditionalOnMissingBean(TokenBucket.class)
+  PixQuotaRedis pixQuotaRedis(ObjectProvider<RedissonClient> redisson, PixQuotaSettings settings) {
+    return PixQuotaRedis.of(redisson, settings);
+  }
+
+  /**
+   * The plan from the provider's own policy, read once at startup ({@code pixquota.bucket.plan-from-policy}): a
+   * provider that does not answer fails the start, as a wrong quota would be worse.
+   */
+  @Bean
+  @ConditionalOnMissingBean
+  @ConditionalOnProperty(prefix = "pixquota.bucket", name = "plan-from-policy")
+  public QuotaPlan pixQuotaPlan(PixQuotaSettings settings, PixQuotaRedis redis, ObjectProvider<SslBundles> ssl) {
+    PixQuotaProperties.Bucket b = settings.properties().getBucket();
+    PixClient.Builder probe = PixClient.builder(settings.client()).redisson(redis.client());
+    tls(probe, settings, ssl);
+    try (PixClient client = probe.build()) {
+      return QuotaPlanner.plan(client.getPolicy(b.getPlanFromPolicy()), b.getPlanJitter(), b.getPlanReplicas());
+    } catch (PixException e) {
+      throw new InvalidConfigurationPropertyValueException("pixquota.bucket.plan-from-policy",
+          b.getPlanFromPolicy(), "could not read the provider's policy at startup: " + e.getMessage());
+    }
+  }
+
+  /** The shared bucket in Redis: the plan's capacity and rate, or the configured ones. */
+  @Bean
+  @ConditionalOnMissingBean(TokenBucket.class)
+  public RedisTokenBucket pixQuotaTokenBucket(PixQuotaSettings settings, PixQuotaRedis redis,
+      ObjectProvider<QuotaPlan> plan) {
+    QuotaPlan p = plan.getIfAvailable();
+    return RedisTokenBucket.create(redis.client(), settings.bucketConfig(
+        p != null ? p.capacity() : settings.capacity(), p != null ? p.ratePerSecond() : settings.rate()));
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  public ThrottlingInterceptor pixQuotaThrottlingInterceptor(TokenBucket bucket, PixQuotaSettings settings,
+      ObjectProvider<QuotaPlan> plan, ObjectProvider<MeterRegistry> registry) {
+    PixQuotaProperties p = settings.properties();
+    ThrottlingInterceptor.Builder throttle = ThrottlingInterceptor.builder(bucket).maxWait(p.getMaxWait())
+        .defaultPriority(p.getDefaultPriority()).horizon(Priority.BATCH, p.getBatchHorizon())
+        .redisUnavailable(p.getRedisUnavailable().getPolicy(), p.getRedisUnavailable().getLocalShare(),
+            ThrottlingInterceptor.DEFAULT_LOCAL_RETRY_INTERVAL);
+    plan.ifAvailable(throttle::plan);
+    registry.ifAvailable(throttle::meterRegistry);
+    return throttle.build();
+  }
+
+  @Bean(destroyMethod = "close")
+  @ConditionalOnMissingBean
+  @ConditionalOnProperty(prefix = "pixquota.provider", name = "base-url")
+  public PixClient pixClient(PixQuotaSettings settings, ThrottlingInterceptor throttle,
+      ObjectProvider<MeterRegistry> registry, ObjectProvider<SslBundles> ssl) {
+    PixClient.Builder builder = PixClient.builder(settings.client()).throttlingInterceptor(throttle);
+    registry.ifAvailable(builder::meterRegistry);
+    tls(builder, settings, ssl);
+    return builder.build();
+  }
+
+  @Bean
+  PixQuotaWarmUp pixQuotaWarmUp(ObjectProvider<PixClient> client, ThrottlingInterceptor throttle) {
+    return new PixQuotaWarmUp(client, throttle);
+  }
+
+  /** The client certificate and trust of {@code pixquota.provider.ssl-bundle}, when set. */
+  private static void tls(PixClient.Builder builder, PixQuotaSettings settings, ObjectProvider<SslBundles> ssl) {
+    String name = settings.properties().getProvider().getSslBundle();
+    if (name == null) {
+      return;
+    }
+    SslBundles bundles = ssl.getIfAvailable();
+    SslBundle bundle;
+    try {
+      if (bundles == null) {
+        throw new NoSuchSslBundleException(name, "no SSL bundles are configured");
+      }
+      bundle = bundles.getBundle(name);
+    } catch (NoSuchSslBundleException e) {
+      throw new InvalidConfigurationPropertyValueException("pixquota.provider.ssl-bundle", name,
+          "no SSL bundle of that name (spring.ssl.bundle.jks." + name + " or spring.ssl.bundle.pem." + name + ")");
+    }
+    X509TrustManager trust = Arrays.stream(bundle.getManagers().getTrustManagers())
+        .filter(X509TrustManager.class::isInstance).map(X509TrustManager.class::cast).findFirst()
+        .orElseThrow(() -> new InvalidConfigurationPropertyValueException("pixquota.provider.ssl-bundle", name,
+            "the bundle has no X.509 trust manager"));
+    builder.tls(bundle.createSslContext().getSocketFactory(), trust);
+  }
+
+  /** For RestClient and RestTemplate: the same throttle as a {@link ClientHttpRequestInterceptor}. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(ClientHttpRequestInterceptor.class)
+  static class ClientHttpConfiguration {
+    @Bean
+    @ConditionalOnMissingBean
+    public ThrottlingClientHttpRequestInterceptor pixQuotaClientHttpRequestInterceptor(
+        ThrottlingInterceptor throttle) {
+      return new ThrottlingClientHttpRequestInterceptor(throttle);
+    }
+  }
+}

@@ -1,0 +1,33 @@
+package io.pixquota.spring.autoconfigure;
+
+import io.pixquota.bacen.ThrottlingInterceptor;
+import org.springframework.boot.actuate.health.AbstractHealthIndicator;
+import org.springframework.boot.actuate.health.Health;
+
+/**
+ * {@code pixquota} in {@code /actuator/health}: DOWN when Redis does not answer for a bucket (its calls then fail, or
+ * run on the local fallback's share), UP otherwise; per bucket, whether Redis answered and has the script cached,
+ * whether the local fallback is active, and whether a call left later than its plan's jitter in the last 5 minutes.
+ */
+public final class PixQuotaHealthIndicator extends AbstractHealthIndicator {
+  private final ThrottlingInterceptor throttle;
+
+  public PixQuotaHealthIndicator(ThrottlingInterceptor throttle) {
+    super("pixquota health check failed");
+    this.throttle = throttle;
+  }
+
+  @Override
+  protected void doHealthCheck(Health.Builder builder) {
+    boolean up = true;
+    for (PixQuotaView.Bucket b : PixQuotaView.read(throttle, false)) {
+      up &= b.reachable();
+      builder.withDetail(b.name(), b.details());
+    }
+    if (up) {
+      builder.up();
+    } else {
+      builder.down();
+    }
+  }
+}

@@ -1,0 +1,298 @@
+package io.pixquota.spring.autoconfigure;
+
+import io.pixquota.bacen.Priority;
+import io.pixquota.bacen.RedisUnavailablePolicy;
+import java.net.URI;
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * The {@code pixquota.*} properties, as bound; {@link PixQuotaSettings} checks them at startup and names the property
+ * in every error. Defaults are the SDK's.
+ */
+@ConfigurationProperties(prefix = "pixquota")
+public class PixQuotaProperties {
+  /** Whether to auto-configure the shared quota at all. */
+  private boolean enabled = true;
+
+  /** The longest a call waits for its slot before it is refused. */
+  private Duration maxWait = Duration.ofSeconds(10);
+
+  /** The class of calls that say nothing: INTERACTIVE (a person waits for it) or BATCH. */
+  private Priority defaultPriority = Priority.INTERACTIVE;
+
+  /** How far ahead a BATCH call may book its slot; 0: only a slot free now, so it never queues before a person. */
+  private Duration batchHorizon = Duration.ZERO;
+
+  private final Provider provider = new Provider();
+  private final Bucket bucket = new Bucket();
+  private final Redis redis = new Redis();
+  private final RedisUnavailable redisUnavailable = new RedisUnavailable();
+
+  public boolean isEnabled() {
+    return enabled;
+  }
+
+  public void setEnabled(boolean enabled) {
+    this.enabled = enabled;
+  }
+
+  public Duration getMaxWait() {
+    return maxWait;
+  }
+
+  public void setMaxWait(Duration maxWait) {
+    this.maxWait = maxWait;
+  }
+
+  public Priority getDefaultPriority() {
+    return defaultPriority;
+  }
+
+  public void setDefaultPriority(Priority defaultPriority) {
+    this.defaultPriority = defaultPriority;
+  }
+
+  public Duration getBatchHorizon() {
+    return batchHorizon;
+  }
+
+  public void setBatchHorizon(Duration batchHorizon) {
+    this.batchHorizon = batchHorizon;
+  }
+
+  public Provider getProvider() {
+    return provider;
+  }
+
+  public Bucket getBucket() {
+    return bucket;
+  }
+
+  public Redis getRedis() {
+    return redis;
+  }
+
+  public RedisUnavailable getRedisUnavailable() {
+    return redisUnavailable;
+  }
+
+  /** The provider's API Pix; without a base URL, no PixClient is made (the bucket and interceptors still are). */
+  public static class Provider {
+    /** API Pix's base URL (http or https); api/v2/... resolves below its path. */
+    private URI baseUrl;
+
+    /** The OAuth2 token endpoint; default: the base URL + oauth/token. */
+    private URI tokenUrl;
+
+    /** OAuth2 client id. */
+    private String clientId;
+
+    /** OAuth2 client secret. */
+    private String clientSecret;
+
+    /**
+     * The name of a Spring Boot SSL bundle (spring.ssl.bundle.*) holding the client certificate's key store, and the
+     * trust store when the provider's CA is not in the JDK's: API Pix requires mutual TLS.
+     */
+    private String sslBundle;
+
+    /** The whole call's timeout, token fetch, wait for the slot and retries included. */
+    private Duration callTimeout = Duration.ofSeconds(30);
+
+    /** Attempts per call, the first included (1..20); 429, 503 and I/O errors of GETs are retried. */
+    private int retryMaxAttempts = 3;
+
+    public URI getBaseUrl() {
+      return baseUrl;
+    }
+
+    public void setBaseUrl(URI baseUrl) {
+      this.baseUrl = baseUrl;
+    }
+
+    public URI getTokenUrl() {
+      return tokenUrl;
+    }
+
+    public void setTokenUrl(URI tokenUrl) {
+      this.tokenUrl = tokenUrl;
+    }
+
+    public String getClientId() {
+      return clientId;
+    }
+
+    public void setClientId(String clientId) {
+      this.clientId = clientId;
+    }
+
+    public String getClientSecret() {
+      return clientSecret;
+    }
+
+    public void setClientSecret(String clientSecret) {
+      this.clientSecret = clientSecret;
+    }
+
+    public String getSslBundle() {
+      return sslBundle;
+    }
+
+    public void setSslBundle(String sslBundle) {
+      this.sslBundle = sslBundle;
+    }
+
+    public Duration getCallTimeout() {
+      return callTimeout;
+    }
+
+    public void setCallTimeout(Duration callTimeout) {
+      this.callTimeout = callTimeout;
+    }
+
+    public int getRetryMaxAttempts() {
+      return retryMaxAttempts;
+    }
+
+    public void setRetryMaxAttempts(int retryMaxAttempts) {
+      this.retryMaxAttempts = retryMaxAttempts;
+    }
+  }
+
+  /** The shared bucket: a capacity and a rate, or a plan from the provider's own policy. */
+  public static class Bucket {
+    /** The bucket's name: every replica that shares the quota uses the same one. */
+    private String name = "pix";
+
+    /** The burst; default 8 (under BACEN's 10 + 10/s with a margin), unless planned. */
+    private Double capacity;
+
+    /** The refill per second; default 9, unless planned. */
+    private Double rate;
+
+    /**
+     * The provider's policy to plan the bucket from at startup (GET /policies/{name}, then QuotaPlanner): capacity,
+     * rate and late limit provably under the provider's quota. Excludes capacity and rate.
+     */
+    private String planFromPolicy;
+
+    /** The delay spread J between admission and arrival that the plan must tolerate. */
+    private Duration planJitter = Duration.ofMillis(100);
+
+    /** How many replicas share the bucket, for the plan's local share when Redis is away; default 1. */
+    private int planReplicas = 1;
+
+    /** The prefix of the bucket's Redis keys. */
+    private String keyPrefix = "pixquota:";
+
+    public String getName() {
+      return name;
+    }
+
+    public void setName(String name) {
+      this.name = name;
+    }
+
+    public Double getCapacity() {
+      return capacity;
+    }
+
+    public void setCapacity(Double capacity) {
+      this.capacity = capacity;
+    }
+
+    public Double getRate() {
+      return rate;
+    }
+
+    public void setRate(Double rate) {
+      this.rate = rate;
+    }
+
+    public String getPlanFromPolicy() {
+      return planFromPolicy;
+    }
+
+    public void setPlanFromPolicy(String planFromPolicy) {
+      this.planFromPolicy = planFromPolicy;
+    }
+
+    public Duration getPlanJitter() {
+      return planJitter;
+    }
+
+    public void setPlanJitter(Duration planJitter) {
+      this.planJitter = planJitter;
+    }
+
+    public int getPlanReplicas() {
+      return planReplicas;
+    }
+
+    public void setPlanReplicas(int planReplicas) {
+      this.planReplicas = planReplicas;
+    }
+
+    public String getKeyPrefix() {
+      return keyPrefix;
+    }
+
+    public void setKeyPrefix(String keyPrefix) {
+      this.keyPrefix = keyPrefix;
+    }
+  }
+
+  /** Where the bucket lives, when the application has no RedissonClient bean of its own. */
+  public static class Redis {
+    /**
+     * redis://[user:password@]host:port[/db], rediss://..., redis-sentinel://host:port,.../MASTER or
+     * redis-cluster://host:port,...; used only when the application has no RedissonClient bean.
+     */
+    private String url;
+
+    /** How long a call waits for Redis's answer before the bucket counts as unavailable. */
+    private Duration timeout = Duration.ofSeconds(1);
+
+    public String getUrl() {
+      return url;
+    }
+
+    public void setUrl(String url) {
+      this.url = url;
+    }
+
+    public Duration getTimeout() {
+      return timeout;
+    }
+
+    public void setTimeout(Duration timeout) {
+      this.timeout = timeout;
+    }
+  }
+
+  /** What calls do while Redis does not answer. */
+  public static class RedisUnavailable {
+    /** FAIL_CLOSED: calls fail; LOCAL_FALLBACK: each process takes a local share of the quota. */
+    private RedisUnavailablePolicy policy = RedisUnavailablePolicy.FAIL_CLOSED;
+
+    /** The share of each limit a process takes under LOCAL_FALLBACK (0 < share <= 1); a plan caps it. */
+    private double localShare = 0.5;
+
+    public RedisUnavailablePolicy getPolicy() {
+      return policy;
+    }
+
+    public void setPolicy(RedisUnavailablePolicy policy) {
+      this.policy = policy;
+    }
+
+    public double getLocalShare() {
+      return localShare;
+    }
+
+    public void setLocalShare(double localShare) {
+      this.localShare = localShare;
+    }
+  }
+}

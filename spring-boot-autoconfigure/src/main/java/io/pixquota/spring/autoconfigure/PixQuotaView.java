@@ -1,0 +1,83 @@
+package io.pixquota.spring.autoconfigure;
+
+import io.pixquota.bacen.BucketState;
+import io.pixquota.bacen.BucketUnavailableException;
+import io.pixquota.bacen.Limit;
+import io.pixquota.bacen.RedisTokenBucket;
+import io.pixquota.bacen.ThrottlingInterceptor;
+import io.pixquota.bacen.TokenBucket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the health indicator and the endpoint show of one interceptor's buckets: read from Redis when the bucket is a
+ * {@link RedisTokenBucket} (one round trip for its state, one for SCRIPT EXISTS), and what this process saw.
+ */
+final class PixQuotaView {
+  /** A margin exceeded this recently makes the health's {@code marginExceededRecently} true. */
+  static final Duration RECENT = Duration.ofMinutes(5);
+
+  private PixQuotaView() {}
+
+  /** One bucket's details; {@code reachable} is false when Redis did not answer. */
+  record Bucket(String name, boolean reachable, Map<String, Object> details) {}
+
+  static List<Bucket> read(ThrottlingInterceptor throttle, boolean withState) {
+    List<Bucket> out = new ArrayList<>();
+    List<TokenBucket> buckets = throttle.buckets();
+    List<ThrottlingInterceptor.BucketStatus> status = throttle.status();
+    for (int i = 0; i < buckets.size(); i++) {
+      out.add(read(buckets.get(i), status.get(i), withState));
+    }
+    return out;
+  }
+
+  private static Bucket read(TokenBucket bucket, ThrottlingInterceptor.BucketStatus status, boolean withState) {
+    Map<String, Object> d = new LinkedHashMap<>();
+    List<String> limits = new ArrayList<>();
+    for (Limit l : bucket.limits()) {
+      limits.add(l.capacity() + " burst, " + l.refillPerSecond() + "/s");
+    }
+    d.put("limits", limits);
+    boolean reachable = true;
+    if (bucket instanceof RedisTokenBucket redis) {
+      try {
+        d.put("scriptLoaded", redis.scriptLoaded());
+        if (withState) {
+          BucketState s = redis.state();
+          d.put("stored", s.stored());
+          d.put("tokens", round(s.tokens()));
+          d.put("bookedAhead", round(s.bookedAhead()));
+          d.put("nextSlotInMs", s.nextSlotIn().toMillis());
+          d.put("rateFactor", round(s.rateFactor()));
+          d.put("effectiveRatePerSecond", round(s.effectiveRate()));
+          d.put("configurations", s.configurations());
+        }
+      } catch (BucketUnavailableException e) {
+        reachable = false;
+        d.put("error", e.getMessage());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        reachable = false;
+        d.put("error", "interrupted");
+      }
+    }
+    if (!d.containsKey("rateFactor")) {
+      d.put("rateFactor", round(bucket.rateFactor()));
+      d.put("liveConfigurations", bucket.configurations());
+    }
+    d.put("redisReachable", reachable);
+    d.put("localFallbackActive", status.localFallbackActive());
+    d.put("marginExceeded", status.marginExceeded());
+    d.put("marginExceededRecently", status.sinceMarginExceeded().map(ago -> ago.compareTo(RECENT) <= 0)
+        .orElse(false));
+    return new Bucket(bucket.name(), reachable, d);
+  }
+
+  private static double round(double v) {
+    return Math.round(v * 1000) / 1000.0;
+  }
+}

@@ -1,0 +1,2 @@
+/** Spring integration of the shared quota: {@link io.pixquota.spring.ThrottlingClientHttpRequestInterceptor}. */
+package io.pixquota.spring;
