@@ -1,35 +1,55 @@
 package io.pixquota.spring.autoconfigure;
 
 import io.pixquota.bacen.ThrottlingInterceptor;
+import io.pixquota.spring.autoconfigure.boot4.PixQuotaHealthIndicator4;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
-import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
-import org.springframework.boot.actuate.health.HealthIndicator;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
- * With Spring Boot Actuator: the {@code pixquota} health indicator ({@code management.health.pixquota.enabled}) and
- * the {@code pixquota} endpoint (exposed like any other, e.g. {@code management.endpoints.web.exposure.include}).
+ * With Spring Boot Actuator: the {@code pixquota} endpoint (exposed like any other, e.g.
+ * {@code management.endpoints.web.exposure.include}) and the {@code pixquota} health indicator
+ * ({@code management.health.pixquota.enabled}), in Spring Boot 3's health API or in Spring Boot 4's, whichever the
+ * application runs on.
  */
 @AutoConfiguration(after = PixQuotaAutoConfiguration.class)
-@ConditionalOnClass(HealthIndicator.class)
+@ConditionalOnClass(Endpoint.class)
 @ConditionalOnBean(ThrottlingInterceptor.class)
 public class PixQuotaActuatorAutoConfiguration {
-
-  @Bean
-  @ConditionalOnMissingBean(name = "pixquotaHealthIndicator")
-  @ConditionalOnEnabledHealthIndicator("pixquota")
-  public PixQuotaHealthIndicator pixquotaHealthIndicator(ThrottlingInterceptor throttle) {
-    return new PixQuotaHealthIndicator(throttle);
-  }
 
   @Bean
   @ConditionalOnMissingBean
   @ConditionalOnAvailableEndpoint
   public PixQuotaEndpoint pixQuotaEndpoint(ThrottlingInterceptor throttle) {
     return new PixQuotaEndpoint(throttle);
+  }
+
+  /** Spring Boot 3: {@code org.springframework.boot.actuate.health}. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "org.springframework.boot.actuate.health.AbstractHealthIndicator")
+  static class Boot3Health {
+    @Bean
+    @ConditionalOnMissingBean(name = "pixquotaHealthIndicator")
+    @org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator("pixquota")
+    public PixQuotaHealthIndicator pixquotaHealthIndicator(ThrottlingInterceptor throttle) {
+      return new PixQuotaHealthIndicator(throttle);
+    }
+  }
+
+  /** Spring Boot 4: {@code org.springframework.boot.health.contributor}. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "org.springframework.boot.health.contributor.AbstractHealthIndicator")
+  static class Boot4Health {
+    @Bean
+    @ConditionalOnMissingBean(name = "pixquotaHealthIndicator")
+    @org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator("pixquota")
+    public PixQuotaHealthIndicator4 pixquotaHealthIndicator(ThrottlingInterceptor throttle) {
+      return new PixQuotaHealthIndicator4(throttle);
+    }
   }
 }

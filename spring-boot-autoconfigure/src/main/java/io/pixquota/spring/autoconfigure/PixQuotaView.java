@@ -13,10 +13,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What the health indicator and the endpoint show of one interceptor's buckets: read from Redis when the bucket is a
+ * Not API: public only for the Spring Boot 4 health indicator's package. What the health indicators and the endpoint
+ * show of one interceptor's buckets: read from Redis when the bucket is a
  * {@link RedisTokenBucket} (one round trip for its state, one for SCRIPT EXISTS), and what this process saw.
  */
-final class PixQuotaView {
+public final class PixQuotaView {
   /** A margin exceeded this recently makes the health's {@code marginExceededRecently} true. */
   static final Duration RECENT = Duration.ofMinutes(5);
 
@@ -24,6 +25,20 @@ final class PixQuotaView {
 
   /** One bucket's details; {@code reachable} is false when Redis did not answer. */
   record Bucket(String name, boolean reachable, Map<String, Object> details) {}
+
+  /** The health: up unless Redis did not answer for a bucket; the details per bucket name. */
+  public record Health(boolean up, Map<String, Object> details) {}
+
+  /** What the health indicators show, whichever Spring Boot's API they implement. */
+  public static Health health(ThrottlingInterceptor throttle) {
+    boolean up = true;
+    Map<String, Object> details = new LinkedHashMap<>();
+    for (Bucket b : read(throttle, false)) {
+      up &= b.reachable();
+      details.put(b.name(), b.details());
+    }
+    return new Health(up, details);
+  }
 
   static List<Bucket> read(ThrottlingInterceptor throttle, boolean withState) {
     List<Bucket> out = new ArrayList<>();

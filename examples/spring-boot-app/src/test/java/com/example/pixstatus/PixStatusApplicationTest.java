@@ -1,0 +1,152 @@
+package com.example.pixstatus;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.pixquota.harness.PrivateRedisServer;
+import io.pixquota.mock.MockBacen;
+import io.pixquota.mock.MockConfig;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * The application as it runs: a burst of people asking at once through its own HTTP endpoint, each a PixClient call
+ * to the mock BACEN (10 + 10/s), through the auto-configured bucket planned from the mock's policy; then its actuator
+ * over HTTP.
+ */
+// Spring Boot's tests switch metrics export off by default; this application's test is about them.
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+    properties = "management.prometheus.metrics.export.enabled=true")
+class PixStatusApplicationTest {
+  private static final int BURST = 30;
+  private static final String INTEGRATOR = "demo";
+  private static final MockBacen MOCK;
+  private static final PrivateRedisServer OWN_REDIS;
+  private static final String REDIS_URL;
+  private static final String BUCKET = "example-" + System.nanoTime();
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  static {
+    try {
+      MOCK = MockBacen.start(MockConfig.defaults());
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException(e);
+    }
+    String given = System.getProperty("redis.url", "");
+    OWN_REDIS = given.isBlank() || given.startsWith("$") ? PrivateRedisServer.start() : null;
+    REDIS_URL = OWN_REDIS != null ? OWN_REDIS.uri().toString() : given;
+  }
+
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+  @Value("${local.server.port}") // not @LocalServerPort: its package differs between Boot 3 and 4
+  private int port;
+
+  @DynamicPropertySource
+  static void properties(DynamicPropertyRegistry registry) {
+    registry.add("pixquota.provider.base-url", () -> MOCK.url().toString());
+    registry.add("pixquota.redis.url", () -> REDIS_URL);
+    registry.add("pixquota.bucket.name", () -> BUCKET);
+  }
+
+  @AfterAll
+  static void stop() {
+    MOCK.close();
+    if (OWN_REDIS != null) {
+      OWN_REDIS.close();
+    }
+  }
+
+  private HttpResponse<String> get(String path) throws Exception {
+    return http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
+        .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void aBurstOfPeopleIsServedWithinTheQuotaAndTheActuatorShowsIt() throws Exception {
+    long acceptedBefore = accepted();
+    String before = get("/actuator/prometheus").body();
+    List<CompletableFuture<HttpResponse<String>>> burst = new ArrayList<>();
+    for (int i = 0; i < BURST; i++) {
+      String e2e = String.format("E12345678202611301200ABCDEF%05d", i);
+      burst.add(http.sendAsync(HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/pix/" + e2e))
+          .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString()));
+    }
+    for (CompletableFuture<HttpResponse<String>> f : burst) {
+      HttpResponse<String> r = f.join();
+      assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+      assertThat(r.body()).contains("\"endToEndId\"");
+    }
+    Map<String, Object> stats = MOCK.stats(INTEGRATOR, false);
+    assertThat(((Number) stats.get("refused")).longValue()).as("the provider's own audit: 0 x 429").isZero();
+    assertThat(accepted() - acceptedBefore).isEqualTo(BURST);
+
+    HttpResponse<String> health = get("/actuator/health");
+    assertThat(health.statusCode()).isEqualTo(200);
+    JsonNode pixquota = JSON.readTree(health.body()).path("components").path("pixquota");
+    assertThat(pixquota.path("status").asText()).isEqualTo("UP");
+    JsonNode bucket = pixquota.path("details").path(BUCKET);
+    assertThat(bucket.path("scriptLoaded").asBoolean()).as("warmed up when the application was ready").isTrue();
+    assertThat(bucket.path("redisReachable").asBoolean()).isTrue();
+    assertThat(bucket.path("localFallbackActive").asBoolean()).isFalse();
+
+    String after = get("/actuator/prometheus").body();
+    assertThat(delta(before, after, "bacen_client_answers_total", "status=\"200\"")).isEqualTo(BURST);
+    assertThat(counter(after, "bacen_client_answers_total", "status=\"429\"")).isZero();
+    assertThat(delta(before, after, "bacen_throttle_wait_seconds_count", "priority=\"interactive\""))
+        .isEqualTo(BURST);
+
+    HttpResponse<String> quota = get("/actuator/pixquota");
+    assertThat(quota.statusCode()).isEqualTo(200);
+    JsonNode state = JSON.readTree(quota.body()).path("buckets").path(BUCKET);
+    assertThat(state.path("configurations")).hasSize(1);
+    assertThat(state.path("effectiveRatePerSecond").asDouble()).as("planned under the mock's 10/s")
+        .isGreaterThan(9).isLessThan(10);
+    assertThat(state.path("tokens").asDouble()).isLessThan(10);
+  }
+
+  @Test
+  void aBatchQuestionUsesTheBatchClass() throws Exception {
+    String before = get("/actuator/prometheus").body();
+    assertThat(get("/pix/E12345678202611301200ABCDEFGHIJK?priority=BATCH").statusCode()).isEqualTo(200);
+    assertThat(delta(before, get("/actuator/prometheus").body(), "bacen_throttle_wait_seconds_count",
+        "priority=\"batch\"")).isEqualTo(1);
+  }
+
+  private static long accepted() {
+    Object a = MOCK.stats(INTEGRATOR, false).get("accepted");
+    return a == null ? 0 : ((Number) a).longValue();
+  }
+
+  private static double delta(String before, String after, String name, String label) {
+    return counter(after, name, label) - counter(before, name, label);
+  }
+
+  /** The sum of a Prometheus counter's samples whose labels contain {@code label}. */
+  private static double counter(String exposition, String name, String label) {
+    double sum = 0;
+    Matcher m = Pattern.compile("(?m)^" + name + "\\{([^}]*)\\} ([0-9.eE+-]+)$").matcher(exposition);
+    while (m.find()) {
+      if (m.group(1).contains(label)) {
+        sum += Double.parseDouble(m.group(2));
+      }
+    }
+    return sum;
+  }
+}
