@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.pixquota.bacen.plan.QuotaPlan;
 import io.pixquota.harness.FreePorts;
 import java.io.IOException;
 import java.time.Duration;
@@ -90,6 +91,30 @@ class RedisUnavailableTest {
       assertThat(server.getRequestCount()).isEqualTo(6);
       assertThat(logs.count("Redis unavailable")).as("one WARN when falling back:%n%s", logs.text()).isEqualTo(1);
     }
+  }
+
+  @Test
+  void aPlansLocalShareCapsTheConfiguredOne() throws Exception {
+    // configured 1.0 (the whole quota), but the plan is for 4 replicas: 1/4 of (10, 10/s) = burst 2.5
+    QuotaPlan planForFour = new QuotaPlan(10, 10, Duration.ofMillis(100), Duration.ofMillis(50), 0.99, 0.25,
+        "test: 4 replicas");
+    OkHttpClient client = new OkHttpClient.Builder().addInterceptor(ThrottlingInterceptor.builder(bucket())
+        .maxWait(Duration.ZERO).plan(planForFour).redisUnavailable(RedisUnavailablePolicy.LOCAL_FALLBACK, 1,
+            Duration.ofHours(1)).meterRegistry(registry).timeSource(time).build()).build();
+    assertThat(served(client, 20)).isEqualTo(2);
+  }
+
+  @Test
+  void aLocalShareBelowOneTokenStillLetsOneCallThrough() throws Exception {
+    // 0.01 of (10, 10/s) would be a burst of 0.1: no call could ever pass; the floor is 1 token, refilled at 0.1/s
+    OkHttpClient client = new OkHttpClient.Builder().addInterceptor(ThrottlingInterceptor.builder(bucket())
+        .maxWait(Duration.ZERO).redisUnavailable(RedisUnavailablePolicy.LOCAL_FALLBACK, 0.01, Duration.ofHours(1))
+        .meterRegistry(registry).timeSource(time).build()).build();
+    assertThat(served(client, 20)).isEqualTo(1);
+    time.advanceMillis(5_000); // + 0.5 token
+    assertThat(served(client, 20)).isZero();
+    time.advanceMillis(5_000); // + 0.5 token: 1
+    assertThat(served(client, 20)).isEqualTo(1);
   }
 
   private int served(OkHttpClient client, int calls) throws IOException {

@@ -1,10 +1,13 @@
 package io.pixquota.demo;
 
+import io.pixquota.bacen.ThrottleRefusedException;
 import io.pixquota.bacen.pix.PixException;
 import io.pixquota.bacen.pix.PixRateLimitedException;
 import io.pixquota.bacen.pix.PixThrottledException;
+import io.pixquota.bacen.pix.PixTransportException;
 import io.pixquota.harness.LeaveTimes;
 import io.pixquota.harness.Sleep;
+import java.io.IOException;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -101,16 +104,20 @@ final class Burst {
     String outcome;
     try {
       status = caller.call(id);
-      outcome = status == 200 ? "served" : status == 429 ? "too_many_requests" : "error";
+      outcome = CallRecord.outcomeOf(status);
     } catch (PixRateLimitedException e) {
       status = 429;
-      outcome = "too_many_requests";
+      outcome = CallRecord.TOO_MANY_REQUESTS;
     } catch (PixThrottledException e) {
       status = 0;
-      outcome = "throttled";
+      outcome = e.getCause() instanceof ThrottleRefusedException ? CallRecord.REFUSED_MAX_WAIT
+          : CallRecord.BUCKET_UNAVAILABLE;
+    } catch (PixTransportException | IOException e) {
+      status = 0;
+      outcome = CallRecord.TRANSPORT;
     } catch (Exception e) {
       status = e instanceof PixException p ? p.status() : 0;
-      outcome = status == 404 ? "served" : "error";
+      outcome = status == 0 ? CallRecord.OTHER : CallRecord.outcomeOf(status);
     }
     long t1 = System.nanoTime();
     Long leftAt = timing.take();

@@ -111,6 +111,9 @@ public final class DemoMain implements Callable<Integer> {
   private final ObjectMapper json = new ObjectMapper();
   private final HttpClient http = HttpClient.newHttpClient();
   private PrintStream out = System.out;
+  /** System.console() is null when the output (or input) is not a terminal: piped, redirected, or in a test. */
+  private boolean terminal = System.console() != null;
+  private boolean progressDrawn;
 
   @Override
   public Integer call() throws Exception {
@@ -180,11 +183,19 @@ public final class DemoMain implements Callable<Integer> {
       }
       if (jsonOnly) {
         Map<String, Object> all = new LinkedHashMap<>();
-        results.forEach((k, v) -> all.put(k, v.toJson()));
+        results.forEach((k, v) -> {
+          Map<String, Object> run = v.toJson();
+          String hint = v.maxWaitHint(replicas * calls, bucket.capacity, bucket.rate, maxWaitMs,
+              !priorities && foreignRate == null);
+          if (hint != null) {
+            run.put("hint", hint);
+          }
+          all.put(k, run);
+        });
         out.println(json.writeValueAsString(all));
       } else {
         ResultTable.print(out, results, replicas * calls, bucket.capacity, bucket.rate, foreignRate,
-            priorities ? durationSeconds : 0);
+            priorities ? durationSeconds : 0, maxWaitMs);
       }
       if (report != null) {
         String heading = priorities ? "r1: a batch job, " + calls + " threads back to back; r2: a person's status "
@@ -276,7 +287,7 @@ public final class DemoMain implements Callable<Integer> {
         }
         ForeignConsumer foreign = foreignRate == null ? null
             : ForeignConsumer.paced(provider, foreignRate, startAt, durationSeconds);
-        if ((foreign != null || priorities) && !jsonOnly) {
+        if ((foreign != null || priorities) && !jsonOnly && terminal) {
           out.printf(Locale.ROOT, "  %s: running for %d s...%n", name, durationSeconds);
         }
         Map<String, Integer> progress = new TreeMap<>();
@@ -298,6 +309,7 @@ public final class DemoMain implements Callable<Integer> {
         for (Thread t : readers) {
           t.join();
         }
+        endProgress();
         if (!failures.isEmpty()) {
           throw new IllegalStateException("a replica failed (see its error output above)", failures.get(0));
         }
@@ -340,25 +352,42 @@ public final class DemoMain implements Callable<Integer> {
     }
   }
 
-  /** Prints every replica's progress together, a quarter of the burst at a time. */
+  /**
+   * Draws every replica's progress on one line, redrawn in place ({@code \r}) as it moves: on a terminal only, so
+   * that piped output and {@code --json} carry results and nothing else.
+   */
   private void progress(String line, Map<String, Integer> progress, String mode) {
-    if (!line.startsWith("PROGRESS ")) {
+    if (!line.startsWith("PROGRESS ") || jsonOnly || !terminal) {
       return;
     }
     String[] parts = line.split(" ");
     int done = Integer.parseInt(parts[2].split("/")[0]);
     synchronized (progress) {
-      int before = progress.getOrDefault(parts[1], 0);
-      if (done > before) {
-        progress.put(parts[1], done);
-        int step = Math.max(1, calls / 4);
-        if (!jsonOnly && (done / step > before / step || done == calls)) {
-          StringBuilder sb = new StringBuilder("  " + mode + ":");
-          progress.forEach((r, n) -> sb.append("  ").append(r).append(' ').append(n).append('/').append(calls));
-          out.println(sb);
-        }
+      if (done <= progress.getOrDefault(parts[1], 0)) {
+        return;
       }
+      progress.put(parts[1], done);
+      String of = priorities || foreignRate != null ? " calls" : "/" + calls;
+      StringBuilder sb = new StringBuilder("\r  " + mode + ":");
+      progress.forEach((r, n) -> sb.append("  ").append(r).append(' ').append(n).append(of));
+      out.print(sb);
+      out.flush();
+      progressDrawn = true;
     }
+  }
+
+  /** Ends the progress line, if one was drawn. */
+  private void endProgress() {
+    if (progressDrawn) {
+      out.println();
+      progressDrawn = false;
+    }
+  }
+
+  /** For tests: whether the output is a terminal (default: whether this JVM has a console). */
+  DemoMain terminal(boolean terminal) {
+    this.terminal = terminal;
+    return this;
   }
 
   private void post(URI uri) throws IOException, InterruptedException {

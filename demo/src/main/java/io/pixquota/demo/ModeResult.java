@@ -33,15 +33,44 @@ final class ModeResult {
   }
 
   long served() {
-    return all().stream().filter(c -> c.outcome().equals("served")).count();
+    return count(CallRecord.SERVED);
+  }
+
+  /** Calls whose outcome is {@code outcome}. */
+  long count(String outcome) {
+    return all().stream().filter(c -> c.outcome().equals(outcome)).count();
   }
 
   long tooManyRequests() {
     return all().stream().filter(c -> c.status() == 429).count();
   }
 
+  /** Every failure but 429: refused after the max wait, bucket unavailable, transport, provider 5xx, other. */
   long otherFailures() {
     return all().size() - served() - tooManyRequests();
+  }
+
+  /**
+   * What to do when calls were refused after the max wait: how long the last call of the burst needed to wait for
+   * its slot, and the option that allows it. Null when none was refused.
+   */
+  String maxWaitHint(int allCalls, double capacity, double rate, long maxWaitMs, boolean burst) {
+    long refused = count(CallRecord.REFUSED_MAX_WAIT);
+    if (refused == 0) {
+      return null;
+    }
+    String what = String.format(Locale.ROOT, "%s: %d calls were refused after waiting --max-wait %.1f s for a slot",
+        mode, refused, maxWaitMs / 1000.0);
+    if (!burst) {
+      return what + ": the callers asked faster than the bucket lets calls through. Run again with a longer "
+          + "--max-wait (ms), or fewer --calls.";
+    }
+    double neededS = Math.max(0, (allCalls - capacity) / rate);
+    long suggestMs = (long) Math.ceil(neededS + 1) * 1000;
+    return String.format(Locale.ROOT, "%s: %d calls through a bucket of burst %.0f at %s per second need (%d - %.0f) "
+        + "/ %s = %.1f s for the last one. Run again with --max-wait %d (ms) or more, or fewer --replicas or "
+        + "--calls.", what, allCalls, capacity, ResultTable.number(rate), allCalls, capacity,
+        ResultTable.number(rate), neededS, suggestMs);
   }
 
   /** Calls of the foreign system the provider saw. */
@@ -80,7 +109,7 @@ final class ModeResult {
 
   /** One replica's calls served per second over {@code seconds}. */
   double servedPerSecond(String replica, double seconds) {
-    return callsByReplica.getOrDefault(replica, List.of()).stream().filter(c -> c.outcome().equals("served"))
+    return callsByReplica.getOrDefault(replica, List.of()).stream().filter(c -> c.outcome().equals(CallRecord.SERVED))
         .count() / seconds;
   }
 
@@ -133,6 +162,9 @@ final class ModeResult {
     m.put("served", served());
     m.put("tooManyRequests", tooManyRequests());
     m.put("otherFailures", otherFailures());
+    Map<String, Object> failures = new LinkedHashMap<>();
+    CallRecord.FAILURES.forEach(kind -> failures.put(kind, count(kind)));
+    m.put("failures", failures);
     m.put("elapsedMs", Math.round(elapsedMs()));
     m.put("waitP50Ms", Math.round(waitPercentileMs(50)));
     m.put("waitP99Ms", Math.round(waitPercentileMs(99)));

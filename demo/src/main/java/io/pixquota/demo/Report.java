@@ -1,7 +1,9 @@
 package io.pixquota.demo;
 
 import io.pixquota.harness.ForeignConsumer;
+import io.pixquota.demo.ReportCharts.Chart;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -9,17 +11,15 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * The demo's HTML report: one self-contained file (inline SVG and style, no script, font or external resource).
- * Per mode, a timeline of calls arriving at the provider per 100 ms, stacked by replica, 429s in red, with the
- * provider's rate as a line; and the distribution of waits for a slot. Every bar carries {@code data-*} attributes
- * (mode, bin, series, count) so that a test can check it against the run.
+ * The demo's HTML report: one self-contained file (inline SVG and style, no script, font or external resource),
+ * charts as wide as the page. Per mode: the calls arriving at the provider per 100 ms, stacked by replica, 429s in
+ * red, with the provider's rate as a line; one lane per replica, a tick per arrival, so that their interleaving
+ * shows; the effective rate (with a foreign system); and the distribution of waits for a slot, with counts. Each
+ * chart has axes with units and a one-line reading under it. Every mark that stands for calls carries
+ * {@code data-*} attributes (mode, bin, series, lane, count) so that a test can check it against the run.
  */
 final class Report {
   static final long BIN_MICROS = 100_000;
-  private static final String[] COLORS = {"#2b6cb0", "#38a169", "#805ad5", "#d69e2e", "#319795", "#b83280"};
-  private static final String RED = "#e53e3e";
-  private static final String GREY = "#a0aec0";
-  private static final String PINK = "#f6a5a5";
 
   private Report() {}
 
@@ -31,8 +31,9 @@ final class Report {
       String foreign, int prioritySeconds) {
     StringBuilder sb = new StringBuilder();
     sb.append("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>pixquota demo</title>")
-        .append("<style>body{font-family:sans-serif;margin:24px;color:#1a202c}h2{margin-top:32px}")
+        .append("<style>body{font-family:sans-serif;margin:24px;color:#1a202c}h2{margin:32px 0 4px}")
         .append("table{border-collapse:collapse}td,th{border:1px solid #cbd5e0;padding:4px 10px;text-align:right}")
+        .append("svg{display:block;width:100%;height:auto}p.reading{margin:2px 0 0;color:#2d3748}")
         .append("</style></head><body>");
     sb.append("<h1>pixquota demo</h1><p>").append(prioritySeconds > 0 ? "" : replicas + " replicas x " + calls)
         .append(prioritySeconds > 0 ? foreign + ". "
@@ -62,18 +63,20 @@ final class Report {
     }
     sb.append("</table>");
     for (ModeResult r : results.values()) {
-      sb.append("<h2>").append(r.mode).append(": calls arriving at the provider per 100 ms</h2>");
-      sb.append(timeline(r));
+      chart(sb, r, "calls arriving at the provider, per 100 ms", timeline(r), arrivalsReading(r));
+      chart(sb, r, "one lane per replica: each tick a call reaching the provider", lanes(r), lanesReading(r));
       if (r.foreign) {
-        sb.append("<h2>").append(r.mode).append(": the shared bucket's effective rate, as each replica saw it</h2>");
-        sb.append(rates(r, rate));
+        chart(sb, r, "the shared bucket's effective rate, as each replica saw it", rates(r, rate),
+            String.format(Locale.ROOT, "Lowest: %.2f per second, against %.1f configured: the provider's 429s cut "
+                + "the rate for every replica at once, and it climbs back while none comes.", r.effectiveRateLowest(),
+                rate));
       }
-      sb.append("<h2>").append(r.mode)
-          .append(prioritySeconds > 0 ? ": wait for a slot, every call" : ": wait for a slot").append("</h2>");
-      sb.append(waits(r));
+      chart(sb, r, prioritySeconds > 0 ? "wait for a slot, every call" : "wait for a slot",
+          waits(r, r.all(), 250, "waits"), waitsReading(r.all(), "calls"));
       if (prioritySeconds > 0) {
-        sb.append("<h2>").append(r.mode).append(": r2 (a person): wait for a slot, 25 ms bins</h2>");
-        sb.append(waits(r, r.callsByReplica.getOrDefault("r2", List.of()), 25, "person-waits"));
+        List<CallRecord> person = r.callsByReplica.getOrDefault("r2", List.of());
+        chart(sb, r, "r2 (a person): wait for a slot, 25 ms bins", waits(r, person, 25, "person-waits"),
+            waitsReading(person, "status checks of r2 (a person)"));
       }
     }
     sb.append("</body></html>\n");
@@ -104,111 +107,213 @@ final class Report {
     return bins;
   }
 
+  /** A chart under its heading, with its reading under it. */
+  private static void chart(StringBuilder sb, ModeResult r, String title, String svg, String reading) {
+    sb.append("<h2>").append(r.mode).append(": ").append(title).append("</h2>").append(svg)
+        .append("<p class=\"reading\">").append(reading).append("</p>");
+  }
+
   private static String timeline(ModeResult r) {
     Map<Integer, Map<String, Integer>> bins = bins(r);
     int lastBin = bins.isEmpty() ? 0 : ((TreeMap<Integer, Map<String, Integer>>) bins).lastKey();
     int nBins = Math.max(10, lastBin + 1);
-    int maxCount = bins.values().stream().mapToInt(m -> m.values().stream().mapToInt(Integer::intValue).sum())
-        .max().orElse(1);
-    maxCount = Math.max(maxCount, 2);
-    int width = 760;
-    int height = 260;
-    int left = 40;
-    int bottom = 30;
-    double barW = (double) (width - left - 10) / nBins;
-    double unit = (double) (height - bottom - 10) / maxCount;
+    int maxCount = Math.max(2, bins.values().stream().mapToInt(m -> m.values().stream().mapToInt(Integer::intValue)
+        .sum()).max().orElse(1));
+    Chart c = new Chart(r.mode, "arrivals", 300);
+    double top = ReportCharts.niceStep(maxCount / 5.0) * Math.ceil(maxCount / ReportCharts.niceStep(maxCount / 5.0));
+    c.yAxis(top, "calls per 100 ms");
+    double barW = c.plotWidth() / nBins;
+    double unit = c.plotHeight() / top;
     List<String> replicas = new ArrayList<>(new TreeSet<>(r.callsByReplica.keySet()));
-    StringBuilder sb = new StringBuilder();
-    sb.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-        + "data-mode=\"%s\" role=\"img\">", width, height, r.mode));
-    sb.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#718096\"/>", left,
-        height - bottom, width - 10, height - bottom));
+    List<String> order = new ArrayList<>(replicas);
+    order.addAll(List.of(ForeignConsumer.ID, "429", "foreign-429"));
     for (Map.Entry<Integer, Map<String, Integer>> bin : bins.entrySet()) {
-      double y = height - bottom;
-      List<String> order = new ArrayList<>(replicas);
-      order.addAll(List.of(ForeignConsumer.ID, "429", "foreign-429"));
+      double base = c.baseY();
       for (String series : order) {
         int count = bin.getValue().getOrDefault(series, 0);
         if (count == 0) {
           continue;
         }
-        double h = count * unit;
-        y -= h;
-        String color = switch (series) {
-          case "429" -> RED;
-          case "foreign-429" -> PINK;
-          case ForeignConsumer.ID -> GREY;
-          default -> COLORS[Math.max(0, replicas.indexOf(series)) % COLORS.length];
-        };
-        sb.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-            + "fill=\"%s\" data-mode=\"%s\" data-bin=\"%d\" data-series=\"%s\" data-count=\"%d\"><title>%s: %d at "
-            + "%d-%d ms</title></rect>", left + bin.getKey() * barW + 1, y, Math.max(1, barW - 2), h, color, r.mode,
-            bin.getKey(), series, count, series, count, bin.getKey() * 100, bin.getKey() * 100 + 100));
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("mode", r.mode);
+        data.put("bin", bin.getKey());
+        data.put("series", series);
+        data.put("count", count);
+        ReportCharts.bar(c.sb, ReportCharts.LEFT + bin.getKey() * barW + 1, Math.max(1, barW - 2), base,
+            count * unit, seriesColor(replicas, series), data, String.format(Locale.ROOT, "%s: %d at %d-%d ms",
+                series, count, bin.getKey() * 100, bin.getKey() * 100 + 100), null);
+        base -= count * unit;
       }
     }
-    double quotaY = height - bottom - unit; // 10 per second = 1 per 100 ms bin
-    sb.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#1a202c\" "
-        + "stroke-dasharray=\"6 4\" data-quota-per-bin=\"1\"/>", left, quotaY, width - 10, quotaY));
-    sb.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%.1f\" font-size=\"11\">provider rate: 10/s = 1 per "
-        + "100 ms</text>", left + 4, quotaY - 4));
-    int labelEvery = 10 * Math.max(1, (nBins + 119) / 120); // at most 12 labels, on whole seconds
-    for (int i = 0; i < nBins; i += labelEvery) {
-      sb.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\">%.1f s</text>",
-          left + i * barW, height - 10, i / 10.0));
-    }
-    sb.append(String.format(Locale.ROOT, "<text x=\"4\" y=\"14\" font-size=\"11\">max %d</text>", maxCount));
+    double quotaY = c.baseY() - unit; // 10 per second = 1 per 100 ms bin
+    c.sb.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#1a202c\" "
+        + "stroke-width=\"2\" stroke-dasharray=\"8 5\" data-quota-per-bin=\"1\"/>", ReportCharts.LEFT, quotaY,
+        ReportCharts.WIDTH - ReportCharts.RIGHT, quotaY));
+    c.sb.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%.1f\" font-size=\"12\" text-anchor=\"end\">"
+        + "provider's limit: 10 per second = 1 per 100 ms, after a first burst of 10</text>",
+        ReportCharts.WIDTH - ReportCharts.RIGHT - 4, quotaY - 6));
+    c.xAxis(ReportCharts.secondTicks(nBins / 10.0, c.plotWidth() / (nBins / 10.0)),
+        "time since the first arrival at the provider");
     List<String> labels = new ArrayList<>(replicas);
     List<String> colors = new ArrayList<>();
-    for (int i = 0; i < replicas.size(); i++) {
-      colors.add(COLORS[i % COLORS.length]);
-    }
+    replicas.forEach(rep -> colors.add(ReportCharts.color(replicas, rep)));
     labels.add("429");
-    colors.add(RED);
+    colors.add(ReportCharts.RED);
     if (r.foreign) {
       labels.addAll(List.of(ForeignConsumer.ID, "foreign 429"));
-      colors.addAll(List.of(GREY, PINK));
+      colors.addAll(List.of(ReportCharts.GREY, ReportCharts.PINK));
     }
-    int lx = width - 10 - 90 * labels.size();
-    for (int i = 0; i < labels.size(); i++) {
-      sb.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"6\" width=\"10\" height=\"10\" fill=\"%s\"/>"
-          + "<text x=\"%d\" y=\"15\" font-size=\"11\">%s</text>", lx + 90 * i, colors.get(i), lx + 90 * i + 14,
-          labels.get(i)));
-    }
-    sb.append("</svg>");
-    return sb.toString();
+    c.legend(labels, colors);
+    return c.end();
   }
 
+  private static String seriesColor(List<String> replicas, String series) {
+    return switch (series) {
+      case "429" -> ReportCharts.RED;
+      case "foreign-429" -> ReportCharts.PINK;
+      case ForeignConsumer.ID -> ReportCharts.GREY;
+      default -> ReportCharts.color(replicas, series);
+    };
+  }
+
+  /** The provider's arrivals of each replica (and the foreign system), each on its own lane. */
+  private static String lanes(ModeResult r) {
+    List<String> lanes = new ArrayList<>(new TreeSet<>(r.callsByReplica.keySet()));
+    if (r.foreign) {
+      lanes.add(ForeignConsumer.ID);
+    }
+    long first = r.providerEvents.stream().mapToLong(e -> ((Number) e.get("atMicros")).longValue()).min().orElse(0);
+    long last = r.providerEvents.stream().mapToLong(e -> ((Number) e.get("atMicros")).longValue()).max().orElse(0);
+    double spanS = Math.max(1, Math.ceil((last - first) / 1e6 * 10) / 10);
+    int laneH = 34;
+    Chart c = new Chart(r.mode, "lanes", ReportCharts.TOP + laneH * lanes.size() + ReportCharts.BOTTOM);
+    double xPerS = c.plotWidth() / spanS;
+    Map<String, Integer> counts = new TreeMap<>();
+    for (int i = 0; i < lanes.size(); i++) {
+      double y = ReportCharts.TOP + i * laneH;
+      c.sb.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>"
+          + "<text x=\"%d\" y=\"%.1f\" font-size=\"12\" text-anchor=\"end\">%s</text>", ReportCharts.LEFT, y,
+          c.plotWidth(), laneH - 6, i % 2 == 0 ? "#f7fafc" : "#edf2f7", ReportCharts.LEFT - 6, y + laneH / 2.0 + 2,
+          lanes.get(i)));
+    }
+    List<String> replicas = lanes.subList(0, r.callsByReplica.size());
+    for (Map<String, Object> e : r.providerEvents) {
+      String lane = ModeResult.isForeign(e) ? ForeignConsumer.ID : String.valueOf(e.get("replica"));
+      int i = lanes.indexOf(lane);
+      if (i < 0) {
+        continue;
+      }
+      boolean refused = ((Number) e.get("status")).intValue() == 429;
+      double x = ReportCharts.LEFT + (((Number) e.get("atMicros")).longValue() - first) / 1e6 * xPerS;
+      double y = ReportCharts.TOP + i * laneH;
+      c.sb.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%.1f\" width=\"2\" height=\"%d\" fill=\"%s\" "
+          + "data-lane=\"%s\"%s/>", x - 1, y + 3, laneH - 12, refused ? ReportCharts.RED : lane.equals(
+              ForeignConsumer.ID) ? ReportCharts.GREY : ReportCharts.color(replicas, lane), lane,
+          refused ? " data-refused=\"1\"" : ""));
+      counts.merge(lane, 1, Integer::sum);
+    }
+    c.xAxis(ReportCharts.secondTicks(spanS, xPerS), "time since the first arrival at the provider");
+    return c.end();
+  }
+
+  /** A histogram of {@code calls}' waits in bins of {@code binMs}, each bar labelled with its count. */
+  private static String waits(ModeResult r, List<CallRecord> calls, int binMs, String chart) {
+    Map<Integer, Integer> hist = new TreeMap<>();
+    for (CallRecord call : calls) {
+      hist.merge((int) (call.waitMs() / binMs), 1, Integer::sum);
+    }
+    int nBins = Math.max(8, hist.keySet().stream().mapToInt(Integer::intValue).max().orElse(0) + 1);
+    int max = Math.max(2, hist.values().stream().mapToInt(Integer::intValue).max().orElse(1));
+    Chart c = new Chart(r.mode, chart, 230);
+    double top = ReportCharts.niceStep(max / 4.0) * Math.ceil(max * 1.15 / ReportCharts.niceStep(max / 4.0));
+    c.yAxis(top, "calls");
+    double barW = c.plotWidth() / nBins;
+    double unit = c.plotHeight() / top;
+    for (Map.Entry<Integer, Integer> e : hist.entrySet()) {
+      Map<String, Object> data = new LinkedHashMap<>();
+      data.put("wait-bin", e.getKey());
+      data.put("count", e.getValue());
+      ReportCharts.bar(c.sb, ReportCharts.LEFT + e.getKey() * barW + 1, Math.max(1, barW - 2), c.baseY(),
+          e.getValue() * unit, "#4a5568", data, String.format(Locale.ROOT, "%d calls waited %d-%d ms", e.getValue(),
+              e.getKey() * binMs, e.getKey() * binMs + binMs), Integer.toString(e.getValue()));
+    }
+    List<Object[]> ticks = new ArrayList<>();
+    int labelEvery = Math.max(1, (nBins + 9) / 10);
+    for (int i = 0; i <= nBins; i += labelEvery) {
+      ticks.add(new Object[] {ReportCharts.LEFT + i * barW, i * binMs + " ms"});
+    }
+    c.xAxis(ticks, "wait for a slot, " + binMs + " ms bins");
+    return c.end();
+  }
+
+  private static String arrivalsReading(ModeResult r) {
+    Map<Integer, Map<String, Integer>> bins = bins(r);
+    int peak = bins.values().stream().mapToInt(m -> m.values().stream().mapToInt(Integer::intValue).sum()).max()
+        .orElse(0);
+    long refused = r.tooManyRequests();
+    return String.format(Locale.ROOT, "Most in one 100 ms: %d; the provider refused %d of our calls with 429 (red)%s "
+        + "and accepted at most %d in any second.", peak, refused, refused == 0 ? ", none" : ", every call above "
+        + "its burst and rate", r.providerMaxInWindow);
+  }
+
+  private static String lanesReading(ModeResult r) {
+    List<String> order = new ArrayList<>();
+    r.providerEvents.stream().filter(e -> !ModeResult.isForeign(e))
+        .sorted((a, b) -> Long.compare(((Number) a.get("atMicros")).longValue(),
+            ((Number) b.get("atMicros")).longValue()))
+        .forEach(e -> order.add(String.valueOf(e.get("replica"))));
+    if (r.callsByReplica.size() < 2 || order.size() < 2) {
+      return "One replica: its calls reach the provider one after another.";
+    }
+    int switches = 0;
+    for (int i = 1; i < order.size(); i++) {
+      switches += order.get(i).equals(order.get(i - 1)) ? 0 : 1;
+    }
+    return String.format(Locale.ROOT, "%d of %d consecutive arrivals came from a different replica than the one "
+        + "before: one quota, served in the order the calls asked, whichever replica they come from.", switches,
+        order.size() - 1);
+  }
+
+  private static String waitsReading(List<CallRecord> calls, String what) {
+    if (calls.isEmpty()) {
+      return "No " + what + ".";
+    }
+    double[] waits = calls.stream().mapToDouble(CallRecord::waitMs).sorted().toArray();
+    double median = waits[(waits.length - 1) / 2];
+    double max = waits[waits.length - 1];
+    if (max < 1) {
+      return String.format(Locale.ROOT, "%d %s, none waited: they left at once (direct calls do not ask the "
+          + "bucket).", waits.length, what);
+    }
+    return String.format(Locale.ROOT, "%d %s: half waited %.0f ms or less, the slowest %.0f ms.", waits.length, what,
+        median, max);
+  }
   /**
    * The effective rate over time, one step line per replica (from its gauge), with the configured rate dashed. Each
    * line carries {@code data-replica} and {@code data-lowest}.
    */
   private static String rates(ModeResult r, double configured) {
-    int width = 760;
-    int height = 200;
-    int left = 40;
-    int bottom = 30;
     double lastMs = r.effectiveRate.values().stream().flatMap(List::stream).mapToDouble(row -> row[0]).max()
         .orElse(0);
-    double spanMs = Math.max(1000, lastMs);
-    double top = configured * 1.1;
-    double xs = (width - left - 10) / spanMs;
-    double ys = (height - bottom - 10) / top;
-    StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
-        + "width=\"%d\" height=\"%d\" data-mode=\"%s\" data-chart=\"rate\" role=\"img\">", width, height, r.mode));
-    sb.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#718096\"/>", left,
-        height - bottom, width - 10, height - bottom));
-    double cy = height - bottom - configured * ys;
-    sb.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#1a202c\" "
-        + "stroke-dasharray=\"6 4\"/><text x=\"%d\" y=\"%.1f\" font-size=\"11\">configured: %.1f/s</text>", left,
-        cy, width - 10, cy, left + 4, cy - 4, configured));
+    double spanS = Math.max(1, lastMs / 1000);
+    Chart c = new Chart(r.mode, "rate", 240);
+    double top = Math.ceil(configured * 1.2);
+    c.yAxis(top, "calls per second");
+    double xPerS = c.plotWidth() / spanS;
+    double ys = c.plotHeight() / top;
+    double cy = c.baseY() - configured * ys;
+    c.sb.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#1a202c\" "
+        + "stroke-width=\"2\" stroke-dasharray=\"8 5\"/><text x=\"%d\" y=\"%.1f\" font-size=\"12\">configured: "
+        + "%.1f per second</text>", ReportCharts.LEFT, cy, ReportCharts.WIDTH - ReportCharts.RIGHT, cy,
+        ReportCharts.LEFT + 6, cy - 6, configured));
     List<String> replicas = new ArrayList<>(new TreeSet<>(r.effectiveRate.keySet()));
-    for (int i = 0; i < replicas.size(); i++) {
-      List<double[]> rows = r.effectiveRate.get(replicas.get(i));
+    for (String replica : replicas) {
+      List<double[]> rows = r.effectiveRate.get(replica);
       StringBuilder points = new StringBuilder();
       double prevY = -1;
       for (double[] row : rows) {
-        double x = left + row[0] * xs;
-        double y = height - bottom - row[1] * ys;
+        double x = ReportCharts.LEFT + row[0] / 1000 * xPerS;
+        double y = c.baseY() - row[1] * ys;
         if (prevY >= 0) {
           points.append(String.format(Locale.ROOT, "%.1f,%.1f ", x, prevY));
         }
@@ -216,53 +321,14 @@ final class Report {
         prevY = y;
       }
       double lowest = rows.stream().mapToDouble(row -> row[1]).min().orElse(0);
-      sb.append(String.format(Locale.ROOT, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"%s\" "
-          + "data-replica=\"%s\" data-lowest=\"%.3f\"><title>%s: lowest %.2f/s</title></polyline>",
-          COLORS[i % COLORS.length], points.toString().trim(), replicas.get(i), lowest, replicas.get(i), lowest));
+      c.sb.append(String.format(Locale.ROOT, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" "
+          + "points=\"%s\" data-replica=\"%s\" data-lowest=\"%.3f\"><title>%s: lowest %.2f/s</title></polyline>",
+          ReportCharts.color(replicas, replica), points.toString().trim(), replica, lowest, replica, lowest));
     }
-    for (int s = 0; s * 1000 <= spanMs; s += Math.max(1, (int) (spanMs / 1000 / 10))) {
-      sb.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\">%d s</text>",
-          left + s * 1000 * xs, height - 10, s));
-    }
-    sb.append(String.format(Locale.ROOT, "<text x=\"4\" y=\"%d\" font-size=\"11\">0/s</text>", height - bottom));
-    sb.append("</svg>");
-    return sb.toString();
-  }
-
-  private static String waits(ModeResult r) {
-    return waits(r, r.all(), 250, "waits");
-  }
-
-  /** A histogram of {@code calls}' waits in bins of {@code binMs}. */
-  private static String waits(ModeResult r, List<CallRecord> calls, int binMs, String chart) {
-    Map<Integer, Integer> hist = new TreeMap<>();
-    for (CallRecord c : calls) {
-      hist.merge((int) (c.waitMs() / binMs), 1, Integer::sum);
-    }
-    int nBins = Math.max(8, hist.keySet().stream().mapToInt(Integer::intValue).max().orElse(0) + 1);
-    int max = Math.max(2, hist.values().stream().mapToInt(Integer::intValue).max().orElse(1));
-    int width = 760;
-    int height = 160;
-    int left = 40;
-    int bottom = 30;
-    double barW = (double) (width - left - 10) / nBins;
-    double unit = (double) (height - bottom - 10) / max;
-    StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
-        + "width=\"%d\" height=\"%d\" data-mode=\"%s\" data-chart=\"%s\" role=\"img\">", width, height, r.mode,
-        chart));
-    for (Map.Entry<Integer, Integer> e : hist.entrySet()) {
-      double h = e.getValue() * unit;
-      sb.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-          + "fill=\"#4a5568\" data-wait-bin=\"%d\" data-count=\"%d\"><title>%d calls waited %d-%d ms</title></rect>",
-          left + e.getKey() * barW + 1, height - bottom - h, Math.max(1, barW - 2), h, e.getKey(), e.getValue(),
-          e.getValue(), e.getKey() * binMs, e.getKey() * binMs + binMs));
-    }
-    int labelEvery = Math.max(2, (nBins + 7) / 8); // at most about 8 labels, so that they never run together
-    for (int i = 0; i < nBins; i += labelEvery) {
-      sb.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\">%d ms</text>",
-          left + i * barW, height - 10, i * binMs));
-    }
-    sb.append("</svg>");
-    return sb.toString();
+    c.xAxis(ReportCharts.secondTicks(spanS, xPerS), "time since the replica started");
+    List<String> colors = new ArrayList<>();
+    replicas.forEach(rep -> colors.add(ReportCharts.color(replicas, rep)));
+    c.legend(replicas, colors);
+    return c.end();
   }
 }

@@ -8,6 +8,11 @@ import java.util.Map;
 
 /** The demo's table on the terminal: one column per run, one row per figure. */
 final class ResultTable {
+  /** The table's row of each failure kind. */
+  static final Map<String, String> FAILURE_LABELS = Map.of(CallRecord.REFUSED_MAX_WAIT, "refused after max wait",
+      CallRecord.BUCKET_UNAVAILABLE, "bucket unavailable", CallRecord.TRANSPORT, "transport errors",
+      CallRecord.PROVIDER_5XX, "provider 5xx", CallRecord.OTHER, "other failures");
+
   private ResultTable() {}
 
   /**
@@ -16,10 +21,16 @@ final class ResultTable {
    * @param prioritySeconds a priorities run's length (r1 batch, r2 interactive), else 0
    */
   static void print(PrintStream out, Map<String, ModeResult> results, int allCalls, double capacity, double rate,
-      Double foreignRate, int prioritySeconds) {
+      Double foreignRate, int prioritySeconds, long maxWaitMs) {
     List<String> modes = new ArrayList<>(results.keySet());
-    List<String> rows = new ArrayList<>(List.of("served", "429 Too Many Requests", "other failures", "elapsed",
-        "wait p50", "wait p99", "Redis round trips per call", "provider: most accepted in any 1 s"));
+    List<String> rows = new ArrayList<>(List.of("served", "429 Too Many Requests"));
+    // each failure kind that happened, by name; when none did, one row that says so
+    List<String> kinds = CallRecord.FAILURES.stream()
+        .filter(kind -> results.values().stream().anyMatch(r -> r.count(kind) > 0)).toList();
+    rows.addAll(kinds.isEmpty() ? List.of("failures (any other kind)") : kinds.stream().map(FAILURE_LABELS::get)
+        .toList());
+    rows.addAll(List.of("elapsed", "wait p50", "wait p99", "Redis round trips per call",
+        "provider: most accepted in any 1 s"));
     if (foreignRate != null) {
       rows.addAll(List.of("foreign calls", "foreign 429", "effective rate, lowest"));
     }
@@ -38,7 +49,12 @@ final class ResultTable {
         String cell = switch (row) {
           case "served" -> Long.toString(r.served());
           case "429 Too Many Requests" -> Long.toString(r.tooManyRequests());
-          case "other failures" -> Long.toString(r.otherFailures());
+          case "failures (any other kind)" -> Long.toString(r.otherFailures());
+          case "refused after max wait" -> Long.toString(r.count(CallRecord.REFUSED_MAX_WAIT));
+          case "bucket unavailable" -> Long.toString(r.count(CallRecord.BUCKET_UNAVAILABLE));
+          case "transport errors" -> Long.toString(r.count(CallRecord.TRANSPORT));
+          case "provider 5xx" -> Long.toString(r.count(CallRecord.PROVIDER_5XX));
+          case "other failures" -> Long.toString(r.count(CallRecord.OTHER));
           case "elapsed" -> String.format(Locale.ROOT, "%.2f s", r.elapsedMs() / 1000);
           case "wait p50" -> String.format(Locale.ROOT, "%.0f ms", r.waitPercentileMs(50));
           case "wait p99" -> String.format(Locale.ROOT, "%.0f ms", r.waitPercentileMs(99));
@@ -68,6 +84,13 @@ final class ResultTable {
       out.printf(Locale.ROOT, "%nThe provider answers 10 per second to everyone on these credentials; the foreign "
           + "system takes %s of them. adaptive: the first 429 the bucket did not expect cut the shared rate for "
           + "every replica, and it climbs back while no 429 comes.%n", number(foreignRate));
+    }
+    for (ModeResult r : results.values()) {
+      String hint = r.maxWaitHint(allCalls, capacity, rate, maxWaitMs,
+          foreignRate == null && prioritySeconds == 0);
+      if (hint != null) {
+        out.printf(Locale.ROOT, "%n%s%n", hint);
+      }
     }
     if (throttled != null) {
       double ideal = Math.max(0, (allCalls - capacity) / rate);

@@ -66,6 +66,72 @@ class DemoRunTest {
     assertThat(bars.get("direct").get("429")).isEqualTo(direct.get("tooManyRequests").asInt());
     assertThat(sum(bars.get("throttled"))).isEqualTo(40);
     assertThat(bars.get("throttled")).doesNotContainKey("429").containsOnlyKeys("r1", "r2");
+    assertThat(lanes(html, "throttled")).as("each arrival on its replica's lane").containsOnlyKeys("r1", "r2")
+        .satisfies(l -> assertThat(l.get("r1") + l.get("r2")).isEqualTo(40));
+    assertThat(html).contains("calls per 100 ms").contains("time since the first arrival at the provider")
+        .contains("provider's limit: 10 per second").contains("wait for a slot, 250 ms bins")
+        .containsPattern("<p class=\"reading\">\\d+ of 39 consecutive arrivals came from a different replica")
+        .contains("the provider refused 0 of our calls with 429 (red), none")
+        .contains("viewBox=\"0 0 1100 ").contains("width=\"100%\"");
+    for (String mode : List.of("direct", "throttled")) {
+      assertThat(result.get(mode).get("failures").fieldNames()).toIterable()
+          .containsExactly("refused_max_wait", "bucket_unavailable", "transport", "provider_5xx", "other");
+      assertThat(result.get(mode).has("hint")).as("nothing was refused after the max wait").isFalse();
+    }
+  }
+
+  /**
+   * A max wait far below what the burst needs: the calls it refuses are named as such in the table, with the wait
+   * the last call needed and the option to raise; and on a terminal, progress is drawn in place.
+   */
+  @Test
+  void callsRefusedAfterTheMaxWaitAreNamedWithAHintAndProgressIsDrawnInPlace() throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    DemoMain demo = new DemoMain().printTo(new PrintStream(out, true, StandardCharsets.UTF_8)).terminal(true);
+    int exit = new CommandLine(demo).setCaseInsensitiveEnumValuesAllowed(true)
+        .execute("--mode", "throttled", "--replicas", "2", "--calls", "20", "--max-wait", "300");
+    String printed = out.toString(StandardCharsets.UTF_8);
+    assertThat(exit).as(printed).isZero();
+    Matcher refused = Pattern.compile("(?m)^refused after max wait +(\\d+)$").matcher(printed);
+    assertThat(refused.find()).as(printed).isTrue();
+    // 40 calls, a burst of 8 and 9/s: about 8 + 0.3 x 9 leave within 300 ms
+    assertThat(Long.parseLong(refused.group(1))).as(printed).isBetween(25L, 32L);
+    assertThat(printed).doesNotContain("failures (any other kind)")
+        .contains("throttled: " + refused.group(1) + " calls were refused after waiting --max-wait 0.3 s for a slot: "
+            + "40 calls through a bucket of burst 8 at 9 per second need (40 - 8) / 9 = 3.6 s for the last one. "
+            + "Run again with --max-wait 5000 (ms) or more")
+        .containsPattern("\r  throttled:  r1 \\d+/20  r2 \\d+/20")
+        .contains("r1 20/20  r2 20/20\n");
+  }
+
+  @Test
+  void failureKindsAreNamedInTheTableAndTheJson() {
+    ModeResult r = new ModeResult("throttled");
+    r.callsByReplica.put("r1", List.of(new CallRecord(0, 0, 0, 1, CallRecord.TRANSPORT),
+        new CallRecord(503, 0, 0, 1, CallRecord.PROVIDER_5XX), new CallRecord(200, 0, 0, 1, CallRecord.SERVED),
+        new CallRecord(429, 0, 0, 1, CallRecord.TOO_MANY_REQUESTS)));
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ResultTable.print(new PrintStream(out, true, StandardCharsets.UTF_8), Map.of("throttled", r), 4, 8, 9, null, 0,
+        10_000);
+    String table = out.toString(StandardCharsets.UTF_8);
+    assertThat(table).containsPattern("(?m)^transport errors +1$").containsPattern("(?m)^provider 5xx +1$")
+        .containsPattern("(?m)^429 Too Many Requests +1$").doesNotContain("refused after max wait")
+        .doesNotContain("--max-wait");
+    assertThat(r.toJson().get("failures")).isEqualTo(Map.of("refused_max_wait", 0L, "bucket_unavailable", 0L,
+        "transport", 1L, "provider_5xx", 1L, "other", 0L));
+  }
+
+  /** Lane -> ticks on the lanes chart of {@code mode}. */
+  static Map<String, Integer> lanes(String html, String mode) {
+    Matcher svg = Pattern.compile("<svg [^>]*data-mode=\"" + mode + "\" data-chart=\"lanes\".*?</svg>",
+        Pattern.DOTALL).matcher(html);
+    assertThat(svg.find()).isTrue();
+    Map<String, Integer> lanes = new HashMap<>();
+    Matcher tick = Pattern.compile("data-lane=\"([^\"]+)\"").matcher(svg.group());
+    while (tick.find()) {
+      lanes.merge(tick.group(1), 1, Integer::sum);
+    }
+    return lanes;
   }
 
   /**
@@ -110,7 +176,7 @@ class DemoRunTest {
     }
 
     String html = Files.readString(report);
-    Map<String, Map<String, Integer>> bars = bars(html, 6);
+    Map<String, Map<String, Integer>> bars = bars(html, 8);
     assertThat(bars.get("adaptive").getOrDefault("foreign", 0) + bars.get("adaptive").getOrDefault("foreign-429", 0))
         .isEqualTo(36);
     assertThat(html).contains("data-chart=\"rate\" role=\"img\"").contains("data-replica=\"r1\"")
@@ -168,7 +234,7 @@ class DemoRunTest {
   }
 
   static Map<String, Map<String, Integer>> bars(String html) throws Exception {
-    return bars(html, 4);
+    return bars(html, 6);
   }
 
   /** Mode -> series -> total count, read from the SVG rectangles after parsing each SVG as XML. */
@@ -190,7 +256,7 @@ class DemoRunTest {
         }
       }
     }
-    assertThat(svgs).as("a timeline and a wait chart per mode (and a rate chart with a foreign system)")
+    assertThat(svgs).as("arrivals, lanes and waits per mode (and a rate chart with a foreign system)")
         .isEqualTo(charts);
     return bars;
   }
