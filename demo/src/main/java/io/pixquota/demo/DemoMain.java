@@ -10,6 +10,7 @@ import io.pixquota.harness.PrivateRedisServer;
 import io.pixquota.harness.ReplicaProcess;
 import io.pixquota.mock.MockBacen;
 import io.pixquota.mock.MockConfig;
+import java.io.Console;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
@@ -111,8 +112,7 @@ public final class DemoMain implements Callable<Integer> {
   private final ObjectMapper json = new ObjectMapper();
   private final HttpClient http = HttpClient.newHttpClient();
   private PrintStream out = System.out;
-  /** System.console() is null when the output (or input) is not a terminal: piped, redirected, or in a test. */
-  private boolean terminal = System.console() != null;
+  private boolean terminal = isTerminal();
   private boolean progressDrawn;
 
   @Override
@@ -384,7 +384,23 @@ public final class DemoMain implements Callable<Integer> {
     }
   }
 
-  /** For tests: whether the output is a terminal (default: whether this JVM has a console). */
+  /**
+   * Whether this JVM's output is a terminal. Up to Java 21, {@code System.console()} is null when the output (or
+   * input) is piped or redirected; from Java 22 it is a console all the same, and {@code Console.isTerminal()} tells.
+   */
+  static boolean isTerminal() {
+    Console console = System.console();
+    if (console == null) {
+      return false;
+    }
+    try {
+      return (Boolean) Console.class.getMethod("isTerminal").invoke(console);
+    } catch (ReflectiveOperationException e) {
+      return true; // before Java 22: a console is a terminal
+    }
+  }
+
+  /** For tests: whether the output is a terminal (default: {@link #isTerminal()}). */
   DemoMain terminal(boolean terminal) {
     this.terminal = terminal;
     return this;

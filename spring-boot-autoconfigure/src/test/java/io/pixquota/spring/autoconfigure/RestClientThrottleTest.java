@@ -27,10 +27,11 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.web.client.HttpClientErrorException;
 import org.springframework.web.client.ResourceAccessException;
 import org.springframework.web.client.RestClient;
+import org.springframework.web.client.RestTemplate;
 
 /**
- * The auto-configured {@link ThrottlingClientHttpRequestInterceptor} on Spring's RestClient, against a real HTTP
- * server and a real Redis: slots, classes, 429s and refusals as with OkHttp.
+ * The auto-configured {@link ThrottlingClientHttpRequestInterceptor} on Spring's RestClient and RestTemplate,
+ * against a real HTTP server and a real Redis: slots, classes, 429s and refusals as with OkHttp.
  */
 @ExtendWith(RedisExtension.class)
 class RestClientThrottleTest {
@@ -117,6 +118,22 @@ class RestClientThrottleTest {
           .isEqualTo(1);
       assertThat(registry.get("bacen.throttle.rate.cuts").tag("bucket", "rest-429").counter().count()).isEqualTo(1);
     });
+  }
+
+  @Test
+  void restTemplateTakesTheSameInterceptor() {
+    runner.withPropertyValues("pixquota.bucket.name=rest-template", "pixquota.bucket.capacity=1",
+        "pixquota.bucket.rate=0.01", "pixquota.max-wait=0s").run(context -> {
+          RestTemplate template = new RestTemplate();
+          template.getInterceptors().add(context.getBean(ThrottlingClientHttpRequestInterceptor.class));
+          assertThat(template.getForObject(server.url("/a").uri(), String.class)).isEqualTo("ok");
+          assertThatThrownBy(() -> template.getForObject(server.url("/a").uri(), String.class))
+              .isInstanceOf(ResourceAccessException.class).hasCauseInstanceOf(ThrottleRefusedException.class);
+          assertThat(arrivals).hasSize(1);
+          MeterRegistry registry = context.getBean(MeterRegistry.class);
+          assertThat(registry.get("bacen.throttle.permits").tag("bucket", "rest-template").tag("result", "refused")
+              .counter().count()).isEqualTo(1);
+        });
   }
 
   @Test
