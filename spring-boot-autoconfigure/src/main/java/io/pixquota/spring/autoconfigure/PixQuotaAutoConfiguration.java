@@ -63,9 +63,10 @@ public class PixQuotaAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   @ConditionalOnProperty(prefix = "pixquota.bucket", name = "plan-from-policy")
-  public QuotaPlan pixQuotaPlan(PixQuotaSettings settings, PixQuotaRedis redis, ObjectProvider<SslBundles> ssl) {
+  public QuotaPlan pixQuotaPlan(PixQuotaSettings settings, ObjectProvider<SslBundles> ssl) {
     PixQuotaProperties.Bucket b = settings.properties().getBucket();
-    PixClient.Builder probe = PixClient.builder(settings.client()).redisson(redis.client());
+    // The policy is read unthrottled (it is not a PIX query): the probe needs a bucket, never books on it.
+    PixClient.Builder probe = PixClient.builder(settings.client()).tokenBucket(PixQuotaSettings.NEVER_USED);
     tls(probe, settings, ssl);
     try (PixClient client = probe.build()) {
       return QuotaPlanner.plan(client.getPolicy(b.getPlanFromPolicy()), b.getPlanJitter(), b.getPlanReplicas());
@@ -104,6 +105,10 @@ public class PixQuotaAutoConfiguration {
   @ConditionalOnProperty(prefix = "pixquota.provider", name = "base-url")
   public PixClient pixClient(PixQuotaSettings settings, ThrottlingInterceptor throttle,
       ObjectProvider<MeterRegistry> registry, ObjectProvider<SslBundles> ssl) {
+    if (settings.client() == null) { // present but empty
+      throw new InvalidConfigurationPropertyValueException("pixquota.provider.base-url", "",
+          "must be an http or https URL");
+    }
     PixClient.Builder builder = PixClient.builder(settings.client()).throttlingInterceptor(throttle);
     registry.ifAvailable(builder::meterRegistry);
     tls(builder, settings, ssl);

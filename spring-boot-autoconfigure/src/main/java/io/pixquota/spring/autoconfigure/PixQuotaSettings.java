@@ -1,10 +1,14 @@
 package io.pixquota.spring.autoconfigure;
 
+import io.pixquota.bacen.Acquisition;
+import io.pixquota.bacen.Limit;
 import io.pixquota.bacen.RateAdaptation;
 import io.pixquota.bacen.RedisAddress;
+import io.pixquota.bacen.TokenBucket;
 import io.pixquota.bacen.TokenBucketConfig;
 import io.pixquota.bacen.pix.PixClientConfig;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -17,6 +21,34 @@ import org.springframework.boot.context.properties.source.MutuallyExclusiveConfi
  * names the property, its value (never a secret's) and the SDK's reason, before any I/O.
  */
 final class PixQuotaSettings {
+  /** A bucket for a PixClient that only reads the provider's policy, which is not throttled: never asked. */
+  static final TokenBucket NEVER_USED = new TokenBucket() {
+    @Override
+    public String name() {
+      return "planning";
+    }
+
+    @Override
+    public List<Limit> limits() {
+      return List.of(Limit.of(1, 1));
+    }
+
+    @Override
+    public Acquisition acquire(double cost, Duration maxWait) {
+      throw new IllegalStateException("the planning client books no slot");
+    }
+
+    @Override
+    public double charge(double cost) {
+      throw new IllegalStateException("the planning client books no slot");
+    }
+
+    @Override
+    public double refund(double cost) {
+      throw new IllegalStateException("the planning client books no slot");
+    }
+  };
+
   private final PixQuotaProperties properties;
   private final PixClientConfig client;
   private final String redisUrl;

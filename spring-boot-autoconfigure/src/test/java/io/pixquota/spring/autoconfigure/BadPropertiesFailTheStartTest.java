@@ -62,6 +62,7 @@ class BadPropertiesFailTheStartTest {
         Arguments.of("pixquota.provider.token-url", List.of(PROVIDER, "pixquota.provider.token-url=file:/etc/x",
             ID, SECRET)),
         Arguments.of("pixquota.provider.client-id", List.of(PROVIDER, SECRET)),
+        Arguments.of("pixquota.provider.base-url", List.of("pixquota.provider.base-url=", ID, SECRET)),
         Arguments.of("pixquota.provider.client-secret", List.of(PROVIDER, ID)),
         Arguments.of("pixquota.provider.client-id", List.of(ID)),
         Arguments.of("pixquota.provider.retry-max-attempts", List.of(PROVIDER, ID, SECRET,
