@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.pixquota.bacen.internal.LocalTokenBucket;
 import io.pixquota.bacen.internal.RetryAfter;
+import io.pixquota.bacen.pix.PixClient;
 import io.pixquota.bacen.pix.PixClientConfig;
 import io.pixquota.bacen.pix.TestEnv;
 import io.pixquota.bacen.plan.ProviderPolicy;
@@ -16,6 +17,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.PatternSyntaxException;
 import java.util.stream.Stream;
+import javax.net.ssl.SSLSocketFactory;
+import javax.net.ssl.TrustManagerFactory;
+import javax.net.ssl.X509TrustManager;
+import okhttp3.OkHttpClient;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -34,8 +39,30 @@ class BadInputTableTest {
     return Arguments.of(what, call, type, message);
   }
 
+  private static X509TrustManager defaultTrust() throws Exception {
+    TrustManagerFactory f = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+    f.init((java.security.KeyStore) null);
+    return (X509TrustManager) f.getTrustManagers()[0];
+  }
+
+  private static LocalTokenBucket local(String name) {
+    return new LocalTokenBucket(name, List.of(Limit.of(1, 1)), System::nanoTime);
+  }
+
+  private static PixClient.Builder pix() {
+    return PixClient.builder(PixClientConfig.builder().baseUrl(URI.create("https://pix.example.com"))
+        .credentials("id", "secret").build());
+  }
+
   static Stream<Arguments> rows() {
     return Stream.of(
+        row("PixClient: a given interceptor not on the given bucket", () -> pix().tokenBucket(local("a"))
+            .throttlingInterceptor(ThrottlingInterceptor.builder(local("b")).build()).build(),
+            IllegalStateException.class, "the throttlingInterceptor does not book on the given tokenBucket 'a'"),
+        row("PixClient: tls with an OkHttp client of your own", () -> pix().tokenBucket(local("a"))
+            .okHttpClient(new OkHttpClient()).tls((SSLSocketFactory) SSLSocketFactory.getDefault(),
+                defaultTrust()).build(), IllegalStateException.class,
+            "tls is for the client PixClient makes; with your own okHttpClient, set its sslSocketFactory there"),
         row("capacity 0", () -> Limit.of(0, 1), IllegalArgumentException.class,
             "capacity must be positive and finite, but was 0.0"),
         row("capacity -1", () -> Limit.of(-1, 1), IllegalArgumentException.class,
