@@ -1,5 +1,6 @@
 package io.pixquota.bacen;
 
+import io.pixquota.bacen.internal.BucketStep;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -8,8 +9,8 @@ import java.util.Map;
 
 /**
  * Reads {@code bucket_state.lua}'s reply into a {@link BucketState}, with the script's own arithmetic (see
- * {@code token_bucket.lua}): each limit refilled from {@code u} to now at the factor of {@code u}, capped at its
- * capacity; the factor climbing back from its last cut.
+ * {@code token_bucket.lua}): each limit refilled from {@code u} to now at the factor of {@code u}
+ * ({@link BucketStep#factorAt}), capped at its capacity.
  */
 final class BucketStates {
   private BucketStates() {}
@@ -34,7 +35,8 @@ final class BucketStates {
   }
 
   private static BucketState state(TokenBucketConfig config, long redisNow, Map<String, String> hash) {
-    RateAdaptation a = config.rateAdaptation().orElse(RateAdaptation.defaults());
+    RateAdaptation r = config.rateAdaptation().orElse(RateAdaptation.defaults());
+    BucketStep.Adaptation a = new BucketStep.Adaptation(r.decrease(), r.increasePerSecond(), r.floor());
     String u = hash.get("u");
     if (u == null) {
       double capacity = config.limits().stream().mapToDouble(Limit::capacity).min().orElseThrow();
@@ -43,8 +45,8 @@ final class BucketStates {
     }
     long last = Long.parseLong(u);
     long now = Math.max(redisNow, last); // never backwards, as the script
-    double factorThen = factor(hash, last, a);
-    double factorNow = factor(hash, now, a);
+    double factorThen = BucketStep.factorAt(hash, last, a);
+    double factorNow = BucketStep.factorAt(hash, now, a);
     double tokens = Double.POSITIVE_INFINITY;
     double rate = Double.POSITIVE_INFINITY;
     double waitMicros = 0;
@@ -78,16 +80,5 @@ final class BucketStates {
     }
     return new BucketState(config.name(), true, tokens, Math.max(0, -tokens),
         Duration.ofNanos((long) Math.ceil(waitMicros * 1000)), factorNow, rate, live);
-  }
-
-  /** f(t) = min(1, max(floor, f_cut + alpha * (t - k) / 1e6)); 1 when never cut. */
-  private static double factor(Map<String, String> hash, long at, RateAdaptation a) {
-    String k = hash.get("k");
-    String f = hash.get("f");
-    if (k == null || f == null) {
-      return 1;
-    }
-    double climbed = Double.parseDouble(f) + a.increasePerSecond() * (at - Long.parseLong(k)) / 1e6;
-    return Math.min(1, Math.max(a.floor(), climbed));
   }
 }

@@ -10,7 +10,6 @@ import io.pixquota.harness.PrivateRedisServer;
 import io.pixquota.harness.ReplicaProcess;
 import io.pixquota.mock.MockBacen;
 import io.pixquota.mock.MockConfig;
-import java.io.Console;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
@@ -25,7 +24,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -112,8 +110,7 @@ public final class DemoMain implements Callable<Integer> {
   private final ObjectMapper json = new ObjectMapper();
   private final HttpClient http = HttpClient.newHttpClient();
   private PrintStream out = System.out;
-  private boolean terminal = isTerminal();
-  private boolean progressDrawn;
+  private boolean terminal = ProgressLine.isTerminal();
 
   @Override
   public Integer call() throws Exception {
@@ -290,13 +287,14 @@ public final class DemoMain implements Callable<Integer> {
         if ((foreign != null || priorities) && !jsonOnly && terminal) {
           out.printf(Locale.ROOT, "  %s: running for %d s...%n", name, durationSeconds);
         }
-        Map<String, Integer> progress = new TreeMap<>();
+        ProgressLine progress = new ProgressLine(out, name, priorities || foreignRate != null ? " calls" : "/" + calls,
+            terminal && !jsonOnly);
         List<Thread> readers = new ArrayList<>();
         List<Exception> failures = new ArrayList<>();
         for (ReplicaProcess child : children) {
           Thread t = new Thread(() -> {
             try {
-              read(child.result(line -> progress(line, progress, name)), result);
+              read(child.result(progress::take), result);
             } catch (IOException | RuntimeException e) {
               synchronized (failures) {
                 failures.add(e);
@@ -309,7 +307,7 @@ public final class DemoMain implements Callable<Integer> {
         for (Thread t : readers) {
           t.join();
         }
-        endProgress();
+        progress.end();
         if (!failures.isEmpty()) {
           throw new IllegalStateException("a replica failed (see its error output above)", failures.get(0));
         }
@@ -352,55 +350,7 @@ public final class DemoMain implements Callable<Integer> {
     }
   }
 
-  /**
-   * Draws every replica's progress on one line, redrawn in place ({@code \r}) as it moves: on a terminal only, so
-   * that piped output and {@code --json} carry results and nothing else.
-   */
-  private void progress(String line, Map<String, Integer> progress, String mode) {
-    if (!line.startsWith("PROGRESS ") || jsonOnly || !terminal) {
-      return;
-    }
-    String[] parts = line.split(" ");
-    int done = Integer.parseInt(parts[2].split("/")[0]);
-    synchronized (progress) {
-      if (done <= progress.getOrDefault(parts[1], 0)) {
-        return;
-      }
-      progress.put(parts[1], done);
-      String of = priorities || foreignRate != null ? " calls" : "/" + calls;
-      StringBuilder sb = new StringBuilder("\r  " + mode + ":");
-      progress.forEach((r, n) -> sb.append("  ").append(r).append(' ').append(n).append(of));
-      out.print(sb);
-      out.flush();
-      progressDrawn = true;
-    }
-  }
-
-  /** Ends the progress line, if one was drawn. */
-  private void endProgress() {
-    if (progressDrawn) {
-      out.println();
-      progressDrawn = false;
-    }
-  }
-
-  /**
-   * Whether this JVM's output is a terminal. Up to Java 21, {@code System.console()} is null when the output (or
-   * input) is piped or redirected; from Java 22 it is a console all the same, and {@code Console.isTerminal()} tells.
-   */
-  static boolean isTerminal() {
-    Console console = System.console();
-    if (console == null) {
-      return false;
-    }
-    try {
-      return (Boolean) Console.class.getMethod("isTerminal").invoke(console);
-    } catch (ReflectiveOperationException e) {
-      return true; // before Java 22: a console is a terminal
-    }
-  }
-
-  /** For tests: whether the output is a terminal (default: {@link #isTerminal()}). */
+  /** For tests: whether the output is a terminal (default: {@link ProgressLine#isTerminal()}). */
   DemoMain terminal(boolean terminal) {
     this.terminal = terminal;
     return this;

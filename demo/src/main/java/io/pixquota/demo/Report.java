@@ -63,8 +63,8 @@ final class Report {
     }
     sb.append("</table>");
     for (ModeResult r : results.values()) {
-      chart(sb, r, "calls arriving at the provider, per 100 ms", timeline(r), arrivalsReading(r));
-      chart(sb, r, "one lane per replica: each tick a call reaching the provider", lanes(r), lanesReading(r));
+      chart(sb, r, "calls arriving at the provider, per 100 ms", timeline(r), ReportReadings.arrivals(r));
+      chart(sb, r, "one lane per replica: each tick a call reaching the provider", lanes(r), ReportReadings.lanes(r));
       if (r.foreign) {
         chart(sb, r, "the shared bucket's effective rate, as each replica saw it", rates(r, rate),
             String.format(Locale.ROOT, "Lowest: %.2f per second, against %.1f configured: the provider's 429s cut "
@@ -72,11 +72,11 @@ final class Report {
                 rate));
       }
       chart(sb, r, prioritySeconds > 0 ? "wait for a slot, every call" : "wait for a slot",
-          waits(r, r.all(), 250, "waits"), waitsReading(r.all(), "calls"));
+          waits(r, r.all(), 250, "waits"), ReportReadings.waits(r.all(), "calls"));
       if (prioritySeconds > 0) {
         List<CallRecord> person = r.callsByReplica.getOrDefault("r2", List.of());
         chart(sb, r, "r2 (a person): wait for a slot, 25 ms bins", waits(r, person, 25, "person-waits"),
-            waitsReading(person, "status checks of r2 (a person)"));
+            ReportReadings.waits(person, "status checks of r2 (a person)"));
       }
     }
     sb.append("</body></html>\n");
@@ -246,48 +246,6 @@ final class Report {
     return c.end();
   }
 
-  private static String arrivalsReading(ModeResult r) {
-    Map<Integer, Map<String, Integer>> bins = bins(r);
-    int peak = bins.values().stream().mapToInt(m -> m.values().stream().mapToInt(Integer::intValue).sum()).max()
-        .orElse(0);
-    long refused = r.tooManyRequests();
-    return String.format(Locale.ROOT, "Most in one 100 ms: %d; the provider refused %d of our calls with 429 (red)%s "
-        + "and accepted at most %d in any second.", peak, refused, refused == 0 ? ", none" : ", every call above "
-        + "its burst and rate", r.providerMaxInWindow);
-  }
-
-  private static String lanesReading(ModeResult r) {
-    List<String> order = new ArrayList<>();
-    r.providerEvents.stream().filter(e -> !ModeResult.isForeign(e))
-        .sorted((a, b) -> Long.compare(((Number) a.get("atMicros")).longValue(),
-            ((Number) b.get("atMicros")).longValue()))
-        .forEach(e -> order.add(String.valueOf(e.get("replica"))));
-    if (r.callsByReplica.size() < 2 || order.size() < 2) {
-      return "One replica: its calls reach the provider one after another.";
-    }
-    int switches = 0;
-    for (int i = 1; i < order.size(); i++) {
-      switches += order.get(i).equals(order.get(i - 1)) ? 0 : 1;
-    }
-    return String.format(Locale.ROOT, "%d of %d consecutive arrivals came from a different replica than the one "
-        + "before: one quota, served in the order the calls asked, whichever replica they come from.", switches,
-        order.size() - 1);
-  }
-
-  private static String waitsReading(List<CallRecord> calls, String what) {
-    if (calls.isEmpty()) {
-      return "No " + what + ".";
-    }
-    double[] waits = calls.stream().mapToDouble(CallRecord::waitMs).sorted().toArray();
-    double median = waits[(waits.length - 1) / 2];
-    double max = waits[waits.length - 1];
-    if (max < 1) {
-      return String.format(Locale.ROOT, "%d %s, none waited: they left at once (direct calls do not ask the "
-          + "bucket).", waits.length, what);
-    }
-    return String.format(Locale.ROOT, "%d %s: half waited %.0f ms or less, the slowest %.0f ms.", waits.length, what,
-        median, max);
-  }
   /**
    * The effective rate over time, one step line per replica (from its gauge), with the configured rate dashed. Each
    * line carries {@code data-replica} and {@code data-lowest}.

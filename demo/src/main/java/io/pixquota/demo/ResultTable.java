@@ -44,17 +44,13 @@ final class ResultTable {
     out.println();
     for (String row : rows) {
       out.printf(Locale.ROOT, "%-36s", row);
+      String kind = kinds.stream().filter(k -> FAILURE_LABELS.get(k).equals(row)).findFirst().orElse(null);
       for (String m : modes) {
         ModeResult r = results.get(m);
-        String cell = switch (row) {
+        String cell = kind != null ? Long.toString(r.count(kind)) : switch (row) {
           case "served" -> Long.toString(r.served());
           case "429 Too Many Requests" -> Long.toString(r.tooManyRequests());
           case "failures (any other kind)" -> Long.toString(r.otherFailures());
-          case "refused after max wait" -> Long.toString(r.count(CallRecord.REFUSED_MAX_WAIT));
-          case "bucket unavailable" -> Long.toString(r.count(CallRecord.BUCKET_UNAVAILABLE));
-          case "transport errors" -> Long.toString(r.count(CallRecord.TRANSPORT));
-          case "provider 5xx" -> Long.toString(r.count(CallRecord.PROVIDER_5XX));
-          case "other failures" -> Long.toString(r.count(CallRecord.OTHER));
           case "elapsed" -> String.format(Locale.ROOT, "%.2f s", r.elapsedMs() / 1000);
           case "wait p50" -> String.format(Locale.ROOT, "%.0f ms", r.waitPercentileMs(50));
           case "wait p99" -> String.format(Locale.ROOT, "%.0f ms", r.waitPercentileMs(99));

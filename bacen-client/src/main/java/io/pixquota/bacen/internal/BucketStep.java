@@ -310,6 +310,14 @@ public final class BucketStep {
         ids.size() + 1, others);
   }
 
+  /**
+   * The factor of the configured rates at {@code micros} in the state {@code hash} (its last cut's time {@code k} and
+   * factor {@code f}): what the step refills with; 1 when never cut. For reading a state without stepping it.
+   */
+  public static double factorAt(Map<String, String> hash, long micros, Adaptation a) {
+    return new Rate(parseLong(hash.get("k")), parseDouble(hash.get("f")), a).at(micros);
+  }
+
   /** The factor of the configured rates at a time, from the last cut. */
   private record Rate(Long cutAt, Double cutFactor, Adaptation a) {
     double at(long micros) {

@@ -56,7 +56,6 @@ final class PixQuotaSettings {
   PixQuotaSettings(PixQuotaProperties p) {
     this.properties = p;
     PixQuotaProperties.Bucket b = p.getBucket();
-    check("pixquota.bucket.name", b.getName(), () -> TokenBucketConfig.custom(b.getName()).limit(1, 1).build());
     check("pixquota.bucket.key-prefix", b.getKeyPrefix(),
         () -> TokenBucketConfig.custom("x").keyPrefix(b.getKeyPrefix()).limit(1, 1).build());
     boolean planned = b.getPlanFromPolicy() != null;
