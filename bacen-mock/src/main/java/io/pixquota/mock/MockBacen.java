@@ -53,33 +53,44 @@ public final class MockBacen implements AutoCloseable {
     this.sessions = new Sessions(config.integrators(), config.tokenTtlSeconds());
     this.quota = config.redisUrl() == null ? new LocalQuota(config.policy())
         : new RedisSlidingWindowQuota(config.policy(), config.redisUrl(), "bacen-mock:");
-    this.server = HttpServer.create(new InetSocketAddress(config.bind(), config.port()), 1024);
     this.executor = Executors.newFixedThreadPool(config.threads(), r -> {
       Thread t = new Thread(r, "bacen-mock-" + threadIds.incrementAndGet());
       t.setDaemon(true);
       return t;
     });
-    server.setExecutor(executor);
-    server.createContext("/", this::handle);
-    server.start();
     if (config.redisUrl() == null) {
       warmUp(); // in shared mode a reset would clear the other instances' quota too
     }
+    // The API's port opens only now: a client that calls as soon as it can connect finds the quota untouched.
+    this.server = HttpServer.create(new InetSocketAddress(config.bind(), config.port()), 1024);
+    server.setExecutor(executor);
+    server.createContext("/", this::handle);
+    server.start();
   }
 
   /**
    * Serves a few requests to itself, then forgets them: a cold JVM takes hundreds of milliseconds over its first
    * requests (class loading, interpreter), which would delay and bunch the arrivals it records; a provider that
-   * measures arrivals late would blame its clients for its own start-up.
+   * measures arrivals late would blame its clients for its own start-up. On a listener of its own (loopback, a free
+   * port), closed before the API's port opens, so no client's call meets the warm-up's quota or its reset.
    */
   private void warmUp() {
+    HttpServer own = null;
     try {
-      sessions.forget(SelfWarmUp.run(url(), config.integrators().entrySet().iterator().next()));
+      own = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
+      own.setExecutor(executor);
+      own.createContext("/", this::handle);
+      own.start();
+      URI url = URI.create("http://127.0.0.1:" + own.getAddress().getPort());
+      sessions.forget(SelfWarmUp.run(url, config.integrators().entrySet().iterator().next()));
     } catch (IOException | RuntimeException e) {
       LOG.debug("warm-up failed; the first requests will be slower: {}", e.toString());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } finally {
+      if (own != null) {
+        own.stop(0);
+      }
       reset();
     }
   }
