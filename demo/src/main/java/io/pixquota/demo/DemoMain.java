@@ -318,6 +318,7 @@ public final class DemoMain implements Callable<Integer> {
         if (counter != null) {
           counter.settle();
           result.redisCommands = counter.commands();
+          result.redisCountPartial = counter.partial();
         }
       }
       for (int i = 0; i < children.size(); i++) {

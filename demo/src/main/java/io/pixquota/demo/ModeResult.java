@@ -17,6 +17,8 @@ final class ModeResult {
   long providerOriginNanoTime;
   final Map<String, Long> replicaStartNanoTime = new LinkedHashMap<>();
   long redisCommands = -1;
+  /** Why the Redis count missed commands (a node died during the run), or null when it saw them all. */
+  String redisCountPartial;
   /** Per replica: the effective rate it saw, {@code [ms after its start, per second]} at each change. */
   final Map<String, List<double[]>> effectiveRate = new LinkedHashMap<>();
   /** Whether a foreign system called the provider on the same credentials during the run. */
@@ -169,6 +171,9 @@ final class ModeResult {
     m.put("waitP50Ms", Math.round(waitPercentileMs(50)));
     m.put("waitP99Ms", Math.round(waitPercentileMs(99)));
     m.put("redisRoundTripsPerCall", Math.round(redisRoundTripsPerCall() * 1000) / 1000.0);
+    if (redisCountPartial != null) {
+      m.put("redisCountPartial", redisCountPartial);
+    }
     m.put("providerMaxInWindow", providerMaxInWindow);
     Map<String, Object> byReplica = new LinkedHashMap<>();
     callsByReplica.keySet().forEach(r -> byReplica.put(r, Map.of("served", servedPerSecond(r, 1),

@@ -20,24 +20,49 @@ import java.util.Set;
  */
 final class RedisCommandCount implements AutoCloseable {
   private final List<CommandCounter> counters = new ArrayList<>();
+  private final List<String> notCounted = new ArrayList<>();
 
   private RedisCommandCount() {}
 
-  static RedisCommandCount start(String url, long sinceEpochMs) throws IOException {
+  /**
+   * Starts counting on every data node it can reach. Never fails: a node that cannot be reached (a Sentinel naming a
+   * master that just died, say) is left out, and the count says it is partial ({@link #partial()}); the demo goes on.
+   */
+  static RedisCommandCount start(String url, long sinceEpochMs) {
     RedisAddress address = RedisAddress.parse(url);
     int at = url.lastIndexOf('@');
     String userInfo = at < 0 ? "" : url.substring(url.indexOf("://") + 3, at + 1);
     RedisCommandCount count = new RedisCommandCount();
+    List<RedisAddress.Node> nodes;
     try {
-      for (RedisAddress.Node node : dataNodes(address, userInfo)) {
+      nodes = dataNodes(address, userInfo);
+    } catch (RuntimeException e) {
+      count.notCounted.add("the nodes behind " + address + " (" + e.getMessage() + ")");
+      return count;
+    }
+    for (RedisAddress.Node node : nodes) {
+      try {
         count.counters.add(new CommandCounter(URI.create("redis://" + userInfo + node), sinceEpochMs,
             notClients(node, userInfo)));
+      } catch (IOException | RuntimeException e) {
+        count.notCounted.add(node + " (unreachable)");
       }
-      return count;
-    } catch (IOException | RuntimeException e) {
-      count.close();
-      throw e;
     }
+    return count;
+  }
+
+  /**
+   * Why the count misses commands, or null when it saw every node to the end: nodes it could not reach at the start,
+   * and nodes that went away during the run (killed, failed over).
+   */
+  String partial() {
+    List<String> missed = new ArrayList<>(notCounted);
+    for (CommandCounter c : counters) {
+      if (c.ended()) {
+        missed.add(c.toString() + " (went away during the run)");
+      }
+    }
+    return missed.isEmpty() ? null : "not counted: " + String.join(", ", missed);
   }
 
   private static List<RedisAddress.Node> dataNodes(RedisAddress address, String userInfo) {
@@ -123,9 +148,13 @@ final class RedisCommandCount implements AutoCloseable {
   }
 
   @Override
-  public void close() throws IOException {
+  public void close() {
     for (CommandCounter c : counters) {
-      c.close();
+      try {
+        c.close();
+      } catch (IOException e) {
+        // the node is gone already
+      }
     }
   }
 }

@@ -54,7 +54,8 @@ final class ResultTable {
           case "elapsed" -> String.format(Locale.ROOT, "%.2f s", r.elapsedMs() / 1000);
           case "wait p50" -> String.format(Locale.ROOT, "%.0f ms", r.waitPercentileMs(50));
           case "wait p99" -> String.format(Locale.ROOT, "%.0f ms", r.waitPercentileMs(99));
-          case "Redis round trips per call" -> String.format(Locale.ROOT, "%.2f", r.redisRoundTripsPerCall());
+          case "Redis round trips per call" -> String.format(Locale.ROOT, r.redisCountPartial == null ? "%.2f"
+              : "%.2f *", r.redisRoundTripsPerCall());
           case "foreign calls" -> Long.toString(r.foreignCalls());
           case "foreign 429" -> Long.toString(r.foreignTooManyRequests());
           case "effective rate, lowest" -> String.format(Locale.ROOT, "%.2f/s", r.effectiveRateLowest());
@@ -82,6 +83,10 @@ final class ResultTable {
           + "every replica, and it climbs back while no 429 comes.%n", number(foreignRate));
     }
     for (ModeResult r : results.values()) {
+      if (r.redisCountPartial != null) {
+        out.printf(Locale.ROOT, "%n* %s: Redis round trips counted where a node could be watched; %s%n", r.mode,
+            r.redisCountPartial);
+      }
       String hint = r.maxWaitHint(allCalls, capacity, rate, maxWaitMs,
           foreignRate == null && prioritySeconds == 0);
       if (hint != null) {

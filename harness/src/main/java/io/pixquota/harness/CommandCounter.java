@@ -25,7 +25,9 @@ public final class CommandCounter implements AutoCloseable {
   private final AtomicLong pingCommands = new AtomicLong();
   private final double sinceEpochSeconds;
   private final Set<String> ignoredSources;
+  private final String where;
   private volatile boolean closed;
+  private volatile boolean ended;
 
   /** Starts counting the commands Redis receives from clients at or after {@code sinceEpochMs}. */
   public CommandCounter(URI redis, long sinceEpochMs) throws IOException {
@@ -39,6 +41,7 @@ public final class CommandCounter implements AutoCloseable {
   public CommandCounter(URI redis, long sinceEpochMs, Set<String> ignoredSources) throws IOException {
     this.sinceEpochSeconds = sinceEpochMs / 1000.0;
     this.ignoredSources = Set.copyOf(ignoredSources);
+    this.where = redis.getHost() + ":" + (redis.getPort() > 0 ? redis.getPort() : 6379);
     socket = new Socket(redis.getHost(), redis.getPort() > 0 ? redis.getPort() : 6379);
     OutputStream out = socket.getOutputStream();
     String auth = redis.getUserInfo();
@@ -83,8 +86,15 @@ public final class CommandCounter implements AutoCloseable {
         }
       }
     } catch (IOException e) {
-      // closed
+      // closed, or the node went away
+    } finally {
+      ended = !closed; // the node died or dropped the connection: the count stops there
     }
+  }
+
+  /** Whether the node ended the connection before {@link #close()}: the count is what was seen until then. */
+  public boolean ended() {
+    return ended;
   }
 
   /** Whether a MONITOR line ({@code +<time> [<db> <host:port>] "CMD" ...}) comes from an ignored source. */
@@ -120,6 +130,12 @@ public final class CommandCounter implements AutoCloseable {
       last = commands.get();
       Thread.sleep(150);
     }
+  }
+
+  /** The node's {@code host:port}, never its password. */
+  @Override
+  public String toString() {
+    return where;
   }
 
   @Override
