@@ -138,6 +138,7 @@ final class SlotBooking {
     final double cost;
     final Priority priority;
     final Duration maxWait;
+    private final Duration configuredMaxWait;
     final Duration horizon; // null: as far as the max wait
     private final long askedAtNanos;
     private Acquisition granted;
@@ -146,12 +147,19 @@ final class SlotBooking {
     private int lateRebooks;
     private int cutRebooks;
     private int lostRebooks;
+    private int asks;
 
-    Booking(TokenBucket bucket, double cost, Duration maxWait, Priority priority, Duration horizon) {
+    /**
+     * @param maxWait           the max wait in force for this call
+     * @param configuredMaxWait the throttle's; more than {@code maxWait} when the call's timeout left it less
+     */
+    Booking(TokenBucket bucket, double cost, Duration maxWait, Duration configuredMaxWait, Priority priority,
+        Duration horizon) {
       this.bucket = bucket;
       this.cost = cost;
       this.priority = priority;
       this.maxWait = maxWait;
+      this.configuredMaxWait = configuredMaxWait;
       this.horizon = horizon;
       this.askedAtNanos = time.nanoTime();
     }
@@ -174,6 +182,7 @@ final class SlotBooking {
      * @throws ThrottleRefusedException when the bucket refused: the slot would be past the max wait
      */
     boolean booked(Acquisition a) throws ThrottleRefusedException {
+      asks++;
       if (!a.granted()) {
         if (horizon != null && a.waitTime().compareTo(leftToWait()) <= 0) {
           metrics.deferred(bucket.name(), priority);
@@ -181,7 +190,7 @@ final class SlotBooking {
           return false;
         }
         metrics.refused(bucket.name(), priority);
-        throw new ThrottleRefusedException(bucket.name(), a.waitTime(), maxWait);
+        throw new ThrottleRefusedException(bucket.name(), a.waitTime(), maxWait, limit());
       }
       granted = a;
       slotNanos = a.answeredAtNanos() + a.waitTime().toNanos();
@@ -208,6 +217,21 @@ final class SlotBooking {
     /** Whether the slot can no longer come: its state lost, or its rate cut since it was booked. */
     boolean voided() {
       return bucket.lost(granted) || bucket.superseded(granted);
+    }
+
+    /**
+     * What a refused wait exceeded, in words: the max wait, or what the call's timeout left of it, or what is left of
+     * either after the call has waited (a class with a horizon that asked again, a call that booked again).
+     */
+    private String limit() {
+      String whole = maxWait.compareTo(configuredMaxWait) < 0
+          ? "the " + maxWait.toMillis() + " ms its call timeout left it (max wait " + configuredMaxWait.toMillis()
+              + " ms)"
+          : "its max wait " + maxWait.toMillis() + " ms";
+      long waitedMillis = TimeUnit.NANOSECONDS.toMillis(time.nanoTime() - askedAtNanos);
+      return asks <= 1 ? whole : "the " + leftToWait().toMillis() + " ms left of " + whole + " after "
+          + waitedMillis + " ms" + (horizon != null ? " waiting to ask again within its " + priority + " horizon"
+          : " of waiting");
     }
 
     /** What is left of the max wait, for a booking made again. */

@@ -12,8 +12,16 @@ public final class ThrottleRefusedException extends ThrottleException {
   private final Duration maxWait;
 
   public ThrottleRefusedException(String bucket, Duration neededWait, Duration maxWait) {
-    super(bucket, "would make this call wait " + neededWait.toMillis() + " ms, more than its max wait "
-        + maxWait.toMillis() + " ms; the call was not sent", null);
+    this(bucket, neededWait, maxWait, "its max wait " + maxWait.toMillis() + " ms");
+  }
+
+  /**
+   * @param limit what the wait exceeded, as a sentence ends: "its max wait 5000 ms", "the 30000 ms its call timeout
+   *              left it (max wait 60000 ms)", "the 1200 ms left of its max wait 5000 ms"
+   */
+  ThrottleRefusedException(String bucket, Duration neededWait, Duration maxWait, String limit) {
+    super(bucket, "would make this call wait " + neededWait.toMillis() + " ms, more than " + limit
+        + "; the call was not sent", null);
     this.neededWait = neededWait;
     this.maxWait = maxWait;
   }

@@ -224,7 +224,8 @@ public final class ThrottlingInterceptor implements Interceptor {
     Objects.requireNonNull(exchange, "exchange cannot be null");
     Rule route = route(method, encodedPath);
     Priority p = priority != null ? priority : defaultPriority;
-    SlotBooking.Booking booking = slots.new Booking(route.bucket(), route.cost(), maxWait, p, horizons.get(p));
+    SlotBooking.Booking booking = slots.new Booking(route.bucket(), route.cost(), maxWait, maxWait, p,
+        horizons.get(p));
     BooleanSupplier never = () -> false;
     slots.book(booking, never);
     return leave(booking, never, exchange);
@@ -299,7 +300,7 @@ public final class ThrottlingInterceptor implements Interceptor {
     Rule route = route(request.method(), request.url().encodedPath());
     Priority tagged = request.tag(Priority.class);
     Priority priority = tagged != null ? tagged : defaultPriority;
-    return slots.new Booking(route.bucket(), route.cost(), maxWait, priority, horizons.get(priority));
+    return slots.new Booking(route.bucket(), route.cost(), maxWait, this.maxWait, priority, horizons.get(priority));
   }
 
   /** The configured max wait, shortened to a call timeout of {@code timeoutNanos} when positive. */

@@ -249,6 +249,15 @@ class BadInputTableTest {
         row("env: bucket capacity below one call", () -> fromEnv(TestEnv.with("BACEN_BUCKET_CAPACITY", "0.5")),
             IllegalArgumentException.class, "BACEN_BUCKET_CAPACITY is invalid, was '0.5': capacity must be >= 1, the "
                 + "cost of one call, but was 0.5"),
+        row("config: max wait above the call timeout", () -> PixClientConfig.builder()
+            .baseUrl(URI.create("https://pix.example.com")).credentials("id", "secret").maxWait(Duration.ofSeconds(60))
+            .build(), IllegalStateException.class, "maxWait 60000 ms must be shorter than callTimeout 30000 ms: the "
+                + "call timeout counts the wait for the slot, so calls would be refused after 30000 ms; raise "
+                + "callTimeout above maxWait plus the provider's answer time"),
+        row("env: max wait above the call timeout", () -> fromEnv(TestEnv.with("BACEN_MAX_WAIT_MS", "60000")),
+            IllegalStateException.class, "BACEN_MAX_WAIT_MS and BACEN_CALL_TIMEOUT_MS disagree: maxWait 60000 ms "
+                + "must be shorter than callTimeout 30000 ms: the call timeout counts the wait for the slot, so calls "
+                + "would be refused after 30000 ms; raise callTimeout above maxWait plus the provider's answer time"),
         row("config: call timeout of centuries", () -> PixClientConfig.builder()
             .callTimeout(Duration.ofSeconds(Long.MAX_VALUE)), IllegalArgumentException.class,
             "callTimeout must be at most PT24H, but was PT2562047788015215H30M7S"),

@@ -203,7 +203,38 @@ class ThrottlingInterceptorTest {
         .isInstanceOfSatisfying(ThrottleRefusedException.class, e -> {
           assertThat(e.maxWait()).isLessThanOrEqualTo(Duration.ofMillis(300)).isPositive();
           assertThat(e.neededWait()).isEqualTo(Duration.ofSeconds(1));
+          assertThat(e).as("says which limit applied").hasMessage("Bucket 'timeout' would make this call wait 1000 "
+              + "ms, more than the " + e.maxWait().toMillis() + " ms its call timeout left it (max wait 30000 ms); "
+              + "the call was not sent");
         });
+    assertThat(server.getRequestCount()).isEqualTo(1);
+  }
+
+  @Test
+  void aBatchCallRefusedWhenItAsksAgainSaysWhatWasLeftOfItsMaxWait() throws Exception {
+    time = FakeTime.manual(1_000);
+    arrivalsOnTheFakeClock();
+    RedisTokenBucket bucket = bucket("batch-left", 1, 10);
+    OkHttpClient client = client(throttle(bucket).defaultPriority(Priority.BATCH).maxWait(Duration.ofMillis(150))
+        .build());
+    assertThat(execute(client, get("/sweep"))).isEqualTo(200);
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    Thread batch = new Thread(() -> {
+      try {
+        execute(client, get("/sweep")); // no slot free now: it sleeps 100 ms holding nothing, then asks again
+      } catch (IOException e) {
+        failure.set(e);
+      }
+    });
+    batch.start();
+    time.awaitSleepers(1);
+    assertThat(bucket.acquire(1, Duration.ofSeconds(1)).waitTime()).as("an interactive call takes that slot")
+        .isEqualTo(Duration.ofMillis(100));
+    time.advanceMillis(100);
+    batch.join(TimeUnit.SECONDS.toMillis(10));
+    assertThat(failure.get()).isInstanceOf(ThrottleRefusedException.class).hasMessage("Bucket 'batch-left' would "
+        + "make this call wait 100 ms, more than the 50 ms left of its max wait 150 ms after 100 ms waiting to ask "
+        + "again within its BATCH horizon; the call was not sent");
     assertThat(server.getRequestCount()).isEqualTo(1);
   }
 

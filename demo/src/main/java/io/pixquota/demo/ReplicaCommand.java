@@ -174,6 +174,7 @@ public final class ReplicaCommand implements Callable<Integer> {
     PixClientConfig config = PixClientConfig.builder().baseUrl(options.bacenUrl)
         .credentials(options.clientId, options.clientSecret).bucketName(options.bucketName)
         .bucket(options.bucket.capacity, options.bucket.rate).maxWait(Duration.ofMillis(maxWaitMs))
+        .callTimeout(Duration.ofMillis(maxWaitMs + 30_000)) // the timeout counts the wait: longer than the max wait
         .retry(1, Duration.ofMillis(1), Duration.ofMillis(1), Duration.ofSeconds(1))
         .rateAdaptation(noRateAdaptation ? null : RateAdaptation.defaults()).defaultPriority(priority).build();
     PixClient.Builder builder = PixClient.builder(config).redisson(redisson).meterRegistry(registry)

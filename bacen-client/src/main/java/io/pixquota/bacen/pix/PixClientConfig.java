@@ -229,6 +229,13 @@ public final class PixClientConfig {
         + ", batchHorizon=" + batchHorizon + "}";
   }
 
+  /** Why a max wait of {@code maxWait} cannot go with a call timeout of {@code callTimeout}. */
+  public static String maxWaitAboveCallTimeout(Duration maxWait, Duration callTimeout) {
+    return "maxWait " + maxWait.toMillis() + " ms must be shorter than callTimeout " + callTimeout.toMillis()
+        + " ms: the call timeout counts the wait for the slot, so calls would be refused after "
+        + callTimeout.toMillis() + " ms; raise callTimeout above maxWait plus the provider's answer time";
+  }
+
   /** Builds a {@link PixClientConfig}; setters validate at once, {@link #build()} checks what is required. */
   public static final class Builder {
     private URI baseUrl;
@@ -239,8 +246,8 @@ public final class PixClientConfig {
     private String bucketName = DEFAULT_BUCKET_NAME;
     double bucketCapacity = DEFAULT_BUCKET_CAPACITY;
     double bucketRate = DEFAULT_BUCKET_RATE;
-    private Duration maxWait = ThrottlingInterceptor.DEFAULT_MAX_WAIT;
-    private Duration callTimeout = DEFAULT_CALL_TIMEOUT;
+    Duration maxWait = ThrottlingInterceptor.DEFAULT_MAX_WAIT;
+    Duration callTimeout = DEFAULT_CALL_TIMEOUT;
     private Duration redisTimeout = TokenBucketConfig.DEFAULT_REDIS_TIMEOUT;
     int retryMaxAttempts = DEFAULT_RETRY_MAX_ATTEMPTS;
     Duration retryInitialBackoff = DEFAULT_RETRY_INITIAL_BACKOFF;
@@ -323,7 +330,7 @@ public final class PixClientConfig {
       return this;
     }
 
-    /** The longest a call waits for its slot; default 10 s. */
+    /** The longest a call waits for its slot; default 10 s. Shorter than {@link #callTimeout}, which counts it. */
     public Builder maxWait(Duration maxWait) {
       this.maxWait = Checks.notNegativeAtMostADay("maxWait", maxWait);
       return this;
@@ -411,7 +418,8 @@ public final class PixClientConfig {
     }
 
     /**
-     * @throws IllegalStateException when baseUrl or credentials are missing
+     * @throws IllegalStateException when baseUrl or credentials are missing, or when maxWait is not shorter than
+     *     callTimeout (the call timeout counts the wait for the slot: a longer max wait would be cut to it)
      */
     public PixClientConfig build() {
       if (baseUrl == null) {
@@ -419,6 +427,9 @@ public final class PixClientConfig {
       }
       if (clientId == null) {
         throw new IllegalStateException("credentials are required");
+      }
+      if (maxWait.compareTo(callTimeout) >= 0) {
+        throw new IllegalStateException(maxWaitAboveCallTimeout(maxWait, callTimeout));
       }
       return new PixClientConfig(this);
     }

@@ -57,6 +57,10 @@ final class PixEnvironment {
     optional("BACEN_RATE_ADAPTATION", v -> b.rateAdaptation(switchedOn(v) ? RateAdaptation.defaults() : null));
     optional("BACEN_DEFAULT_PRIORITY", v -> b.defaultPriority(priority(v)));
     optional("BACEN_BATCH_HORIZON_MS", v -> b.batchHorizon(millis("BACEN_BATCH_HORIZON_MS")));
+    if (b.maxWait.compareTo(b.callTimeout) >= 0) {
+      throw new IllegalStateException("BACEN_MAX_WAIT_MS and BACEN_CALL_TIMEOUT_MS disagree: "
+          + PixClientConfig.maxWaitAboveCallTimeout(b.maxWait, b.callTimeout));
+    }
     return b.build();
   }
 

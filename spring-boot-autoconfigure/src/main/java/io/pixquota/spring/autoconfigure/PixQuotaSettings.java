@@ -105,11 +105,12 @@ final class PixQuotaSettings {
           RedisAddress.parse(p.getRedis().getUrl());
           return p.getRedis().getUrl().trim();
         });
-    this.client = provider(p.getProvider(), c);
+    this.client = provider(p.getProvider(), c, p.getMaxWait());
   }
 
   /** The provider's settings, when a base URL is set; null otherwise (no PixClient). */
-  private static PixClientConfig provider(PixQuotaProperties.Provider p, PixClientConfig.Builder c) {
+  private static PixClientConfig provider(PixQuotaProperties.Provider p, PixClientConfig.Builder c,
+      Duration maxWait) {
     if (p.getBaseUrl() == null) {
       for (Map.Entry<String, Object> e : Map.<String, Object>of("pixquota.provider.token-url",
           String.valueOf(p.getTokenUrl()), "pixquota.provider.client-id", String.valueOf(p.getClientId()),
@@ -135,6 +136,10 @@ final class PixQuotaSettings {
     check("pixquota.provider.client-id", p.getClientId(),
         () -> c.credentials(p.getClientId(), p.getClientSecret()));
     check("pixquota.provider.call-timeout", p.getCallTimeout(), () -> c.callTimeout(p.getCallTimeout()));
+    if (maxWait.compareTo(p.getCallTimeout()) >= 0) {
+      throw invalid("pixquota.max-wait", maxWait, "shorter than pixquota.provider.call-timeout ("
+          + p.getCallTimeout() + "): " + PixClientConfig.maxWaitAboveCallTimeout(maxWait, p.getCallTimeout()));
+    }
     check("pixquota.provider.retry-max-attempts", p.getRetryMaxAttempts(),
         () -> c.retry(p.getRetryMaxAttempts(), PixClientConfig.DEFAULT_RETRY_INITIAL_BACKOFF,
             PixClientConfig.DEFAULT_RETRY_MAX_BACKOFF, PixClientConfig.DEFAULT_RETRY_MAX_TOTAL));

@@ -71,6 +71,7 @@ class BadPropertiesFailTheStartTest {
             "pixquota.provider.retry-max-attempts=2.5")),
         Arguments.of("pixquota.provider.call-timeout", List.of(PROVIDER, ID, SECRET,
             "pixquota.provider.call-timeout=0ms")),
+        Arguments.of("pixquota.provider.call-timeout", List.of(PROVIDER, ID, SECRET, "pixquota.max-wait=60s")),
         Arguments.of("pixquota.provider.ssl-bundle", List.of(PROVIDER, ID, SECRET,
             "pixquota.provider.ssl-bundle=no-such-bundle")));
   }
