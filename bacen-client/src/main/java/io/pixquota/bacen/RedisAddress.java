@@ -2,9 +2,7 @@ package io.pixquota.bacen;
 
 import io.pixquota.bacen.internal.Checks;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.BaseConfig;
@@ -47,7 +45,7 @@ public final class RedisAddress {
   private final String masterName;
   private final int database;
 
-  private RedisAddress(Topology topology, boolean tls, List<Node> nodes, String username, String password,
+  RedisAddress(Topology topology, boolean tls, List<Node> nodes, String username, String password,
       String masterName, int database) {
     this.topology = topology;
     this.tls = tls;
@@ -59,106 +57,14 @@ public final class RedisAddress {
   }
 
   /**
-   * Reads an address.
+   * Reads an address. User info is percent-decoded (RFC 3986): write '%' as {@code %25}; '@', '/' and spaces may be
+   * written as they are or as {@code %40}, {@code %2F}, {@code %20}. A user without a password, an empty password or
+   * an '@' with nothing before it are refused rather than sent to Redis as an AUTH that cannot be meant.
    *
-   * @throws IllegalArgumentException naming what is wrong, with the address shown without its password
+   * @throws IllegalArgumentException naming what is wrong, with the address shown without its user info
    */
   public static RedisAddress parse(String url) {
-    Checks.notBlank("redisUrl", url);
-    String u = url.trim();
-    int schemeEnd = u.indexOf("://");
-    if (schemeEnd < 0) {
-      throw bad(u, "must start with redis://, rediss://, redis-sentinel:// or redis-cluster://");
-    }
-    String scheme = u.substring(0, schemeEnd).toLowerCase(Locale.ROOT);
-    boolean tls = scheme.startsWith("rediss");
-    Topology topology = switch (scheme) {
-      case "redis", "rediss" -> Topology.SINGLE;
-      case "redis-sentinel", "rediss-sentinel" -> Topology.SENTINEL;
-      case "redis-cluster", "rediss-cluster" -> Topology.CLUSTER;
-      default -> throw bad(u, "must start with redis://, rediss://, redis-sentinel:// or redis-cluster://");
-    };
-    String rest = u.substring(schemeEnd + 3);
-    int slash = rest.indexOf('/');
-    String authority = slash < 0 ? rest : rest.substring(0, slash);
-    List<String> path = slash < 0 ? List.of() : List.of(rest.substring(slash + 1).split("/", -1));
-    String username = null;
-    String password = null;
-    int at = authority.lastIndexOf('@');
-    if (at >= 0) { // user:password@ or :password@ (AUTH)
-      String userInfo = authority.substring(0, at);
-      authority = authority.substring(at + 1);
-      int colon = userInfo.indexOf(':');
-      username = colon < 0 ? null : userInfo.substring(0, colon);
-      password = colon < 0 ? userInfo : userInfo.substring(colon + 1);
-      username = username == null || username.isEmpty() ? null : username;
-    }
-    List<Node> nodes = nodes(u, authority);
-    String masterName = null;
-    int database = 0;
-    switch (topology) {
-      case SINGLE -> {
-        if (nodes.size() > 1) {
-          throw bad(u, "names " + nodes.size() + " hosts; for several, use redis-sentinel:// or redis-cluster://");
-        }
-        database = database(u, path, 0);
-      }
-      case SENTINEL -> {
-        if (path.isEmpty() || path.get(0).isBlank()) {
-          throw bad(u, "has no master name (redis-sentinel://host:port,.../MASTER_NAME)");
-        }
-        masterName = path.get(0);
-        database = database(u, path, 1);
-      }
-      case CLUSTER -> {
-        if (!path.isEmpty() && !(path.size() == 1 && path.get(0).isEmpty())) {
-          throw bad(u, "has a path, but a cluster has no database index");
-        }
-      }
-    }
-    return new RedisAddress(topology, tls, nodes, username, password, masterName, database);
-  }
-
-  private static List<Node> nodes(String url, String authority) {
-    if (authority.isBlank()) {
-      throw bad(url, "has no host");
-    }
-    List<Node> nodes = new ArrayList<>();
-    for (String hostPort : authority.split(",", -1)) {
-      int colon = hostPort.lastIndexOf(':');
-      String host = colon < 0 ? hostPort : hostPort.substring(0, colon);
-      if (host.isBlank() || !host.matches("[A-Za-z0-9._\\-\\[\\]:]+")) {
-        throw bad(url, "host must be a name or an IP address, but was '" + host + "'");
-      }
-      int port = 6379;
-      if (colon >= 0) {
-        String p = hostPort.substring(colon + 1);
-        if (!p.matches("[0-9]{1,5}") || Integer.parseInt(p) < 1 || Integer.parseInt(p) > 65535) {
-          throw bad(url, "port must be within 1..65535, but was '" + p + "'");
-        }
-        port = Integer.parseInt(p);
-      }
-      nodes.add(new Node(host, port));
-    }
-    return nodes;
-  }
-
-  private static int database(String url, List<String> path, int index) {
-    if (path.size() <= index || path.get(index).isEmpty()) {
-      if (path.size() > index + 1) {
-        throw bad(url, "has more path than a database index");
-      }
-      return 0;
-    }
-    String db = path.get(index);
-    if (!db.matches("[0-9]{1,5}") || path.size() > index + 1) {
-      throw bad(url, "database must be a whole number >= 0, but was '" + db + "'");
-    }
-    return Integer.parseInt(db);
-  }
-
-  private static IllegalArgumentException bad(String url, String what) {
-    return new IllegalArgumentException("redisUrl " + what + ": '" + redacted(url) + "'");
+    return RedisUrlParser.parse(url);
   }
 
   public Topology topology() {
@@ -251,13 +157,16 @@ public final class RedisAddress {
     return sb.toString();
   }
 
-  /** A URL, well-formed or not, without anything that could be its password. */
+  /** A URL, well-formed or not, without anything that could be its user info (everything before its last '@'). */
   public static String redacted(String url) {
     if (url == null) {
       return "null";
     }
     int at = url.lastIndexOf('@');
+    if (at < 0) {
+      return url;
+    }
     int scheme = url.indexOf("://");
-    return at > scheme && scheme >= 0 ? url.substring(0, scheme + 3) + "****" + url.substring(at) : url;
+    return (scheme >= 0 && scheme < at ? url.substring(0, scheme + 3) : "") + "****" + url.substring(at);
   }
 }

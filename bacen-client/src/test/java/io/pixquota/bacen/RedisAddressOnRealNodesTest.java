@@ -50,6 +50,27 @@ class RedisAddressOnRealNodesTest {
   }
 
   @Test
+  void aPasswordWithSlashPercentAndAtAuthenticatesWrittenRawOrPercentEncodedAsAnAclUserToo() throws Exception {
+    String password = "Tr0ub4dor/&3%x@y";
+    try (PrivateRedisServer redis = PrivateRedisServer.start("--requirepass", password);
+        RespConnection admin = redis.rawConnection()) {
+      admin.call("AUTH", password);
+      admin.call("ACL", "SETUSER", "app", "on", ">" + password, "~*", "&*", "+@all");
+      String hostPort = redis.uri().getAuthority();
+      for (String url : new String[] {"redis://:Tr0ub4dor%2F%263%25x%40y@" + hostPort,
+          "redis://:Tr0ub4dor/&3%25x@y@" + hostPort, "redis://app:Tr0ub4dor%2F&3%25x@y@" + hostPort}) {
+        RedissonClient redisson = RedisAddress.parse(url).connect(Duration.ofSeconds(1));
+        try {
+          assertThat(RedisTokenBucket.create(redisson, TokenBucketConfig.of("pix", 8, 9)).acquire(1, Duration.ZERO)
+              .granted()).as(RedisAddress.redacted(url)).isTrue();
+        } finally {
+          redisson.shutdown();
+        }
+      }
+    }
+  }
+
+  @Test
   void aDatabaseTheServerDoesNotHaveIsAnErrorThatSaysSo() {
     try (PrivateRedisServer redis = PrivateRedisServer.start("--databases", "4")) {
       RedissonClient redisson = RedisAddress.parse(redis.uri() + "/7").connect(Duration.ofSeconds(1));
