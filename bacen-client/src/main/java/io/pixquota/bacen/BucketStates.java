@@ -1,6 +1,8 @@
 package io.pixquota.bacen;
 
+import io.pixquota.bacen.internal.BucketArguments;
 import io.pixquota.bacen.internal.BucketStep;
+import io.pixquota.bacen.internal.StoredState;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -10,7 +12,8 @@ import java.util.Map;
 /**
  * Reads {@code bucket_state.lua}'s reply into a {@link BucketState}, with the script's own arithmetic (see
  * {@code token_bucket.lua}): each limit refilled from {@code u} to now at the factor of {@code u}
- * ({@link BucketStep#factorAt}), capped at its capacity.
+ * ({@link BucketStep#factorAt}), capped at its capacity. Fields the script would not trust are left out, as the next
+ * call will reset them.
  */
 final class BucketStates {
   private BucketStates() {}
@@ -35,42 +38,45 @@ final class BucketStates {
   }
 
   private static BucketState state(TokenBucketConfig config, long redisNow, Map<String, String> hash) {
-    RateAdaptation r = config.rateAdaptation().orElse(RateAdaptation.defaults());
-    BucketStep.Adaptation a = new BucketStep.Adaptation(r.decrease(), r.increasePerSecond(), r.floor());
-    String u = hash.get("u");
-    if (u == null) {
+    BucketArguments.Adaptation a = RedisTokenBucket.adaptation(config.rateAdaptation().orElse(
+        RateAdaptation.defaults()));
+    Double u = StoredState.whole(hash.get("u"));
+    if (u == null) { // no state (or one the next call resets): full
       double capacity = config.limits().stream().mapToDouble(Limit::capacity).min().orElseThrow();
       double rate = config.limits().stream().mapToDouble(Limit::refillPerSecond).min().orElseThrow();
       return new BucketState(config.name(), false, capacity, 0, Duration.ZERO, 1, rate, List.of());
     }
-    long last = Long.parseLong(u);
+    long last = Math.min(u.longValue(), redisNow + 1_000_000); // a stored time far ahead: the script reads it as now
     long now = Math.max(redisNow, last); // never backwards, as the script
-    double factorThen = BucketStep.factorAt(hash, last, a);
-    double factorNow = BucketStep.factorAt(hash, now, a);
+    double factorThen = BucketStep.factorAt(hash, last, redisNow, a);
+    double factorNow = BucketStep.factorAt(hash, now, redisNow, a);
     double tokens = Double.POSITIVE_INFINITY;
     double rate = Double.POSITIVE_INFINITY;
     double waitMicros = 0;
     for (Map.Entry<String, String> e : hash.entrySet()) {
-      if (!e.getKey().startsWith("t:")) {
+      String[] limit = e.getKey().split(":");
+      Double stored = StoredState.finite(e.getValue());
+      if (!e.getKey().startsWith("t:") || limit.length != 3 || stored == null
+          || StoredState.finite(limit[1]) == null || StoredState.finite(limit[2]) == null) {
         continue;
       }
-      String[] limit = e.getKey().split(":");
       double capacity = Double.parseDouble(limit[1]);
       double refill = Double.parseDouble(limit[2]);
-      double t = Math.min(capacity, Double.parseDouble(e.getValue()) + refill * factorThen * (now - last) / 1e6);
+      double t = Math.min(capacity, stored + refill * factorThen * (now - last) / 1e6);
       tokens = Math.min(tokens, t);
       rate = Math.min(rate, refill * factorNow);
       if (t < 1) {
         waitMicros = Math.max(waitMicros, (1 - t) / (refill * factorNow) * 1e6);
       }
     }
-    String h = hash.get("h");
+    Double h = StoredState.whole(hash.get("h"));
     if (h != null) {
-      waitMicros = Math.max(waitMicros, Long.parseLong(h) - now);
+      waitMicros = Math.max(waitMicros, Math.min(h.longValue() - now, a.maxHoldMicros()));
     }
     List<String> live = new ArrayList<>();
     for (Map.Entry<String, String> e : hash.entrySet()) {
-      if (e.getKey().startsWith("c:") && Long.parseLong(e.getValue()) >= now) {
+      Double ends = StoredState.whole(e.getValue());
+      if (e.getKey().startsWith("c:") && ends != null && ends >= now) {
         live.add(e.getKey().substring(2));
       }
     }

@@ -1,26 +1,17 @@
 package io.pixquota.bacen;
 
-import io.pixquota.bacen.internal.Async;
+import io.pixquota.bacen.internal.BucketArguments;
+import io.pixquota.bacen.internal.BucketReply;
 import io.pixquota.bacen.internal.BucketStep;
 import io.pixquota.bacen.internal.Checks;
-import io.pixquota.bacen.internal.LuaScript;
-import io.pixquota.bacen.internal.StateEpochs;
 import io.pixquota.bacen.internal.TimeSource;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.Arrays;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.redisson.api.RedissonClient;
-import org.redisson.client.codec.StringCodec;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A {@link TokenBucket} kept in Redis and shared by every process that uses the same name and key prefix.
@@ -30,55 +21,48 @@ import org.slf4j.LoggerFactory;
  * processes can never both take the last token. Time is Redis's {@code TIME} unless a client clock is configured;
  * either way the stored {@code updatedAt} never moves backwards.
  *
- * <p>The fleet shares more than tokens. Each call registers its configuration (its limits) for a lease; while
- * replicas disagree, every live configuration's limits are enforced together (the strictest wins, limit by limit)
- * and this class logs a WARN at most once a minute naming them. A 429 the bucket did not expect cuts the shared rate
- * for every replica, and a Retry-After holds every slot back ({@link #providerRefused}, {@link RateAdaptation}).
- * Every process subscribes to the bucket's channel ({@code <key>:fleet}) at its first call, so that a new rate
- * generation voids the slots its callers sleep on at once, not at its next round trip.
+ * <p>The fleet shares more than tokens. Each call registers its configuration (its limits) for a lease of at most
+ * {@link TokenBucketConfig#MAX_CONFIGURATION_LEASE}; while replicas disagree, every live configuration's limits are
+ * enforced together (the strictest wins, limit by limit) and a WARN at most once a minute names them. A 429 the bucket
+ * did not expect cuts the shared rate for every replica, and a Retry-After holds every slot back, for at most the
+ * {@link RateAdaptation#maxProviderHold()} ({@link #providerRefused}, {@link RateAdaptation}); one replica's reports
+ * are bounded. Every process subscribes to the bucket's channel ({@code <key>:fleet}) at its first call, so that a
+ * new rate generation voids the slots its callers sleep on at once; a message there is only a hint to read the
+ * state. Nothing the script reads is trusted: fields it cannot trust are reset and counted ({@link #stateRepairs()}).
  *
  * <p>This class is threadsafe. It does not own the {@link RedissonClient}; shut that down yourself.
  */
 public final class RedisTokenBucket implements TokenBucket {
-  private static final Logger LOG = LoggerFactory.getLogger(RedisTokenBucket.class);
-  private static final LuaScript SCRIPT = LuaScript.TOKEN_BUCKET;
-  private static final LuaScript STATE = LuaScript.fromResource("bucket_state.lua");
   private static final RateAdaptation UNUSED = RateAdaptation.defaults(); // the script's arguments when it is off
 
-  private final RedissonClient redisson;
   private final TokenBucketConfig config;
-  private final String key;
   private final double maxCost;
-  private final String settings;
-  private final Clock clientClock;
-  private final TimeSource time;
-  private final StateEpochs epochs = new StateEpochs();
-  private final StateEpochs generations = new StateEpochs();
-  private final String myConfiguration;
-  private final AtomicLong lastConfigurationsWarnNanos;
-  private final AtomicLong nextSubscribeNanos = new AtomicLong(System.nanoTime());
-  private volatile boolean subscribed;
-  private volatile double rateFactor = 1;
-  private volatile int configurations = 1;
+  private final BucketNews news;
+  private final FleetChannel channel;
+  private final BucketScript script;
 
   private RedisTokenBucket(RedissonClient redisson, TokenBucketConfig config, TimeSource time) {
-    this.redisson = Objects.requireNonNull(redisson, "redisson cannot be null");
+    Objects.requireNonNull(redisson, "redisson cannot be null");
     this.config = Objects.requireNonNull(config, "config cannot be null");
-    this.time = time;
-    this.key = config.key();
     this.maxCost = config.maxCost();
-    this.clientClock = config.clientClock().orElse(null);
     RateAdaptation adaptation = config.rateAdaptation().orElse(UNUSED);
-    List<Limit> limits = config.limits();
-    String[] mine = new String[limits.size()];
-    for (int i = 0; i < limits.size(); i++) {
-      mine[i] = limits.get(i).capacity() + ":" + limits.get(i).refillPerSecond();
+    List<BucketArguments.LimitArgs> limits = new ArrayList<>();
+    for (Limit l : config.limits()) {
+      limits.add(new BucketArguments.LimitArgs(Double.toString(l.capacity()), Double.toString(l.refillPerSecond())));
     }
-    Arrays.sort(mine);
-    this.myConfiguration = String.join(",", mine);
-    this.settings = Checks.saturatedMicros(config.configurationLease()) + " " + adaptation.decrease() + " "
-        + adaptation.increasePerSecond() + " " + adaptation.floor() + " " + myConfiguration;
-    this.lastConfigurationsWarnNanos = new AtomicLong(time.nanoTime() - TimeUnit.MINUTES.toNanos(2));
+    BucketArguments.Settings settings = new BucketArguments.Settings(
+        Checks.saturatedMicros(config.configurationLease()), adaptation(adaptation), BucketArguments.newReplicaId(),
+        limits);
+    this.news = new BucketNews(config.name(), settings.configuration(), time);
+    this.channel = new FleetChannel(redisson, config.key(), config.name(), news, config.redisTimeout().toNanos(),
+        settings.adaptation().maxHoldMicros(), time::nanoTime);
+    this.script = new BucketScript(redisson, config, time, settings, news, channel);
+  }
+
+  /** The script's form of a rate adaptation. */
+  static BucketArguments.Adaptation adaptation(RateAdaptation a) {
+    return new BucketArguments.Adaptation(a.decrease(), a.increasePerSecond(), a.floor(),
+        Checks.saturatedMicros(a.maxProviderHold()), Checks.saturatedMicros(a.loneCutRecovery()));
   }
 
   /** A bucket over {@code redisson} with these settings. Makes no call to Redis. */
@@ -99,12 +83,7 @@ public final class RedisTokenBucket implements TokenBucket {
    */
   @Override
   public void preload() throws BucketUnavailableException, InterruptedException {
-    subscribe();
-    try {
-      SCRIPT.load(redisson, key, config.redisTimeout().toNanos());
-    } catch (LuaScript.CallFailedException e) {
-      throw new BucketUnavailableException(config.name(), e.getMessage(), e.getCause());
-    }
+    script.preload();
   }
 
   @Override
@@ -124,7 +103,7 @@ public final class RedisTokenBucket implements TokenBucket {
   @Override
   public Acquisition acquire(double cost, Duration maxWait) throws BucketUnavailableException, InterruptedException {
     long maxWaitMicros = checkedMaxWaitMicros(cost, maxWait);
-    return acquisition(run("acquire", cost, maxWaitMicros, ""));
+    return acquisition(script.run(BucketStep.Op.ACQUIRE, cost, maxWaitMicros, null));
   }
 
   /**
@@ -138,7 +117,7 @@ public final class RedisTokenBucket implements TokenBucket {
     long maxWaitMicros = checkedMaxWaitMicros(cost, maxWait);
     synchronized (asyncOrder) {
       CompletableFuture<Acquisition> booked = asyncTail.handle((previous, failure) -> null)
-          .thenCompose(ignored -> runAsync("acquire", cost, maxWaitMicros, ""))
+          .thenCompose(ignored -> script.runAsync(BucketStep.Op.ACQUIRE, cost, maxWaitMicros, null))
           .thenApply(RedisTokenBucket::acquisition);
       asyncTail = booked;
       return booked;
@@ -153,48 +132,47 @@ public final class RedisTokenBucket implements TokenBucket {
     return Checks.saturatedMicros(Checks.notNegative("maxWait", maxWait));
   }
 
-  private static Acquisition acquisition(Answer answer) {
-    BucketStep.Reply r = answer.reply();
+  private static Acquisition acquisition(BucketScript.Answer answer) {
+    BucketReply r = answer.reply();
     return new Acquisition(r.done(), Duration.of(r.waitMicros(), ChronoUnit.MICROS), r.remaining(),
         r.nowMicros() + r.waitMicros(), answer.receivedAtNanos(), r.epoch(), r.generation());
   }
 
-  /** A reply read, and when it arrived by this bucket's clock. */
-  private record Answer(BucketStep.Reply reply, long receivedAtNanos) {}
-
   /** True once a newer state of this bucket has answered this process: the one that booked {@code granted} is gone. */
   @Override
   public boolean lost(Acquisition granted) {
-    return epochs.isDead(granted.stateEpoch());
+    return news.epochs.isDead(granted.stateEpoch());
   }
 
   /** True once a newer rate generation has answered this process: the provider refused a call since the booking. */
   @Override
   public boolean superseded(Acquisition granted) {
-    return generations.isDead(granted.rateGeneration());
+    return news.generations.isDead(granted.rateGeneration());
   }
 
   @Override
   public double charge(double cost) throws BucketUnavailableException, InterruptedException {
     Checks.tokens("cost", cost);
-    return run("charge", cost, 0, "").reply().remaining();
+    return script.run(BucketStep.Op.CHARGE, cost, 0, null).reply().remaining();
   }
 
   @Override
   public double refund(double cost) throws BucketUnavailableException, InterruptedException {
     Checks.tokens("cost", cost);
-    return run("refund", cost, 0, "").reply().remaining();
+    return script.run(BucketStep.Op.REFUND, cost, 0, null).reply().remaining();
   }
 
   @Override
   public CompletableFuture<Double> refundAsync(double cost) {
     Checks.tokens("cost", cost);
-    return runAsync("refund", cost, 0, "").thenApply(r -> r.reply().remaining());
+    return script.runAsync(BucketStep.Op.REFUND, cost, 0, null).thenApply(r -> r.reply().remaining());
   }
 
   /**
    * Cuts the shared rate if {@code booked} was booked under the current one (the rate adaptation configured), and
-   * holds every slot back until {@code retryAfter} from now; without a rate adaptation, does nothing.
+   * holds every slot back until {@code retryAfter} from now, at most {@link RateAdaptation#maxProviderHold()} (a
+   * longer ask is logged); without a rate adaptation, does nothing. A report is not counted when this process made the
+   * last cut and other replicas have asked for slots since (logged, and {@link #refusalsNotCounted()}).
    */
   @Override
   public boolean providerRefused(Acquisition booked, Duration retryAfter)
@@ -204,134 +182,64 @@ public final class RedisTokenBucket implements TokenBucket {
     if (config.rateAdaptation().isEmpty()) {
       return false;
     }
-    return run("cut", 1, holdMicros, Long.toString(booked.rateGeneration())).reply().done();
+    Duration cap = config.rateAdaptation().get().maxProviderHold();
+    if (retryAfter.compareTo(cap) > 0) {
+      news.holdCapped(retryAfter, cap);
+    }
+    BucketReply reply = script.run(BucketStep.Op.CUT, 1, holdMicros, booked.rateGeneration()).reply();
+    if (reply.notCounted()) {
+      news.notCountedRefusal();
+    }
+    return reply.done();
   }
 
   @Override
   public double rateFactor() {
-    return rateFactor;
+    return news.rateFactor();
   }
 
   /** For tests: whether this process hears the fleet's news of this bucket on its channel. */
   boolean subscribed() {
-    return subscribed;
+    return channel.subscribed();
+  }
+
+  /** For tests: the channel, as a message reaches it. */
+  FleetChannel channel() {
+    return channel;
   }
 
   @Override
   public int configurations() {
-    return configurations;
+    return news.configurations();
   }
 
-  private Answer run(String op, double cost, long argMicros, String bookedGeneration)
-      throws BucketUnavailableException, InterruptedException {
-    subscribe();
-    try {
-      return observe(SCRIPT.call(redisson, key, args(op, cost, argMicros, bookedGeneration),
-          config.redisTimeout().toNanos(), time::nanoTime));
-    } catch (LuaScript.CallFailedException e) {
-      throw unavailable(e);
-    }
+  @Override
+  public Duration providerHoldLeft() {
+    return news.holdLeft();
   }
 
-  /**
-   * One script call, without blocking: completes on Redisson's I/O thread after this process has taken the news of
-   * the reply, or exceptionally with a {@link BucketUnavailableException}.
-   */
-  private CompletableFuture<Answer> runAsync(String op, double cost, long argMicros,
-      String bookedGeneration) {
-    subscribe();
-    return SCRIPT.callAsync(redisson, key, args(op, cost, argMicros, bookedGeneration),
-        config.redisTimeout().toNanos(), time::nanoTime).handle((reply, failure) -> {
-          if (failure != null) {
-            throw new CompletionException(unavailable(failure));
-          }
-          return observe(reply);
-        });
+  @Override
+  public long stateRepairs() {
+    return news.repairs();
   }
 
-  private Object[] args(String op, double cost, long argMicros, String bookedGeneration) {
-    return new Object[] {op, cost == 1 ? "1" : Double.toString(cost), Long.toString(argMicros),
-        clientClock == null ? "" : Long.toString(micros(clientClock.instant())), bookedGeneration, settings};
-  }
-
-  /** Takes the news of a reply: the state's epoch, the rate's generation and factor, the live configurations. */
-  private Answer observe(LuaScript.Reply text) {
-    BucketStep.Reply reply = BucketStep.Reply.parse(text.text());
-    epochs.observe(reply.epoch());
-    generations.observe(reply.generation());
-    rateFactor = reply.factor();
-    configurations = reply.configurations();
-    if (reply.configurations() > 1) {
-      disagreement(reply.others());
-    }
-    return new Answer(reply, text.receivedAtNanos());
-  }
-
-  /** A failed script call as this bucket reports it: what failed, the Redis timeout, and the root cause. */
-  private BucketUnavailableException unavailable(Throwable failure) {
-    Throwable cause = Async.cause(failure);
-    if (cause instanceof LuaScript.CallFailedException f) {
-      return new BucketUnavailableException(config.name(), f.getMessage() + " (redisTimeout "
-          + config.redisTimeout().toMillis() + " ms)", f.getCause());
-    }
-    return new BucketUnavailableException(config.name(), String.valueOf(cause), cause);
+  /** 429s this process reported that did not count against the fleet's rate (see {@link #providerRefused}). */
+  public long refusalsNotCounted() {
+    return news.notCounted();
   }
 
   /**
-   * Subscribes, without waiting, to the fleet's news of this bucket: a new rate generation, published by whichever
-   * process cut the rate or met a longer Retry-After. A failed subscription is tried again 10 s later; meanwhile the
-   * news arrives with this process's next reply.
+   * Stops a configuration of this bucket from counting, now, for every replica: what an operator does when a stale or
+   * wrong setting holds the fleet (a replica that stopped with a long lease, say). One round trip. A replica still
+   * running that configuration registers it again at its next call. The same by hand:
+   * {@code redis-cli HDEL '<key>' 'c:<configuration>'} (the key is {@link TokenBucketConfig#key()}).
+   *
+   * @param configuration as {@link BucketState#configurations()} lists it, e.g. {@code "1.0:0.01"}
+   * @return whether the bucket had that configuration
+   * @throws BucketUnavailableException when Redis fails or does not answer in time
    */
-  private void subscribe() {
-    long next = nextSubscribeNanos.get();
-    long now = System.nanoTime();
-    if (subscribed || now - next < 0 || !nextSubscribeNanos.compareAndSet(next, now + TimeUnit.SECONDS.toNanos(10))) {
-      return;
-    }
-    try {
-      redisson.getTopic(key + ":fleet", StringCodec.INSTANCE)
-          .addListenerAsync(String.class, (channel, message) -> fleetNews(message))
-          .whenComplete((id, failure) -> {
-            if (failure == null) {
-              subscribed = true;
-            } else {
-              LOG.debug("Bucket '{}': no subscription to the fleet's news yet ({})", config.name(),
-                  failure.toString());
-            }
-          });
-    } catch (RuntimeException e) {
-      LOG.debug("Bucket '{}': no subscription to the fleet's news yet ({})", config.name(), e.toString());
-    }
-  }
-
-  /** {@code <epoch>:<generation>}: a newer generation of the state this process knows voids its older slots. */
-  private void fleetNews(String message) {
-    int colon = message.indexOf(':');
-    try {
-      long epoch = Long.parseLong(message.substring(0, colon));
-      long generation = Long.parseLong(message.substring(colon + 1));
-      if (epoch == epochs.current() && generation > generations.current()) {
-        generations.observe(generation);
-      }
-    } catch (RuntimeException e) {
-      LOG.debug("Bucket '{}': ignored a message on its channel: {}", config.name(), e.toString());
-    }
-  }
-
-  /** Replicas run other limits on this bucket: WARN at most once a minute, naming every configuration. */
-  private void disagreement(String others) {
-    long last = lastConfigurationsWarnNanos.get();
-    long now = time.nanoTime();
-    if (now - last > TimeUnit.MINUTES.toNanos(1) && lastConfigurationsWarnNanos.compareAndSet(last, now)) {
-      LOG.warn("Bucket '{}': replicas use {} configurations (capacity:refill per second, per limit): {} (this "
-          + "process), {}; every limit of each is enforced until a configuration goes unused for its lease (see "
-          + "bacen.throttle.configurations)", config.name(), configurations, myConfiguration,
-          others.replace(";", ", "));
-    }
-  }
-
-  private static long micros(Instant instant) {
-    return ChronoUnit.MICROS.between(Instant.EPOCH, instant);
+  public boolean clearConfiguration(String configuration) throws BucketUnavailableException, InterruptedException {
+    return script.clearConfiguration(configuration);
   }
 
   /**
@@ -342,13 +250,7 @@ public final class RedisTokenBucket implements TokenBucket {
    * @throws BucketUnavailableException when Redis fails or does not answer in time
    */
   public BucketState state() throws BucketUnavailableException, InterruptedException {
-    String text;
-    try {
-      text = STATE.call(redisson, key, new Object[0], config.redisTimeout().toNanos(), time::nanoTime).text();
-    } catch (LuaScript.CallFailedException e) {
-      throw unavailable(e);
-    }
-    return BucketStates.read(config, text);
+    return script.state();
   }
 
   /**
@@ -358,11 +260,7 @@ public final class RedisTokenBucket implements TokenBucket {
    * @throws BucketUnavailableException when Redis fails or does not answer in time
    */
   public boolean scriptLoaded() throws BucketUnavailableException, InterruptedException {
-    try {
-      return SCRIPT.loaded(redisson, key, config.redisTimeout().toNanos());
-    } catch (LuaScript.CallFailedException e) {
-      throw unavailable(e);
-    }
+    return script.scriptLoaded();
   }
 
   @Override

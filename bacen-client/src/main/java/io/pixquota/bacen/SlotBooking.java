@@ -137,6 +137,7 @@ final class SlotBooking {
     final TokenBucket bucket;
     final double cost;
     final Priority priority;
+    final String route;
     final Duration maxWait;
     private final Duration configuredMaxWait;
     final Duration horizon; // null: as far as the max wait
@@ -152,10 +153,12 @@ final class SlotBooking {
     /**
      * @param maxWait           the max wait in force for this call
      * @param configuredMaxWait the throttle's; more than {@code maxWait} when the call's timeout left it less
+     * @param route             the route that chose the bucket, as logs name it (never the request's path: ids)
      */
     Booking(TokenBucket bucket, double cost, Duration maxWait, Duration configuredMaxWait, Priority priority,
-        Duration horizon) {
+        Duration horizon, String route) {
       this.bucket = bucket;
+      this.route = route;
       this.cost = cost;
       this.priority = priority;
       this.maxWait = maxWait;

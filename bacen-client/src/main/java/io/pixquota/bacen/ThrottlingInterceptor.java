@@ -15,6 +15,7 @@ import java.util.EnumMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -90,7 +91,10 @@ public final class ThrottlingInterceptor implements Interceptor {
   private final TimeSource time;
   private final ThrottleMetrics metrics;
   private final SlotBooking slots;
+  private final String quotaSignal;
   private final AtomicLong lastMarginWarnNanos;
+  private final AtomicLong lastCutWarnNanos;
+  private final AtomicLong lastIgnoredWarnNanos;
 
   /** Requests whose method (null: any) and path (null: any) match go to {@code bucket} at {@code cost}. */
   private record Rule(String method, Pattern path, TokenBucket bucket, double cost) {
@@ -101,6 +105,11 @@ public final class ThrottlingInterceptor implements Interceptor {
 
     Rule with(TokenBucket other) {
       return new Rule(method, path, other, cost);
+    }
+
+    /** As logs name the route: its rule, never a request's path (which holds ids). */
+    String describe() {
+      return path == null ? "the default route" : "rule " + (method == null ? "" : method + " ") + path;
     }
   }
 
@@ -123,7 +132,10 @@ public final class ThrottlingInterceptor implements Interceptor {
     this.time = b.time;
     this.metrics = metrics;
     this.slots = new SlotBooking(b.lateLimit, time, metrics);
+    this.quotaSignal = b.quotaSignal;
     this.lastMarginWarnNanos = new AtomicLong(time.nanoTime() - TimeUnit.MINUTES.toNanos(2));
+    this.lastCutWarnNanos = new AtomicLong(time.nanoTime() - TimeUnit.MINUTES.toNanos(2));
+    this.lastIgnoredWarnNanos = new AtomicLong(time.nanoTime() - TimeUnit.MINUTES.toNanos(2));
     // OkHttp 5 reads request tags through Kotlin's reflection, whose classes initialize on first use: do it here,
     // not on a call's path, where a virtual thread would be pinned to its carrier while they load.
     new Request.Builder().url("http://localhost/").build().tag(Prebooked.class);
@@ -225,7 +237,7 @@ public final class ThrottlingInterceptor implements Interceptor {
     Rule route = route(method, encodedPath);
     Priority p = priority != null ? priority : defaultPriority;
     SlotBooking.Booking booking = slots.new Booking(route.bucket(), route.cost(), maxWait, maxWait, p,
-        horizons.get(p));
+        horizons.get(p), route.describe());
     BooleanSupplier never = () -> false;
     slots.book(booking, never);
     return leave(booking, never, exchange);
@@ -267,8 +279,7 @@ public final class ThrottlingInterceptor implements Interceptor {
     }
     int status = exchange.status(response);
     if (status == 429) {
-      providerRefused(bucket, slot.granted(), exchange.header(response, "Retry-After"),
-          exchange.header(response, "RateLimit"));
+      providerRefused(booking, slot.granted(), exchange, response);
     }
     Double total = responseCosts.get(status);
     if (total != null && total != booking.cost) {
@@ -300,7 +311,8 @@ public final class ThrottlingInterceptor implements Interceptor {
     Rule route = route(request.method(), request.url().encodedPath());
     Priority tagged = request.tag(Priority.class);
     Priority priority = tagged != null ? tagged : defaultPriority;
-    return slots.new Booking(route.bucket(), route.cost(), maxWait, this.maxWait, priority, horizons.get(priority));
+    return slots.new Booking(route.bucket(), route.cost(), maxWait, this.maxWait, priority, horizons.get(priority),
+        route.describe());
   }
 
   /** The configured max wait, shortened to a call timeout of {@code timeoutNanos} when positive. */
@@ -321,19 +333,40 @@ public final class ThrottlingInterceptor implements Interceptor {
   }
 
   /**
-   * The provider refused a call the bucket admitted: the bucket did not expect it. Tells the bucket (which cuts the
-   * fleet's rate and holds every slot back until the Retry-After, or the reset of a RateLimit header that says
-   * nothing is left); a failure here never fails the response.
+   * The provider refused a call the bucket admitted: the bucket did not expect it. When the 429 is the provider's
+   * (it carries the {@link Builder#quotaSignal quota signal}, when one is configured), tells the bucket, which may cut
+   * the fleet's rate and hold every slot back until the Retry-After (or the reset of a RateLimit header that says
+   * nothing is left), within its bounds; a cut is logged with its cause. A failure here never fails the response.
    */
-  private void providerRefused(TokenBucket bucket, Acquisition granted, String retryAfter, String rateLimit) {
+  private <R> void providerRefused(SlotBooking.Booking booking, Acquisition granted, Exchange<R> exchange,
+      R response) {
+    TokenBucket bucket = booking.bucket;
     metrics.providerRefused(bucket.name());
+    if (quotaSignal != null && exchange.header(response, quotaSignal) == null) {
+      metrics.refusalIgnored(bucket.name(), "no-signal");
+      if (due(lastIgnoredWarnNanos)) {
+        LOG.warn("Bucket '{}': a 429 without the provider's {} header (a gateway, a WAF, a proxy?) was not counted "
+            + "against the fleet's rate (see bacen.throttle.provider.ignored)", bucket.name(), quotaSignal);
+      }
+      return;
+    }
+    String retryAfter = exchange.header(response, "Retry-After");
+    String rateLimit = exchange.header(response, "RateLimit");
     Duration hold = RetryAfter.parse(retryAfter, time.now());
     if (hold == null) {
       hold = RetryAfter.fromRateLimit(rateLimit);
     }
+    long notCountedBefore = bucket instanceof RedisTokenBucket r ? r.refusalsNotCounted() : 0;
     try {
       if (bucket.providerRefused(granted, hold == null ? Duration.ZERO : hold)) {
         metrics.rateCut(bucket.name());
+        if (due(lastCutWarnNanos)) {
+          LOG.warn("Bucket '{}': the provider answered 429 to a call of {} (Retry-After: {}, RateLimit: {}): the "
+              + "fleet's rate is cut to {} of the configured one (see bacen.throttle.rate.cuts)", bucket.name(),
+              booking.route, retryAfter, rateLimit, String.format(Locale.ROOT, "%.3f", bucket.rateFactor()));
+        }
+      } else if (bucket instanceof RedisTokenBucket r && r.refusalsNotCounted() > notCountedBefore) {
+        metrics.refusalIgnored(bucket.name(), "uncorroborated");
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -341,6 +374,13 @@ public final class ThrottlingInterceptor implements Interceptor {
       metrics.redisError(bucket.name());
       LOG.warn("Bucket '{}': could not tell it of the provider's 429: {}", bucket.name(), e.getMessage());
     }
+  }
+
+  /** Whether a WARN of this kind is due: at most one a minute. */
+  private boolean due(AtomicLong last) {
+    long now = time.nanoTime();
+    long before = last.get();
+    return now - before > TimeUnit.MINUTES.toNanos(1) && last.compareAndSet(before, now);
   }
 
   private Rule route(String method, String encodedPath) {
@@ -412,6 +452,7 @@ public final class ThrottlingInterceptor implements Interceptor {
     private Duration localRetryInterval = DEFAULT_LOCAL_RETRY_INTERVAL;
     private MeterRegistry registry;
     private TimeSource time = TimeSource.SYSTEM;
+    private String quotaSignal;
 
     private Builder(TokenBucket defaultBucket) {
       this.defaultBucket = Objects.requireNonNull(defaultBucket, "defaultBucket cannot be null");
@@ -513,6 +554,17 @@ public final class ThrottlingInterceptor implements Interceptor {
       this.unavailablePolicy = Objects.requireNonNull(policy, "policy cannot be null");
       this.localShare = Checks.share("localShare", localShare);
       this.localRetryInterval = Checks.positiveAtMostADay("retryInterval", retryInterval);
+      return this;
+    }
+
+    /**
+     * The header by which the provider's own 429s are known (e.g. {@code RateLimit}, which the mock and IETF-style
+     * providers send; {@code X-RateLimit-Remaining}); default null: every 429 on an admitted call counts. A 429 without
+     * it (a gateway, a WAF, a proxy in front of the provider) is counted in {@code bacen.throttle.provider.ignored}
+     * and logged, but neither cuts the fleet's rate nor holds it.
+     */
+    public Builder quotaSignal(String header) {
+      this.quotaSignal = header == null ? null : Checks.headerName("quotaSignal", header);
       return this;
     }
 

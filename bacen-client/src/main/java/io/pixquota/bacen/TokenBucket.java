@@ -143,4 +143,21 @@ public interface TokenBucket {
   default int configurations() {
     return 1;
   }
+
+  /**
+   * What is left of the hold the provider's last refusal put on the bucket (its Retry-After, at most the rate
+   * adaptation's {@link RateAdaptation#maxProviderHold()}), as this process last heard: zero when none.
+   */
+  default Duration providerHoldLeft() {
+    return Duration.ZERO;
+  }
+
+  /**
+   * How many of this process's calls found fields of the bucket's shared state that could not be trusted (garbage,
+   * a lease or a hold beyond the fleet's bounds, a clock that went back) and had them reset; 0 for a bucket with no
+   * shared state.
+   */
+  default long stateRepairs() {
+    return 0;
+  }
 }

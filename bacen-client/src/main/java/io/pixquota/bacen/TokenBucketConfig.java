@@ -27,6 +27,12 @@ public final class TokenBucketConfig {
   public static final Duration DEFAULT_REDIS_TIMEOUT = Duration.ofSeconds(1);
   /** Default of {@link Builder#configurationLease}: 30 s. */
   public static final Duration DEFAULT_CONFIGURATION_LEASE = Duration.ofSeconds(30);
+  /**
+   * The longest {@link Builder#configurationLease} any replica may claim: 5 min. The bucket's script holds every
+   * configuration to it, whatever its replica asked (a longer lease written before is cut back), so a replica that
+   * stopped cannot hold the fleet to its settings for longer.
+   */
+  public static final Duration MAX_CONFIGURATION_LEASE = Duration.ofMinutes(5);
 
   private final String name;
   private final List<Limit> limits;
@@ -179,10 +185,11 @@ public final class TokenBucketConfig {
      * replicas of one bucket run different limits (a rolling deploy, a misconfigured replica), every live
      * configuration's limits are enforced together, so the fleet is held to the strictest; once a configuration has
      * not been used for its lease, it stops counting. Keep it above the longest max wait of the bucket's callers (a
-     * caller may still be waiting for a slot its configuration booked).
+     * caller may still be waiting for a slot its configuration booked); at most {@link #MAX_CONFIGURATION_LEASE}.
+     * An operator clears a configuration at once with {@link RedisTokenBucket#clearConfiguration}.
      */
     public Builder configurationLease(Duration lease) {
-      this.configurationLease = Checks.positiveAtMostADay("configurationLease", lease);
+      this.configurationLease = Checks.configurationLease(lease, MAX_CONFIGURATION_LEASE);
       return this;
     }
 

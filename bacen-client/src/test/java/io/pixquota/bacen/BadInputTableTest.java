@@ -278,7 +278,26 @@ class BadInputTableTest {
             IllegalArgumentException.class, "floor must be within (0, 1], but was NaN"),
         row("config: configuration lease of centuries", () -> PixClientConfig.builder()
             .configurationLease(Duration.ofDays(36_500)), IllegalArgumentException.class,
-            "configurationLease must be at most PT24H, but was PT876000H"),
+            "configurationLease must be at most PT5M (the fleet's bound: a stale setting may not outlive its replica "
+                + "longer), but was PT876000H"),
+        row("bucket: configuration lease of a day", () -> TokenBucketConfig.custom("pix")
+            .configurationLease(Duration.ofDays(1)), IllegalArgumentException.class,
+            "configurationLease must be at most PT5M (the fleet's bound: a stale setting may not outlive its replica "
+                + "longer), but was PT24H"),
+        row("config: a quota signal that is no header name", () -> PixClientConfig.builder()
+            .quotaSignal("Rate Limit"), IllegalArgumentException.class,
+            "quotaSignal must be an HTTP header name, but was 'Rate Limit'"),
+        row("env: a quota signal that is no header name", () -> fromEnv(TestEnv.with("BACEN_QUOTA_SIGNAL",
+            "RateLimit:")), IllegalArgumentException.class, "BACEN_QUOTA_SIGNAL is invalid, was 'RateLimit:': "
+                + "quotaSignal must be an HTTP header name, but was 'RateLimit:'"),
+        row("interceptor: a blank quota signal", () -> ThrottlingInterceptor.builder(new NoBucket())
+            .quotaSignal(" "), IllegalArgumentException.class, "quotaSignal must not be blank, but was ' '"),
+        row("rate adaptation: a provider hold of a day", () -> RateAdaptation.defaults()
+            .withMaxProviderHold(Duration.ofDays(1)), IllegalArgumentException.class,
+            "maxProviderHold must be at most PT1H, but was PT24H"),
+        row("rate adaptation: a negative lone recovery", () -> RateAdaptation.defaults()
+            .withLoneCutRecovery(Duration.ofSeconds(-1)), IllegalArgumentException.class,
+            "loneCutRecovery must be >= 0, but was PT-1S"),
         row("env: configuration lease text", () -> fromEnv(TestEnv.with("BACEN_CONFIGURATION_LEASE_MS", "30s")),
             IllegalArgumentException.class,
             "BACEN_CONFIGURATION_LEASE_MS must be a whole number of milliseconds, but was '30s'"),

@@ -30,6 +30,11 @@ class FallbackTokenBucketWhileRedisIsDownTest extends TokenBucketContract {
   }
 
   @Override
+  boolean clockIsTheStores() {
+    return true;
+  }
+
+  @Override
   TokenBucket bucket(String name, List<Limit> limits) {
     redisson = RedisAddress.parse("redis://127.0.0.1:" + FreePorts.pick()).connect(Duration.ofMillis(500));
     TokenBucketConfig.Builder config = TokenBucketConfig.custom(name).clientClock(time.clock());

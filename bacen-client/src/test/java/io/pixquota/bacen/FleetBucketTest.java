@@ -135,4 +135,75 @@ class FleetBucketTest {
     assertThat(fixed.acquire(1, Duration.ZERO).waitTime()).isZero();
     assertThat(fixed.rateFactor()).isEqualTo(1.0);
   }
+
+  /**
+   * A lone 429 (a cold start's, a blip) costs seconds: the rate is back where it was within the lone recovery (5 s)
+   * when nothing follows it. A 429 within the minute after a cut is not lone: the slow climb (+0.5% a second).
+   */
+  @Test
+  void aLone429IsTakenBackWithinSecondsAndOneThatFollowsACutIsNot() throws Exception {
+    TokenBucket a = replica(8, 9);
+    Acquisition booked = a.acquire(1, Duration.ZERO);
+    time.advanceMillis(10);
+    assertThat(a.providerRefused(booked, Duration.ZERO)).isTrue();
+    assertThat(a.rateFactor()).isCloseTo(0.85, within(1e-12));
+    time.advanceMillis(2_500);
+    assertThat(a.acquire(1, Duration.ofDays(1)).granted()).isTrue();
+    assertThat(a.rateFactor()).as("half way back, 2.5 s later").isCloseTo(0.925, within(1e-12));
+    time.advanceMillis(2_500);
+    Acquisition again = a.acquire(1, Duration.ofDays(1));
+    assertThat(a.rateFactor()).as("back to the configured rate 5 s after a lone cut").isEqualTo(1.0);
+    time.advanceMillis(10);
+    assertThat(a.providerRefused(again, Duration.ZERO)).as("a second 429 within the minute").isTrue();
+    assertThat(a.rateFactor()).isCloseTo(0.85, within(1e-12));
+    time.advanceMillis(5_000);
+    a.charge(1e-3);
+    assertThat(a.rateFactor()).as("not lone: +0.5%% a second").isCloseTo(0.875, within(1e-9));
+  }
+
+  /**
+   * One replica's word is bounded: the replica that made the last cut, while another asks for slots and reports
+   * nothing, cannot cut again while half or more of its own calls since (once the hold is over) meet 429s: a replica
+   * behind a gateway that answers everything 429. Another replica's 429 still cuts, and so does a replica whose 429s
+   * are rare again (a real shortage). A replica alone is never held to this.
+   */
+  @Test
+  void theReplicaThatMadeTheLastCutNeedsAnotherReplicasWordWhileItsOwnCallsKeepMeeting429s() throws Exception {
+    LocalTokenBucket broken = replica(8, 9);
+    LocalTokenBucket healthy = replica(8, 9);
+    Acquisition first = broken.acquire(1, Duration.ZERO);
+    time.advanceMillis(10);
+    assertThat(broken.providerRefused(first, Duration.ofDays(1))).as("its first 429 counts").isTrue();
+    assertThat(broken.providerHoldLeft()).as("held the maxProviderHold, not a day")
+        .isEqualTo(RateAdaptation.DEFAULT_MAX_PROVIDER_HOLD);
+    time.advanceMillis(1);
+    healthy.acquire(1, Duration.ofDays(1)); // another replica asks for a slot, and reports nothing
+    time.advanceMillis(RateAdaptation.DEFAULT_MAX_PROVIDER_HOLD.toMillis() + 100);
+    for (int i = 0; i < 6; i++) { // every call of the broken replica meets a 429
+      Acquisition next = broken.acquire(1, Duration.ofDays(1));
+      time.advanceMillis(i < 3 ? 500 : 10_000);
+      assertThat(broken.providerRefused(next, Duration.ofDays(1))).as("report %d after its cut", i + 1).isFalse();
+    }
+    assertThat(broken.refusalsNotCounted()).isEqualTo(6);
+    assertThat(broken.rateFactor()).as("no second cut").isGreaterThan(0.85);
+    assertThat(broken.providerHoldLeft()).as("no second hold").isZero();
+    for (int i = 0; i < 14; i++) { // its calls go through again: 14 of 20 served since its cut
+      broken.acquire(1, Duration.ofDays(1));
+    }
+    Acquisition rare = broken.acquire(1, Duration.ofDays(1));
+    time.advanceMillis(10);
+    assertThat(broken.providerRefused(rare, Duration.ZERO)).as("once its 429s are rare, it counts alone again")
+        .isTrue();
+    Acquisition fromHealthy = healthy.acquire(1, Duration.ofDays(1));
+    time.advanceMillis(10);
+    assertThat(healthy.providerRefused(fromHealthy, Duration.ZERO)).as("another replica's 429 cuts").isTrue();
+
+    LocalTokenBucket alone = new LocalTokenBucket("alone", List.of(Limit.of(8, 9)), time::nanoTime,
+        new BucketStep.State(), LEASE, RateAdaptation.defaults());
+    for (int i = 0; i < 3; i++) {
+      Acquisition booked = alone.acquire(1, Duration.ofDays(1));
+      time.advanceMillis(10);
+      assertThat(alone.providerRefused(booked, Duration.ZERO)).as("a replica alone: cut %d", i + 1).isTrue();
+    }
+  }
 }

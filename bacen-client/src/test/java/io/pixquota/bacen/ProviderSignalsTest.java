@@ -46,14 +46,22 @@ class ProviderSignalsTest {
     server.close();
   }
 
+  /** A client over a bucket of 1 + 1/s whose rate, once cut, stays cut (no lone recovery): the hold in isolation. */
   private OkHttpClient client(String bucketName, IntFunction<MockResponse> answers, ArrivalRecorder[] recorder) {
+    return client(bucketName, answers, recorder, RateAdaptation.defaults().withLoneCutRecovery(Duration.ZERO), null);
+  }
+
+  private OkHttpClient client(String bucketName, IntFunction<MockResponse> answers, ArrivalRecorder[] recorder,
+      RateAdaptation adaptation, String quotaSignal) {
     recorder[0] = new ArrivalRecorder(answers, time::nanoTime);
     server.setDispatcher(recorder[0]);
-    RedisTokenBucket bucket = RedisTokenBucket.create(redis.newRedisson(), TokenBucketConfig.custom(bucketName)
-        .keyPrefix(redis.keyPrefix()).clientClock(time.clock()).limit(1, 1).build(), time);
+    bucket = RedisTokenBucket.create(redis.newRedisson(), TokenBucketConfig.custom(bucketName)
+        .keyPrefix(redis.keyPrefix()).clientClock(time.clock()).limit(1, 1).rateAdaptation(adaptation).build(), time);
     return new OkHttpClient.Builder().addInterceptor(ThrottlingInterceptor.builder(bucket).meterRegistry(registry)
-        .timeSource(time).build()).build();
+        .timeSource(time).quotaSignal(quotaSignal).build()).build();
   }
+
+  private RedisTokenBucket bucket;
 
   private Thread call(OkHttpClient client, AtomicInteger status) {
     Thread t = new Thread(() -> {
@@ -155,5 +163,65 @@ class ProviderSignalsTest {
     next.join(TimeUnit.SECONDS.toMillis(10));
     assertThat((recorder[0].arrivals().get(1) - t0) / 1e6).as("2 s held, then one token at the cut rate")
         .isBetween(2_000.0 + 1_000 / 0.85, 2_000.0 + 1_000 / 0.85 + 1);
+  }
+
+  /**
+   * The adversarial test's first finding: one 429 saying "wait a day" (three ways to say it) held every replica for
+   * 23.99 h. The hold is now at most the rate adaptation's maxProviderHold (15 s by default; 2 s here), logged, and
+   * shown: the next call leaves right after it, at the cut rate.
+   */
+  @Test
+  void aRetryAfterOfADayHoldsTheFleetNoLongerThanTheMaxProviderHoldAndSaysSo() throws Exception {
+    String[][] dayLong = {{"Retry-After", "86400"}, {"RateLimit", "\"pix\";r=0;t=999999999"},
+        {"Retry-After", "Fri, 01 Jan 2100 00:00:00 GMT"}};
+    for (String[] header : dayLong) {
+      ArrivalRecorder[] recorder = new ArrivalRecorder[1];
+      RateAdaptation twoSeconds = RateAdaptation.defaults().withLoneCutRecovery(Duration.ZERO)
+          .withMaxProviderHold(Duration.ofSeconds(2));
+      OkHttpClient client = client("day-" + header[0] + header[1].length(), i -> i == 0
+          ? new MockResponse.Builder().code(429).addHeader(header[0], header[1]).build()
+          : new MockResponse.Builder().code(200).body("ok").build(), recorder, twoSeconds, null);
+      long t0 = time.nanoTime();
+      try (StdErrCapture err = new StdErrCapture()) {
+        AtomicInteger status = new AtomicInteger();
+        call(client, status).join();
+        assertThat(status.get()).isEqualTo(429);
+        assertThat(bucket.providerHoldLeft()).as("%s: %s", header[0], header[1])
+            .isEqualTo(Duration.ofSeconds(2));
+        assertThat(registry.get("bacen.throttle.provider.hold").tag("bucket", bucket.name()).gauge().value())
+            .isEqualTo(2.0);
+        assertThat(err.text()).as("logged loudly").contains("WARN").contains("held 2 s (maxProviderHold)");
+      }
+      Thread next = call(client, new AtomicInteger());
+      time.awaitSleepers(1);
+      time.advanceMillis(2_000 + (long) Math.ceil(1_000 / 0.85));
+      recorder[0].awaitArrivals(2);
+      next.join(TimeUnit.SECONDS.toMillis(10));
+      assertThat((recorder[0].arrivals().get(1) - t0) / 1e6).as("%s: 2 s held, then a token at the cut rate",
+          header[1]).isBetween(2_000.0 + 1_000 / 0.85, 2_000.0 + 1_000 / 0.85 + 1);
+    }
+  }
+
+  /** A 429 without the provider's quota header (a gateway's, a WAF's) neither cuts nor holds, and is counted. */
+  @Test
+  void a429WithoutTheProvidersQuotaSignalIsNotCountedAgainstTheFleet() throws Exception {
+    ArrivalRecorder[] recorder = new ArrivalRecorder[1];
+    OkHttpClient client = client("gateway", i -> i == 0
+        ? new MockResponse.Builder().code(429).addHeader("Retry-After", "3").build()
+        : new MockResponse.Builder().code(429).addHeader("Retry-After", "3")
+            .addHeader("RateLimit", "\"pix\";r=0;t=3").build(), recorder, RateAdaptation.defaults(), "RateLimit");
+    AtomicInteger status = new AtomicInteger();
+    call(client, status).join();
+    assertThat(status.get()).isEqualTo(429);
+    assertThat(counter("bacen.throttle.provider.refused")).isEqualTo(1);
+    assertThat(registry.get("bacen.throttle.provider.ignored").tag("reason", "no-signal").counter().count())
+        .isEqualTo(1);
+    assertThat(counter("bacen.throttle.rate.cuts")).as("a gateway's 429").isZero();
+    assertThat(bucket.rateFactor()).isEqualTo(1.0);
+    assertThat(bucket.providerHoldLeft()).isZero();
+    time.advanceMillis(1_000);
+    call(client, status).join();
+    assertThat(counter("bacen.throttle.rate.cuts")).as("the provider's own 429 (it says RateLimit)").isEqualTo(1);
+    assertThat(bucket.providerHoldLeft()).isEqualTo(Duration.ofSeconds(3));
   }
 }

@@ -23,6 +23,11 @@ class RedisTokenBucketOnRedisClockTest extends TokenBucketContract {
   }
 
   @Override
+  boolean clockIsTheStores() {
+    return true;
+  }
+
+  @Override
   TokenBucket bucket(String name, List<Limit> limits) {
     TokenBucketConfig.Builder config = TokenBucketConfig.custom(name);
     limits.forEach(config::limit);

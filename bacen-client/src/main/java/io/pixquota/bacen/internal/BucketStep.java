@@ -1,6 +1,7 @@
 package io.pixquota.bacen.internal;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -9,72 +10,53 @@ import java.util.TreeMap;
 
 /**
  * {@code token_bucket.lua}'s step in Java, operation for operation and in the same order of floating-point
- * operations, over a {@link State} that plays the Redis hash (expiry included). {@link LocalTokenBucket} runs on it,
- * and so do the simulations; a differential test runs random sequences through both this and the script. The
- * script's header is the specification.
+ * operations, over a {@link State} that plays the Redis hash (expiry included); {@link StoredState} is its reading
+ * half. {@link LocalTokenBucket} runs on it, and so do the simulations; a differential test runs random sequences,
+ * corrupted fields included, through both this and the script. The script's header is the specification;
+ * {@link BucketArguments} encodes what the script is sent and {@link BucketReply} reads what it answers.
  */
 public final class BucketStep {
   /** The script's cap on a wait: 2^53 - 1 microseconds, the largest whole number a Lua number holds exactly. */
   public static final long MAX_WAIT_MICROS = (1L << 53) - 1;
   private static final double MAX_TTL_MILLIS = 1e13;
+  /** A cut with no cut this long before it is lone: 60 s. */
+  static final long LONE_MICROS = 60_000_000L;
+  /** The most calls and reports of the last cut's maker counted since its cut. */
+  static final int TALLY = 1000;
 
   /** What a step does. */
   public enum Op { ACQUIRE, CHARGE, REFUND, CUT }
 
-  /**
-   * How the shared rate follows the provider's refusals: cut to {@code decrease} of itself, then back up by
-   * {@code increasePerSecond} of the configured rate per second, never below {@code floor} of it.
-   */
-  public record Adaptation(double decrease, double increasePerSecond, double floor) {}
-
-  /** One limit as the caller formats it, and its values. */
-  public record LimitArgs(String capacity, String refill) {
-    String field() {
-      return "t:" + capacity + ":" + refill;
-    }
-  }
-
-  /** The step's answer: the script's reply, value for value. */
-  public record Reply(boolean done, long waitMicros, double remaining, long nowMicros, long epoch, long generation,
-      double factor, long holdUntilMicros, int configurations, String others) {
-    /**
-     * Reads the script's reply: "done wait tokens now epoch", then, unless the rate was never cut, never held and
-     * no other configuration is live, " generation factor hold configurations others".
-     *
-     * @throws IllegalArgumentException when {@code text} is not such a reply
-     */
-    public static Reply parse(String text) {
-      String[] v = text == null ? new String[0] : text.split(" ", -1);
-      try {
-        if (v.length == 5) {
-          long epoch = Long.parseLong(v[4]);
-          return new Reply("1".equals(v[0]), Long.parseLong(v[1]), Double.parseDouble(v[2]), Long.parseLong(v[3]),
-              epoch, epoch, 1, 0, 1, "");
-        } else if (v.length == 10) {
-          return new Reply("1".equals(v[0]), Long.parseLong(v[1]), Double.parseDouble(v[2]), Long.parseLong(v[3]),
-              Long.parseLong(v[4]), Long.parseLong(v[5]), Double.parseDouble(v[6]), Long.parseLong(v[7]),
-              Integer.parseInt(v[8]), v[9]);
-        }
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException("not a reply of the bucket's script: '" + text + "'", e);
-      }
-      throw new IllegalArgumentException("not a reply of the bucket's script: '" + text + "'");
-    }
-  }
-
-  /** The bucket's hash, and when it expires on the store's clock; starts missing. Not threadsafe. */
+  /** The bucket's hash, and when it expires on the store's clock (null: never); starts missing. Not threadsafe. */
   public static final class State {
-    private Map<String, String> hash = new HashMap<>();
-    private long expiresAtMicros = Long.MIN_VALUE;
+    Map<String, String> hash = new HashMap<>();
+    Long expiresAtMillis;
 
     /**
      * The rate generation the state is at (what the script publishes to the fleet after a cut); 0 while missing. A
      * bucket sharing this state hears of a cut as every process hears of it through the bucket's channel.
      */
     public long generation() {
-      String g = hash.get("g");
-      String e = hash.get("e");
-      return g != null ? Long.parseLong(g) : e != null ? Long.parseLong(e) : 0;
+      Double g = StoredState.finite(hash.get("g"));
+      Double e = StoredState.finite(hash.get("e"));
+      return g != null ? g.longValue() : e != null ? e.longValue() : 0;
+    }
+
+    /** The hash as it stands, for tests: read-only. */
+    public Map<String, String> hash() {
+      return Collections.unmodifiableMap(hash);
+    }
+
+    /**
+     * Writes a field at {@code storeNowMicros} as anyone with access to Redis could (an operator, a bug), as HSET
+     * does: on an expired key, a new key without expiry. For tests of distrust.
+     */
+    public void put(String field, String value, long storeNowMicros) {
+      if (expiresAtMillis != null && Math.floorDiv(storeNowMicros, 1000) > expiresAtMillis) {
+        hash = new HashMap<>();
+        expiresAtMillis = null;
+      }
+      hash.put(field, value);
     }
   }
 
@@ -87,63 +69,55 @@ public final class BucketStep {
    * @param argMicros    acquire: the max wait; cut: the provider's Retry-After; else 0
    * @param booked       cut: the rate generation the refused call was booked under; else null
    */
-  public static Reply step(State s, Op op, double cost, long argMicros, Long clientMicros, long storeNowMicros,
-      long leaseMicros, Adaptation a, Long booked, List<LimitArgs> callerLimits) {
-    if (storeNowMicros >= s.expiresAtMicros) {
-      s.hash = new HashMap<>(); // PEXPIRE: gone
+  public static BucketReply step(State s, Op op, double cost, long argMicros, Long clientMicros, long storeNowMicros,
+      Long booked, BucketArguments.Settings settings) {
+    long storeMillis = Math.floorDiv(storeNowMicros, 1000);
+    if (s.expiresAtMillis != null && storeMillis > s.expiresAtMillis) {
+      s.hash = new HashMap<>(); // expired
+      s.expiresAtMillis = null;
     }
-    long now = storeNowMicros;
-    if (clientMicros != null) {
-      now = Math.min(clientMicros, storeNowMicros);
-    }
-    List<String> mine = new ArrayList<>();
-    for (LimitArgs l : callerLimits) {
-      mine.add(l.capacity() + ":" + l.refill());
-    }
-    mine.sort(null);
-    String myId = String.join(",", mine);
+    BucketArguments.Adaptation a = settings.adaptation();
+    long now = clientMicros != null ? Math.min(clientMicros, storeNowMicros) : storeNowMicros;
+    StoredState r = new StoredState(s.hash, now, storeNowMicros, a.maxHoldMicros());
+    final long at = r.now;
+    String myId = settings.configuration();
+    Map<String, String> h = r.hash;
 
-    Map<String, String> h = s.hash;
-    Long lastOrNull = parseLong(h.get("u"));
-    String epoch = h.get("e");
-    boolean fresh = lastOrNull == null || epoch == null;
-    if (fresh) {
-      h = new HashMap<>();
-      lastOrNull = null;
-      epoch = Long.toString(storeNowMicros);
-    } else if (lastOrNull > now) {
-      now = lastOrNull;
-    }
-    final long at = now;
-    final Long last = lastOrNull;
-
-    Long k = parseLong(h.get("k"));
-    Double fCut = parseDouble(h.get("f"));
-    Long g = parseLong(h.get("g"));
-    long hold = h.containsKey("h") ? Long.parseLong(h.get("h")) : 0;
-
-    Map<String, Long> leases = new HashMap<>();
+    Map<String, Double> leases = new HashMap<>();
     List<String> ids = new ArrayList<>();
-    List<String> dead = new ArrayList<>();
+    List<String> storedLimits = new ArrayList<>();
+    String myField = "c:" + myId;
     for (Map.Entry<String, String> e : h.entrySet()) {
-      if (e.getKey().startsWith("c:")) {
-        String id = e.getKey().substring(2);
-        if (!id.equals(myId)) {
-          if (Long.parseLong(e.getValue()) >= at) {
-            leases.put(id, Long.parseLong(e.getValue()));
+      String field = e.getKey();
+      if (field.length() >= 2 && field.charAt(1) == ':') {
+        if (field.charAt(0) == 't') {
+          storedLimits.add(field);
+        } else if (field.charAt(0) == 'c' && !field.equals(myField)) {
+          Double endsRead = StoredState.whole(e.getValue());
+          String id = field.substring(2);
+          if (endsRead == null || !StoredState.validConfiguration(id)) {
+            r.repair("c");
+            r.dead.add(field);
+          } else if (endsRead >= at) {
+            double ends = endsRead;
+            if (endsRead > at + StoredState.MAX_LEASE_MICROS) {
+              r.repair("c"); // a lease longer than the fleet allows, whoever asked for it
+              ends = at + StoredState.MAX_LEASE_MICROS;
+              r.writes.put(field, Long.toString((long) ends));
+            }
+            leases.put(id, ends);
             ids.add(id);
           } else {
-            dead.add(e.getKey());
+            r.dead.add(field);
           }
         }
       }
     }
     ids.sort(null);
-    Long myLease = parseLong(h.get("c:" + myId));
-    boolean renewed = myLease == null || myLease - at < leaseMicros * 0.875; // less than 7/8 of the lease left
-    if (renewed) {
-      myLease = at + leaseMicros;
-    }
+    Double myLeaseRead = StoredState.whole(h.get(myField));
+    long lease = settings.leaseMicros();
+    boolean renewed = myLeaseRead == null || myLeaseRead - at < lease * 0.875 || myLeaseRead > at + lease;
+    double myLease = renewed ? at + lease : myLeaseRead;
     leases.put(myId, myLease);
 
     Map<String, double[]> limits = new LinkedHashMap<>(); // field -> {capacity, refill}
@@ -153,21 +127,18 @@ public final class BucketStep {
     for (String id : configurations) {
       for (String pair : id.split(",")) {
         String[] cr = pair.split(":");
-        LimitArgs l = new LimitArgs(cr[0], cr[1]);
-        limits.putIfAbsent(l.field(), new double[] {Double.parseDouble(cr[0]), Double.parseDouble(cr[1])});
+        limits.putIfAbsent("t:" + cr[0] + ":" + cr[1],
+            new double[] {Double.parseDouble(cr[0]), Double.parseDouble(cr[1])});
       }
     }
-    for (String field : h.keySet()) {
-      if (field.startsWith("t:") && !limits.containsKey(field)) {
-        dead.add(field);
+    for (String field : storedLimits) {
+      if (!limits.containsKey(field)) {
+        r.dead.add(field);
       }
-    }
-    if (h.containsKey("h") && hold <= at) {
-      dead.add("h");
     }
 
-    Rate rate = new Rate(k, fCut, a);
-    double fLast = rate.at(last == null ? at : last);
+    Rate rate = new Rate(r.k, r.fCut, r.p, a);
+    double fLast = rate.at(r.last == null ? at : r.last);
     double fNow = rate.at(at);
     List<String> fields = new ArrayList<>(limits.keySet());
     int m = fields.size();
@@ -179,12 +150,15 @@ public final class BucketStep {
     for (int i = 0; i < m; i++) {
       capacity[i] = limits.get(fields.get(i))[0];
       refill[i] = limits.get(fields.get(i))[1];
-      Double stored = parseDouble(h.get(fields.get(i)));
-      if (last == null) {
+      Double stored = StoredState.finite(h.get(fields.get(i)));
+      if (h.containsKey(fields.get(i)) && stored == null) {
+        r.repair("t");
+      }
+      if (r.last == null) {
         tokens[i] = capacity[i];
         known[i] = true;
       } else if (stored != null) {
-        tokens[i] = Math.min(capacity[i], stored + refill[i] * fLast * (double) (at - last) / 1000000);
+        tokens[i] = Math.min(capacity[i], stored + refill[i] * fLast * (double) (at - r.last) / 1000000);
         known[i] = true;
         double toFull = (capacity[i] - tokens[i]) / (refill[i] * fNow);
         if (toFull > busiest) {
@@ -208,46 +182,68 @@ public final class BucketStep {
           }
         }
       }
-      if (hold - at > wait) {
-        wait = hold - at;
+      if (r.hold - at > wait) {
+        wait = r.hold - at;
       }
       wait = Math.min(Math.ceil(wait), MAX_WAIT_MICROS);
     }
     long waitMicros = (long) wait;
-    long generation = g != null ? g : Long.parseLong(epoch);
+    long epoch = Long.parseLong(r.epoch);
     String others = String.join(";", ids);
-
+    List<String> repaired = r.repaired();
+    int done = 1;
     if (op == Op.ACQUIRE && waitMicros > argMicros) {
-      return new Reply(false, waitMicros, smallest(tokens), at, Long.parseLong(epoch), generation, fNow, hold,
-          ids.size() + 1, others);
+      done = 0;
+      if (!r.gWritten && repaired.isEmpty()) {
+        return new BucketReply(0, waitMicros, smallest(tokens), at, epoch, r.g != null ? r.g : epoch, fNow, r.hold,
+            ids.size() + 1, repaired, others);
+      }
     }
 
-    boolean done = true;
     boolean published = false;
     boolean cut = false;
+    long generation = r.g != null ? r.g : epoch;
     if (op == Op.CUT) {
+      long asked = Math.min(argMicros, a.maxHoldMicros());
       boolean news = booked != null && booked >= generation;
-      boolean longer = argMicros > 0 && at + argMicros > hold;
+      boolean longer = asked > 0 && at + asked > r.hold;
+      boolean mine = settings.replica().equals(r.w) && r.k != null;
+      long reports = r.q == null ? 0 : r.q;
+      if ((news || longer) && mine && r.o != null && r.o > r.k && (reports + 1) * 2 > (r.a == null ? 0 : r.a)) {
+        done = 2; // this replica made the last cut, half its calls since met 429s (this one too), others report none
+        news = false;
+        longer = false;
+      } else if (!news) {
+        done = 0;
+      }
       if (news) {
-        fCut = Math.max(a.floor(), a.decrease() * fNow);
-        fNow = fCut;
-        k = at;
+        double before = fNow;
+        r.fCut = Math.max(a.floor(), a.decrease() * fNow);
+        fNow = r.fCut;
+        r.p = a.loneRecoveryMicros() > 0 && (r.k == null || at - r.k > LONE_MICROS) ? before : null;
+        r.k = at;
+        r.w = settings.replica();
+        r.a = null;
+        r.q = null;
         cut = true;
-      } else {
-        done = false;
+      }
+      if (mine && !cut && reports < TALLY) {
+        r.q = reports + 1; // one more report by the cut's maker
+        r.writes.put("q", Long.toString(r.q));
       }
       if (news || longer) {
-        g = Math.max(storeNowMicros, generation + 1);
-        generation = g;
+        r.g = Math.max(storeNowMicros, generation + 1);
+        generation = r.g;
         if (longer) {
-          hold = at + argMicros;
+          r.hold = at + asked;
         }
         for (int i = 0; i < m; i++) {
-          tokens[i] = -(refill[i] * fNow) * Math.max(0, hold - at) / 1000000;
+          tokens[i] = -(refill[i] * fNow) * Math.max(0, r.hold - at) / 1000000;
         }
         published = true;
+        r.gWritten = true;
       }
-    } else {
+    } else if (done == 1) {
       for (int i = 0; i < m; i++) {
         if (op == Op.REFUND) {
           tokens[i] = Math.min(capacity[i], tokens[i] + cost);
@@ -258,16 +254,26 @@ public final class BucketStep {
         }
       }
     }
+    if (op == Op.ACQUIRE && r.k != null && r.w != null && !r.w.equals(settings.replica())
+        && (r.o == null || r.o <= r.k)) {
+      r.o = at; // another replica asks for slots since the last cut: its maker's further reports need corroboration
+      r.writes.put("o", Long.toString(r.o));
+    } else if (op == Op.ACQUIRE && r.k != null && settings.replica().equals(r.w) && at >= r.hold
+        && (r.a == null ? 0 : r.a) < TALLY) {
+      r.a = (r.a == null ? 0 : r.a) + 1; // a call of the cut's maker once the hold is over
+      r.writes.put("a", Long.toString(r.a));
+    }
 
     double ttl = 0;
     Map<String, String> written = new HashMap<>(h);
-    dead.forEach(written::remove);
+    r.dead.forEach(written::remove);
+    written.putAll(r.writes);
     written.put("u", Long.toString(at));
-    if (fresh) {
-      written.put("e", epoch);
+    if (r.fresh) {
+      written.put("e", r.epoch);
     }
     if (renewed) {
-      written.put("c:" + myId, Long.toString(myLease));
+      written.put(myField, Long.toString((long) myLease));
     }
     for (int i = 0; i < m; i++) {
       written.put(fields.get(i), Double.toString(tokens[i]));
@@ -276,55 +282,77 @@ public final class BucketStep {
         ttl = toFull;
       }
     }
-    for (long ends : leases.values()) {
-      if ((double) (ends - at) / 1000 > ttl) {
-        ttl = (double) (ends - at) / 1000;
+    for (double ends : leases.values()) {
+      if ((ends - at) / 1000 > ttl) {
+        ttl = (ends - at) / 1000;
       }
     }
-    if (published) {
-      written.put("g", Long.toString(g));
-      if (cut) {
-        written.put("k", Long.toString(k));
-        written.put("f", Double.toString(fCut));
-      }
-      if (hold > at) {
-        written.put("h", Long.toString(hold));
+    if (r.gWritten) {
+      written.put("g", Long.toString(r.g));
+    }
+    if (cut) {
+      written.put("k", Long.toString(r.k));
+      written.put("f", Double.toString(r.fCut));
+      written.put("w", r.w);
+      written.remove("a");
+      written.remove("q");
+      if (r.p != null) {
+        written.put("p", Double.toString(r.p));
+      } else {
+        written.remove("p");
       }
     }
-    if (k != null && (1 - fNow) / a.increasePerSecond() * 1000 > ttl) {
-      ttl = (1 - fNow) / a.increasePerSecond() * 1000;
+    if (published && r.hold > at) {
+      written.put("h", Long.toString(r.hold));
     }
-    if (hold > at && (double) (hold - at) / 1000 > ttl) {
-      ttl = (double) (hold - at) / 1000;
+    if (r.k != null) {
+      double back = r.p != null && a.loneRecoveryMicros() > 0 && at - r.k < a.loneRecoveryMicros()
+          ? (double) (a.loneRecoveryMicros() - (at - r.k)) / 1000 + (1 - r.p) / a.increasePerSecond() * 1000
+          : (1 - fNow) / a.increasePerSecond() * 1000;
+      if (back > ttl) {
+        ttl = back;
+      }
+    }
+    if (r.hold > at && (double) (r.hold - at) / 1000 > ttl) {
+      ttl = (double) (r.hold - at) / 1000;
     }
     ttl = Math.min(Math.ceil(ttl + Math.max(0, at - storeNowMicros) / 1000.0) + 1, MAX_TTL_MILLIS);
-    long storeMillis = Math.floorDiv(storeNowMicros, 1000);
-    Long lives = parseLong(h.get("x"));
-    if (lives == null || storeMillis + ttl > lives) { // else the key lives long enough: no PEXPIRE
+    long pttl = s.hash.isEmpty() ? -2 : s.expiresAtMillis == null ? -1 : s.expiresAtMillis - storeMillis;
+    if (r.fresh || pttl < ttl) { // else the key lives long enough: no PEXPIRE
       ttl = Math.min(ttl + Math.floor(ttl / 4), MAX_TTL_MILLIS);
-      written.put("x", Long.toString(storeMillis + (long) ttl - 1));
-      s.expiresAtMicros = storeNowMicros + (long) ttl * 1000;
+      s.expiresAtMillis = storeMillis + (long) ttl;
     }
     s.hash = written;
-    return new Reply(done, waitMicros, smallest(tokens), at, Long.parseLong(epoch), generation, fNow, hold,
-        ids.size() + 1, others);
+    return new BucketReply(done, waitMicros, smallest(tokens), at, epoch, generation, fNow, r.hold, ids.size() + 1,
+        repaired, others);
   }
 
   /**
-   * The factor of the configured rates at {@code micros} in the state {@code hash} (its last cut's time {@code k} and
-   * factor {@code f}): what the step refills with; 1 when never cut. For reading a state without stepping it.
+   * The factor of the configured rates at {@code micros} in the state {@code hash}, as the step reads it (an
+   * unreadable cut counts as none): what the step refills with; 1 when never cut. For reading a state without
+   * stepping it.
    */
-  public static double factorAt(Map<String, String> hash, long micros, Adaptation a) {
-    return new Rate(parseLong(hash.get("k")), parseDouble(hash.get("f")), a).at(micros);
+  public static double factorAt(Map<String, String> hash, long micros, long redisNowMicros,
+      BucketArguments.Adaptation a) {
+    StoredState r = new StoredState(hash, micros, redisNowMicros, a.maxHoldMicros());
+    return new Rate(r.k, r.fCut, r.p, a).at(micros);
   }
 
-  /** The factor of the configured rates at a time, from the last cut. */
-  private record Rate(Long cutAt, Double cutFactor, Adaptation a) {
+  /** The factor of the configured rates at a time, from the last cut (and, after a lone one, the factor before). */
+  private record Rate(Long cutAt, Double cutFactor, Double before, BucketArguments.Adaptation a) {
     double at(long micros) {
       if (cutAt == null) {
         return 1;
       }
-      double v = cutFactor + a.increasePerSecond() * (double) (micros - cutAt) / 1000000;
+      long lone = a.loneRecoveryMicros();
+      double v;
+      if (before != null && lone > 0 && micros - cutAt < lone) {
+        v = cutFactor + (before - cutFactor) * (double) (micros - cutAt) / lone;
+      } else if (before != null && lone > 0) {
+        v = before + a.increasePerSecond() * (double) (micros - cutAt - lone) / 1000000;
+      } else {
+        v = cutFactor + a.increasePerSecond() * (double) (micros - cutAt) / 1000000;
+      }
       if (v > 1) {
         return 1;
       } else if (v < a.floor()) {
@@ -340,14 +368,6 @@ public final class BucketStep {
       m = Math.min(m, tokens[i]);
     }
     return m;
-  }
-
-  private static Long parseLong(String s) {
-    return s == null ? null : (long) Double.parseDouble(s);
-  }
-
-  private static Double parseDouble(String s) {
-    return s == null ? null : Double.parseDouble(s);
   }
 
   /** The live configurations other than the caller's, for tests: id to lease end. */

@@ -78,6 +78,16 @@ public final class Checks {
     return value;
   }
 
+  /** A configuration lease: positive and at most {@code max}, the fleet's bound. */
+  public static Duration configurationLease(Duration lease, Duration max) {
+    positive("configurationLease", lease);
+    if (lease.compareTo(max) > 0) {
+      throw new IllegalArgumentException("configurationLease must be at most " + max + " (the fleet's bound: a "
+          + "stale setting may not outlive its replica longer), but was " + lease);
+    }
+    return lease;
+  }
+
   /** {@link #notNegative(String, Duration)} and at most {@link #MAX_DURATION}. */
   public static Duration notNegativeAtMostADay(String field, Duration value) {
     return atMostADay(field, notNegative(field, value));
@@ -93,6 +103,15 @@ public final class Checks {
       throw new IllegalArgumentException(field + " must be at most " + MAX_DURATION + ", but was " + value);
     }
     return value;
+  }
+
+  /** An HTTP header name (RFC 9110 token characters), trimmed. */
+  public static String headerName(String field, String value) {
+    String v = notBlank(field, value).trim();
+    if (!v.matches("[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}")) {
+      throw new IllegalArgumentException(field + " must be an HTTP header name, but was '" + v + "'");
+    }
+    return v;
   }
 
   /** Not null and not blank. */

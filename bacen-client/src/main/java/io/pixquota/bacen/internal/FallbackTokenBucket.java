@@ -204,6 +204,16 @@ public final class FallbackTokenBucket implements TokenBucket {
     return shared.configurations();
   }
 
+  @Override
+  public Duration providerHoldLeft() {
+    return shared.providerHoldLeft();
+  }
+
+  @Override
+  public long stateRepairs() {
+    return shared.stateRepairs();
+  }
+
   /** Prepares the shared bucket; a store that does not answer is reported, as at any other time. */
   @Override
   public void preload() throws BucketUnavailableException, InterruptedException {

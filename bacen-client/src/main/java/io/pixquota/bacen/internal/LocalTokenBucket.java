@@ -10,6 +10,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
 /**
@@ -19,19 +20,21 @@ import java.util.function.LongSupplier;
  * shared contract test runs against both this and the Redis bucket. This class is threadsafe.
  */
 public final class LocalTokenBucket implements TokenBucket {
-  private static final BucketStep.Adaptation ADAPTATION_OFF = toStep(RateAdaptation.defaults()); // never cut
+  private static final BucketArguments.Adaptation ADAPTATION_OFF = toStep(RateAdaptation.defaults()); // never cut
 
   private final String name;
   private final List<Limit> limits;
-  private final List<BucketStep.LimitArgs> args;
   private final double maxCost;
   private final LongSupplier nanoClock;
   private final BucketStep.State state;
-  private final long leaseMicros;
   private final RateAdaptation adaptation;
+  private final BucketArguments.Settings settings;
   private final StateEpochs generations = new StateEpochs();
   private volatile double rateFactor = 1;
   private volatile int configurations = 1;
+  private final LongAdder notCounted = new LongAdder();
+  private final LongAdder repairs = new LongAdder();
+  private volatile long holdEndsNanos = Long.MIN_VALUE;
 
   /**
    * A bucket with a state of its own, the default configuration lease and rate adaptation.
@@ -55,16 +58,16 @@ public final class LocalTokenBucket implements TokenBucket {
     if (this.limits.isEmpty()) {
       throw new IllegalArgumentException("bucket '" + name + "' needs at least one limit");
     }
-    List<BucketStep.LimitArgs> a = new ArrayList<>();
+    List<BucketArguments.LimitArgs> a = new ArrayList<>();
     for (Limit l : this.limits) {
-      a.add(new BucketStep.LimitArgs(Double.toString(l.capacity()), Double.toString(l.refillPerSecond())));
+      a.add(new BucketArguments.LimitArgs(Double.toString(l.capacity()), Double.toString(l.refillPerSecond())));
     }
-    this.args = List.copyOf(a);
     this.maxCost = this.limits.stream().mapToDouble(Limit::capacity).min().orElseThrow();
     this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock cannot be null");
     this.state = Objects.requireNonNull(state, "state cannot be null");
-    this.leaseMicros = Checks.saturatedMicros(Checks.positiveAtMostADay("lease", lease));
     this.adaptation = adaptation;
+    this.settings = new BucketArguments.Settings(Checks.saturatedMicros(Checks.positiveAtMostADay("lease", lease)),
+        adaptation == null ? ADAPTATION_OFF : toStep(adaptation), BucketArguments.newReplicaId(), a);
   }
 
   @Override
@@ -82,7 +85,7 @@ public final class LocalTokenBucket implements TokenBucket {
     Checks.cost(cost, maxCost);
     long maxWaitMicros = Checks.saturatedMicros(Checks.notNegative("maxWait", maxWait));
     long nanos = nanoClock.getAsLong();
-    BucketStep.Reply r = step(BucketStep.Op.ACQUIRE, cost, maxWaitMicros, null, nanos);
+    BucketReply r = step(BucketStep.Op.ACQUIRE, cost, maxWaitMicros, null, nanos);
     return new Acquisition(r.done(), Duration.of(r.waitMicros(), ChronoUnit.MICROS), r.remaining(),
         r.nowMicros() + r.waitMicros(), nanos, r.epoch(), r.generation());
   }
@@ -120,7 +123,27 @@ public final class LocalTokenBucket implements TokenBucket {
     if (adaptation == null) {
       return false;
     }
-    return step(BucketStep.Op.CUT, 1, holdMicros, booked.rateGeneration(), nanoClock.getAsLong()).done();
+    BucketReply r = step(BucketStep.Op.CUT, 1, holdMicros, booked.rateGeneration(), nanoClock.getAsLong());
+    if (r.notCounted()) {
+      notCounted.increment();
+    }
+    return r.done();
+  }
+
+  @Override
+  public Duration providerHoldLeft() {
+    long left = holdEndsNanos - nanoClock.getAsLong();
+    return left > 0 ? Duration.ofNanos(left) : Duration.ZERO;
+  }
+
+  @Override
+  public long stateRepairs() {
+    return repairs.sum();
+  }
+
+  /** 429s reported that did not count: this bucket's replica made the last cut, and others asked since. */
+  public long refusalsNotCounted() {
+    return notCounted.sum();
   }
 
   @Override
@@ -133,20 +156,24 @@ public final class LocalTokenBucket implements TokenBucket {
     return configurations;
   }
 
-  private BucketStep.Reply step(BucketStep.Op op, double cost, long argMicros, Long booked, long nanos) {
-    BucketStep.Reply r;
+  private BucketReply step(BucketStep.Op op, double cost, long argMicros, Long booked, long nanos) {
+    BucketReply r;
     synchronized (state) {
-      r = BucketStep.step(state, op, cost, argMicros, null, Math.floorDiv(nanos, 1000), leaseMicros,
-          adaptation == null ? ADAPTATION_OFF : toStep(adaptation), booked, args);
+      r = BucketStep.step(state, op, cost, argMicros, null, Math.floorDiv(nanos, 1000), booked, settings);
     }
     generations.observe(r.generation());
     rateFactor = r.factor();
     configurations = r.configurations();
+    holdEndsNanos = nanos + Math.max(0, r.holdUntilMicros() - r.nowMicros()) * 1000;
+    if (!r.repaired().isEmpty()) {
+      repairs.increment();
+    }
     return r;
   }
 
-  private static BucketStep.Adaptation toStep(RateAdaptation a) {
-    return new BucketStep.Adaptation(a.decrease(), a.increasePerSecond(), a.floor());
+  private static BucketArguments.Adaptation toStep(RateAdaptation a) {
+    return new BucketArguments.Adaptation(a.decrease(), a.increasePerSecond(), a.floor(),
+        Checks.saturatedMicros(a.maxProviderHold()), Checks.saturatedMicros(a.loneCutRecovery()));
   }
 
   @Override

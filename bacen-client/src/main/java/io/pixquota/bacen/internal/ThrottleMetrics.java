@@ -21,6 +21,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * cardinality). Without a registry, a composite registry with no children: every meter is a no-op.
  */
 public final class ThrottleMetrics implements FallbackTokenBucket.Listener {
+  private static final String IGNORED = "429s on admitted calls that did not cut the fleet's rate, by reason: "
+      + "no-signal (not the provider's), uncorroborated (this replica made the last cut and others called since)";
   private final MeterRegistry registry;
   private final Map<String, Meters> byBucket = new ConcurrentHashMap<>();
 
@@ -123,6 +125,17 @@ public final class ThrottleMetrics implements FallbackTokenBucket.Listener {
     Gauge.builder("bacen.throttle.configurations", bucket, TokenBucket::configurations)
         .description("Configurations of this bucket in use by the fleet (more than 1: replicas disagree)")
         .tags(tags).register(registry);
+    Gauge.builder("bacen.throttle.provider.hold", bucket, b -> b.providerHoldLeft().toNanos() / 1e9)
+        .description("Seconds left of the hold the provider's last 429 put on every replica (its Retry-After, at "
+            + "most the rate adaptation's maxProviderHold)").baseUnit("seconds").tags(tags).register(registry);
+    FunctionCounter.builder("bacen.throttle.state.repaired", bucket, TokenBucket::stateRepairs)
+        .description("Calls that found fields of the bucket's shared state that could not be trusted and had them "
+            + "reset (garbage, a lease or hold beyond the fleet's bounds, a Redis clock that went back)")
+        .tags(tags).register(registry);
+    for (String reason : new String[] {"no-signal", "uncorroborated"}) { // at 0 from the start, for alerts
+      Counter.builder("bacen.throttle.provider.ignored").description(IGNORED).tags(tags).tag("reason", reason)
+          .register(registry);
+    }
   }
 
   private Meters of(String bucket) {
@@ -165,6 +178,15 @@ public final class ThrottleMetrics implements FallbackTokenBucket.Listener {
 
   public void rateCut(String bucket) {
     of(bucket).rateCuts.increment();
+  }
+
+  /**
+   * A 429 on an admitted call that did not count against the fleet's rate: {@code no-signal} (it lacked the
+   * provider's quota header) or {@code uncorroborated} (this replica made the last cut, and others asked since).
+   */
+  public void refusalIgnored(String bucket, String reason) {
+    Counter.builder("bacen.throttle.provider.ignored").description(IGNORED).tags("bucket", bucket, "reason", reason)
+        .register(registry).increment();
   }
 
   /** A call left later than its plan's J; {@code nowNanos} on the caller's clock, for {@link #status}. */

@@ -101,6 +101,7 @@ public final class PixClient implements AutoCloseable {
     if (b.plan != null) {
       throttle.plan(b.plan);
     }
+    config.quotaSignal().ifPresent(throttle::quotaSignal);
     return throttle.build();
   }
 

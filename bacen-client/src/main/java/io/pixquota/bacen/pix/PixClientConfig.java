@@ -59,6 +59,7 @@ public final class PixClientConfig {
   private final RateAdaptation rateAdaptation;
   private final Priority defaultPriority;
   private final Duration batchHorizon;
+  private final String quotaSignal;
 
   private PixClientConfig(Builder b) {
     this.baseUrl = b.baseUrl;
@@ -83,6 +84,7 @@ public final class PixClientConfig {
     this.rateAdaptation = b.rateAdaptation;
     this.defaultPriority = b.defaultPriority;
     this.batchHorizon = b.batchHorizon;
+    this.quotaSignal = b.quotaSignal;
   }
 
   /** {@code uri} with a path that ends in '/': relative paths resolve below it, not beside it. */
@@ -109,7 +111,8 @@ public final class PixClientConfig {
    * {@code BACEN_RETRY_MAX_BACKOFF_MS} (5000), {@code BACEN_RETRY_MAX_TOTAL_MS} (15000),
    * {@code BACEN_REDIS_UNAVAILABLE} (FAIL_CLOSED or LOCAL_FALLBACK), {@code BACEN_LOCAL_SHARE} (0.5),
    * {@code BACEN_CONFIGURATION_LEASE_MS} (30000), {@code BACEN_RATE_ADAPTATION} (on or off; default on),
-   * {@code BACEN_DEFAULT_PRIORITY} (INTERACTIVE or BATCH), {@code BACEN_BATCH_HORIZON_MS} (0).
+   * {@code BACEN_DEFAULT_PRIORITY} (INTERACTIVE or BATCH), {@code BACEN_BATCH_HORIZON_MS} (0),
+   * {@code BACEN_QUOTA_SIGNAL} (a header name; none: every 429 counts).
    *
    * @throws IllegalArgumentException naming the variable and its value when one is missing or malformed
    */
@@ -202,6 +205,14 @@ public final class PixClientConfig {
     return batchHorizon;
   }
 
+  /**
+   * The header by which the provider's own 429s are known; empty: every 429 counts. See
+   * {@link ThrottlingInterceptor.Builder#quotaSignal(String)}.
+   */
+  public Optional<String> quotaSignal() {
+    return Optional.ofNullable(quotaSignal);
+  }
+
   /** See {@link TokenBucketConfig.Builder#configurationLease(Duration)}. */
   public Duration configurationLease() {
     return configurationLease;
@@ -226,7 +237,8 @@ public final class PixClientConfig {
         + callTimeout + ", retry=" + retryMaxAttempts + " attempts within " + retryMaxTotal + ", redisUnavailable="
         + redisUnavailable + ", configurationLease=" + configurationLease + ", rateAdaptation="
         + (rateAdaptation == null ? "off" : rateAdaptation) + ", defaultPriority=" + defaultPriority
-        + ", batchHorizon=" + batchHorizon + "}";
+        + ", batchHorizon=" + batchHorizon + ", quotaSignal=" + (quotaSignal == null ? "any 429" : quotaSignal)
+        + "}";
   }
 
   /** Why a max wait of {@code maxWait} cannot go with a call timeout of {@code callTimeout}. */
@@ -260,6 +272,7 @@ public final class PixClientConfig {
     RateAdaptation rateAdaptation = RateAdaptation.defaults();
     private Priority defaultPriority = Priority.INTERACTIVE;
     private Duration batchHorizon = Duration.ZERO;
+    private String quotaSignal;
 
     private Builder() {}
 
@@ -389,7 +402,7 @@ public final class PixClientConfig {
      * {@link TokenBucketConfig.Builder#configurationLease(Duration)}; keep it above {@link #maxWait(Duration)}.
      */
     public Builder configurationLease(Duration lease) {
-      this.configurationLease = Checks.positiveAtMostADay("configurationLease", lease);
+      this.configurationLease = Checks.configurationLease(lease, TokenBucketConfig.MAX_CONFIGURATION_LEASE);
       return this;
     }
 
@@ -405,6 +418,16 @@ public final class PixClientConfig {
     /** The class of calls made without one; default {@link Priority#INTERACTIVE}. */
     public Builder defaultPriority(Priority priority) {
       this.defaultPriority = Objects.requireNonNull(priority, "defaultPriority cannot be null");
+      return this;
+    }
+
+    /**
+     * The header by which the provider's own 429s are known (e.g. {@code RateLimit}, which the mock sends); default
+     * none: every 429 counts. A 429 without it (a gateway's, a WAF's) neither cuts the fleet's rate nor holds it. See
+     * {@link ThrottlingInterceptor.Builder#quotaSignal(String)}.
+     */
+    public Builder quotaSignal(String header) {
+      this.quotaSignal = header == null ? null : Checks.headerName("quotaSignal", header);
       return this;
     }
 

@@ -57,6 +57,7 @@ final class PixEnvironment {
     optional("BACEN_RATE_ADAPTATION", v -> b.rateAdaptation(switchedOn(v) ? RateAdaptation.defaults() : null));
     optional("BACEN_DEFAULT_PRIORITY", v -> b.defaultPriority(priority(v)));
     optional("BACEN_BATCH_HORIZON_MS", v -> b.batchHorizon(millis("BACEN_BATCH_HORIZON_MS")));
+    optional("BACEN_QUOTA_SIGNAL", b::quotaSignal);
     if (b.maxWait.compareTo(b.callTimeout) >= 0) {
       throw new IllegalStateException("BACEN_MAX_WAIT_MS and BACEN_CALL_TIMEOUT_MS disagree: "
           + PixClientConfig.maxWaitAboveCallTimeout(b.maxWait, b.callTimeout));

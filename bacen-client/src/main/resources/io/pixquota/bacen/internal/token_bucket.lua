@@ -1,6 +1,7 @@
 --[[
 Token bucket with reservations, shared by a fleet: refill, decide and record in one atomic step.
-internal/BucketStep.java is the same step in Java, operation for operation (a differential test runs both).
+internal/BucketStep.java (with internal/StoredState.java) is the same step in Java, operation for operation (a
+differential test runs both, corrupted fields included).
 
 KEYS[1]  the bucket's hash, e.g. "pixquota:{pix}:tb". The hash tag {pix} keeps every key of one bucket in one
          Redis Cluster slot. Fields:
@@ -11,10 +12,12 @@ KEYS[1]  the bucket's hash, e.g. "pixquota:{pix}:tb". The hash tag {pix} keeps e
            c:<configuration> = until when (microseconds) that configuration counts as live: a configuration is the
                sorted list of its limits, "<capacity>:<refill>,<capacity>:<refill>...";
            k = when the provider last refused a call booked under the current rate (microseconds, bucket clock),
-               f = the rate factor right after that cut, g = the rate's generation (Redis TIME in microseconds at
-               that cut, always above the epoch and the previous one), h = no slot before this (microseconds,
-               bucket clock), the provider's Retry-After;
-           x = until when the key is known to live (Redis's clock, milliseconds, 1 ms short of its expiry).
+               f = the rate factor right after that cut, p = the factor right before it, only when the cut was lone
+               (no cut in the minute before it: the factor then climbs back to p within the lone recovery);
+               w = the replica that made that cut; o = when another replica last asked for a slot since that cut;
+               g = the rate's generation (Redis TIME in microseconds at that cut, always above the epoch and the
+               previous one); h = no slot before this (microseconds, bucket clock), the provider's Retry-After (kept
+               once over: when the last hold ended).
          A field is written only when its value changes (u and the tokens at every call).
 ARGV[1]  operation: "acquire" | "charge" | "refund" | "cut"
 ARGV[2]  cost, a decimal > 0 (validated by the caller: 0 < cost <= capacity of every limit, and at most 1e12)
@@ -22,45 +25,72 @@ ARGV[3]  acquire: the longest wait the caller accepts, whole microseconds (>= 0)
          to wait (Retry-After), whole microseconds (>= 0; 0 when it did not say); others: 0
 ARGV[4]  "" to use the Redis clock (TIME), or the caller's clock in microseconds (client-clock mode)
 ARGV[5]  cut: the rate generation the refused call was booked under; others: ""
-ARGV[6]  the caller's settings, fixed for a bucket, separated by single spaces:
-           the configuration lease, whole microseconds (> 0);
+ARGV[6]  the caller's settings, fixed for a bucket, separated by single spaces (validated by the caller):
+           the configuration lease, whole microseconds (0 < lease <= 300 s);
            the rate adaptation: decrease (0 < beta < 1), increase per second (alpha > 0, a fraction of the configured
-           rates), floor (0 < floor <= 1);
+           rates), floor (0 < floor <= 1), the longest hold one refusal may impose (whole microseconds, <= 1 h), the
+           lone recovery (whole microseconds, 0: none);
+           the replica: this process's id for the bucket (letters and digits, at most 32);
            the caller's configuration: its limits, checked and charged together (e.g. 10/s and 600/min), each
-           "<capacity>:<refill per second>" as the caller formats them (capacity <= 1e12, 1e-6 <= refill <= 1e12,
-           validated by the caller), sorted as strings and joined by ",".
-         e.g. "30000000 0.85 0.005 0.25 10.0:10.0,600.0:10.0"
+           "<capacity>:<refill per second>" as the caller formats them (capacity <= 1e12, 1e-6 <= refill <= 1e12),
+           sorted as strings and joined by ",".
+         e.g. "30000000 0.85 0.005 0.25 15000000 5000000 k3x9a1 10.0:10.0,600.0:10.0"
 
 Returns one string, values separated by single spaces:
   done   acquire: 1 if granted, else 0; cut: 1 if the rate was cut, 0 if the refused call was booked before the last
-         cut (its news is old); charge, refund: 1
+         cut (its news is old), 2 if not counted (this replica made the last cut and others asked for slots since:
+         one replica's evidence is bounded); charge, refund: 1
   wait   in whole microseconds (rounded up, at most 2^53 - 1) until the caller's booked slot; for a refusal, the
          wait it would have needed; 0 for the other operations
   tokens left after the operation, the smallest over the limits in force (negative = booked ahead)
   now    the bucket clock in microseconds at which the decision was taken (slot = now + wait)
   epoch  the state's epoch
-and, unless the rate was never cut, no hold was ever set and no other configuration is live (then they are the
-epoch, 1, 0, 1 and ""):
+and, unless the rate was never cut, no hold was ever set, no other configuration is live and nothing was repaired
+(then they are the epoch, 1, 0, 1, "-" and ""):
   generation      the rate generation now (g, or the epoch when never cut)
   factor          the rate factor now (1 = the configured rates)
   hold            no slot before this (microseconds)
   configurations  how many configurations are live, this one included
+  repaired        the fields this step could not trust and reset, joined by "," ("-" when none)
   others          the other live configurations, separated by ";" (empty when none)
+
+Nothing read is trusted (another replica, an operator, a failover or a bug may have written it): a value that is not
+a finite number of its range (a whole one for times) is reset and named in `repaired`, so that the state heals by
+itself:
+  e not a whole number in 0 .. 2^53 - 1 (an id, not a time: after a failover to a node whose clock is behind it is
+    ahead of the clock, and that is fine): the whole state is new (fresh epoch);
+  u not a number: no refill this step (u = now); u more than 1 s ahead of Redis's clock (a clock that went back,
+    or a value from nowhere): the same, instead of giving no refill until the clock catches up;
+  t:... not a number: the limit starts as busy as the busiest one (as a limit new to the state);
+  c:... whose name is not a list of valid limits, or whose lease is not a number: deleted; a lease further than
+    300 s from now (the fleet's bound, whatever its replica asked): cut to now + 300 s;
+  k, f, p not numbers or factors outside (0, 1]: the rate is back to the configured one (never cut);
+  g not a whole number between the epoch and 2^53 - 1 (above it, g + 1 is g again and a cut could not start a new
+    generation): a new generation (now);
+  h not a number, or further than 1 h from now: no hold; a hold further than the caller's longest hold is cut to it.
 
 One configuration in force: the limits in force are those of every live configuration (the caller's, and every
 other used within its lease), so a call must fit each of them and is charged on each: the fleet is held to the
 strictest setting in use, limit by limit. A limit that is new to a state starts as busy as the busiest limit kept
 (as long until full), not full. Configurations past their lease, and limits no live configuration has, are deleted.
-A call renews its configuration's lease (to now + lease) only when less than 7/8 of it is left, so a configuration
-stays live for between 7/8 of its lease and its lease after its last call.
+A call renews its configuration's lease (to now + lease) only when less than 7/8 of it is left (or more than the
+whole of it: a longer lease written before), so a configuration stays live for between 7/8 of its lease and its
+lease after its last call.
 
 Rate adaptation (AIMD on the factor f, 0 < floor <= f <= 1, applied to every refill of the limits in force):
-  f(t) = min(1, max(floor, f_cut + alpha * (t - k) / 1e6)), and 1 when never cut.
-  cut, for a call booked under the current generation (news): f_cut = max(floor, beta * f(now)); k = now. For news,
-  or for older news whose Retry-After ends later than h: a new generation g (every slot booked before is void, and
-  its caller books again), h = max(h, now + Retry-After), every limit's tokens = -refill * f * (h - now) / 1e6
-  (empty when the provider accepts again: the provider said it is empty), and "<epoch>:<g>" is published on
-  KEYS[1] .. ":fleet", so that every process hears of it at once.
+  f(t) = min(1, max(floor, f_cut + alpha * (t - k) / 1e6)), and 1 when never cut; after a lone cut, f climbs
+  linearly from f_cut back to p within the lone recovery L, then on at alpha: f(t) = f_cut + (p - f_cut) (t - k) / L
+  while t - k < L, else p + alpha (t - k - L) / 1e6 (same bounds). A cut is lone when no cut came in the 60 s
+  before it: one 429 at a cold start costs seconds, while a provider that keeps refusing meets the slow climb.
+  cut, for a call booked under the current generation (news): f_cut = max(floor, beta * f(now)); k = now; w = the
+  caller's replica. For news, or for older news whose Retry-After (cut to the caller's longest hold) ends later than
+  h: a new generation g (every slot booked before is void, and its caller books again), h = max(h, now +
+  Retry-After), every limit's tokens = -refill * f * (h - now) / 1e6 (empty when the provider accepts again: the
+  provider said it is empty), and "<epoch>:<g>" is published on KEYS[1] .. ":fleet", so that every process hears of
+  it at once (as a hint: a process believes only what a reply of this script confirms). A report by the replica that
+  made the last cut, when another replica has asked for a slot since that cut (o > k) and reported nothing, is not
+  counted (done 2: no cut, no hold): one replica behind a broken gateway cannot take the fleet down alone, while a
+  replica alone still adapts, and a real shortage reaches every replica.
 
 The math (B = capacity, r = refill per second, last = updatedAt, all times in microseconds):
   now    = max(clock, last)                       -- never backwards: a late clock mints nothing
@@ -76,8 +106,8 @@ The math (B = capacity, r = refill per second, last = updatedAt, all times in mi
   The key may expire (PEXPIRE) once every limit would be full again, every live configuration's lease has ended,
   the rate is back to 1 and the hold is over, plus how far `now` is ahead of Redis's own clock in client-clock mode,
   so that an expiry never refills early: that TTL (+ 1 ms) is the least it must live. A call sets a new expiry only
-  when the key would not live that long, and then gives it a quarter more (TTL + floor(TTL / 4), at most 1e13 ms), so
-  that a busy bucket pays a PEXPIRE once in a while, not at every call. Every value written is computed first, and
+  when the key's PTTL is shorter, and then gives it a quarter more (TTL + floor(TTL / 4), at most 1e13 ms), so that
+  a busy bucket pays a PEXPIRE once in a while, not at every call. Every value written is computed first, and
   nothing can fail after the write.
 
 Worked example, B = 8, r = 9/s, one configuration, never cut, bucket full at t = 0, 10 calls of cost 1 at t = 0:
@@ -90,21 +120,30 @@ Worked example, B = 8, r = 9/s, one configuration, never cut, bucket full at t =
 
 local MAX_WAIT = 9007199254740991 -- 2^53 - 1: the largest whole number a Lua number holds exactly
 local MAX_TTL = 10000000000000 -- 1e13 ms, about 317 years
+local MAX_LEASE = 300000000 -- 300 s: the longest any configuration counts after its last use, whoever wrote it
+local MAX_HOLD = 3600000000 -- 1 h: a stored hold further than this is not a hold but garbage
+local SLACK = 1000000 -- 1 s: how far a stored time may be ahead of Redis's clock before it is not believed
+local LONE = 60000000 -- 60 s: a cut with no cut this long before it is lone
+local TALLY = 1000 -- the most calls and reports of the last cut's maker counted since its cut
 
 local key = KEYS[1]
 local op = ARGV[1]
 local cost = tonumber(ARGV[2])
 local arg_micros = tonumber(ARGV[3])
 local booked_gen = tonumber(ARGV[5])
-local lease, beta, alpha, floor, my_id = string.match(ARGV[6], '^(%S+) (%S+) (%S+) (%S+) (%S+)$')
+local lease, beta, alpha, floor, max_hold, lone_us, me, my_id =
+  string.match(ARGV[6], '^(%S+) (%S+) (%S+) (%S+) (%S+) (%S+) (%S+) (%S+)$')
 lease = tonumber(lease)
 beta = tonumber(beta)
 alpha = tonumber(alpha)
 floor = tonumber(floor)
+max_hold = tonumber(max_hold)
+lone_us = tonumber(lone_us)
 if op ~= 'acquire' and op ~= 'charge' and op ~= 'refund' and op ~= 'cut' then
   return redis.error_reply('unknown operation ' .. tostring(op))
 end
-if my_id == nil or lease == nil or beta == nil or alpha == nil or floor == nil then
+if my_id == nil or lease == nil or beta == nil or alpha == nil or floor == nil or max_hold == nil
+    or lone_us == nil then
   return redis.error_reply('bad settings ' .. tostring(ARGV[6]))
 end
 
@@ -124,26 +163,142 @@ for i = 1, #flat, 2 do
   h[flat[i]] = flat[i + 1]
 end
 
-local last = tonumber(h['u'])
-local epoch = h['e']
-local fresh = last == nil or epoch == nil
-if fresh then
-  h = {} -- a new state: whoever booked in an older one must not rely on it
-  last = nil
-  epoch = string.format('%d', redis_now)
-elseif last > now then
-  now = last
+-- A number read from the hash, or nil: Redis's Lua reads "nan" and "inf" as numbers, which no comparison can catch.
+local function finite(s)
+  local v = tonumber(s)
+  if v == nil or v ~= v or v == math.huge or v == -math.huge then
+    return nil
+  end
+  return v
+end
+local function whole(s)
+  local v = finite(s)
+  if v == nil or v ~= math.floor(v) then
+    return nil
+  end
+  return v
+end
+local repaired = {}
+local seen = {}
+local dead = {}
+local hset = {}
+local function repair(field)
+  if not seen[field] then
+    seen[field] = true
+    repaired[#repaired + 1] = field
+  end
 end
 
-local k = tonumber(h['k'])
-local f_cut = tonumber(h['f'])
-local g = tonumber(h['g'])
-local hold = tonumber(h['h']) or 0
+local e = whole(h['e'])
+local fresh = next(h) == nil
+if not fresh and (e == nil or e < 0 or e > MAX_WAIT) then
+  repair('e') -- the state cannot be told apart from another: a new one
+  fresh = true
+end
+local last = nil
+local epoch
+if fresh then
+  h = {} -- a new state: whoever booked in an older one must not rely on it
+  epoch = string.format('%d', redis_now)
+else
+  epoch = string.format('%d', e)
+  last = whole(h['u'])
+  if last == nil or last > redis_now + SLACK then
+    repair('u') -- unreadable, or a clock that went back: no refill across it, rather than none until it catches up
+    last = now
+  elseif last > now then
+    now = last
+  end
+end
+
+local k = whole(h['k'])
+local f_cut = finite(h['f'])
+local p = finite(h['p'])
+local w = h['w']
+local a = whole(h['a'])
+local q = whole(h['q'])
+local o = whole(h['o'])
+if (h['k'] ~= nil or h['f'] ~= nil) and (k == nil or f_cut == nil or f_cut <= 0 or f_cut > 1) then
+  repair('f') -- a cut that cannot be read: the configured rate
+  k = nil
+  f_cut = nil
+  dead[#dead + 1] = 'k'
+  dead[#dead + 1] = 'f'
+end
+if k ~= nil and k > now then
+  k = now -- a cut stamped by a clock that went back
+end
+if h['p'] ~= nil and (k == nil or p == nil or p <= 0 or p > 1) then
+  if k ~= nil then
+    repair('p')
+  end
+  p = nil
+  dead[#dead + 1] = 'p'
+end
+if h['o'] ~= nil and o == nil then
+  repair('o')
+  dead[#dead + 1] = 'o'
+end
+if w ~= nil and (k == nil or not string.match(w, '^[%w]+$') or #w > 32) then
+  if k ~= nil then
+    repair('w')
+  end
+  w = nil
+  dead[#dead + 1] = 'w'
+end
+if h['a'] ~= nil and (w == nil or a == nil or a < 0 or a > TALLY) then
+  if w ~= nil then
+    repair('a')
+  end
+  a = nil
+  dead[#dead + 1] = 'a'
+end
+if h['q'] ~= nil and (w == nil or q == nil or q < 0 or q > TALLY) then
+  if w ~= nil then
+    repair('q')
+  end
+  q = nil
+  dead[#dead + 1] = 'q'
+end
+local g = whole(h['g'])
+local published = false
+local g_written = false
+if h['g'] ~= nil and (g == nil or g < tonumber(epoch) or g > MAX_WAIT) then
+  repair('g')
+  g = math.max(redis_now, tonumber(epoch) + 1) -- a generation nobody has seen: slots of the unreadable one book again
+  g_written = true
+end
+local hold = 0
+if h['h'] ~= nil then
+  hold = whole(h['h'])
+  if hold == nil or hold > now + MAX_HOLD then
+    repair('h')
+    hold = 0
+    dead[#dead + 1] = 'h'
+  elseif hold > now + max_hold then
+    hold = now + max_hold -- the strictest bound of the fleet's replicas on a provider's hold
+    if hold > now then
+      hset[#hset + 1] = 'h'
+      hset[#hset + 1] = string.format('%d', hold)
+    end
+  end
+end
+if h['x'] ~= nil then
+  dead[#dead + 1] = 'x' -- an older version's record of the expiry (PTTL is read instead)
+end
+
 local function factor(at)
   if k == nil then
     return 1
   end
-  local v = f_cut + alpha * (at - k) / 1000000
+  local v
+  if p ~= nil and lone_us > 0 and at - k < lone_us then
+    v = f_cut + (p - f_cut) * (at - k) / lone_us
+  elseif p ~= nil and lone_us > 0 then
+    v = p + alpha * (at - k - lone_us) / 1000000
+  else
+    v = f_cut + alpha * (at - k) / 1000000
+  end
   if v > 1 then
     return 1
   elseif v < floor then
@@ -152,11 +307,26 @@ local function factor(at)
   return v
 end
 
+-- A configuration's name is a list of limits, each within what a caller may configure; anything else is not one.
+local function valid_id(id)
+  local n = 0
+  local rebuilt = {}
+  for c, r in string.gmatch(id, '([^:,]+):([^:,]+)') do
+    local cv = finite(c)
+    local rv = finite(r)
+    if cv == nil or rv == nil or cv <= 0 or cv > 1e12 or rv < 1e-6 or rv > 1e12 then
+      return false
+    end
+    n = n + 1
+    rebuilt[n] = c .. ':' .. r
+  end
+  return n > 0 and n <= 16 and table.concat(rebuilt, ',') == id
+end
+
 -- Live configurations: the caller's, and the others within their lease. One pass over the hash's fields, told
 -- apart by their first two bytes ("c:" a configuration, "t:" a limit's tokens).
 local leases = {}
 local ids = {}
-local dead = {}
 local stored_limits = {}
 local my_field = 'c:' .. my_id
 for field, value in pairs(h) do
@@ -165,9 +335,18 @@ for field, value in pairs(h) do
     if first == 116 then -- 't'
       stored_limits[#stored_limits + 1] = field
     elseif first == 99 and field ~= my_field then -- 'c', another configuration
-      local ends = tonumber(value)
-      if ends >= now then
-        local id = string.sub(field, 3)
+      local ends = whole(value)
+      local id = string.sub(field, 3)
+      if ends == nil or not valid_id(id) then
+        repair('c')
+        dead[#dead + 1] = field
+      elseif ends >= now then
+        if ends > now + MAX_LEASE then
+          repair('c') -- a lease longer than the fleet allows, whoever asked for it
+          ends = now + MAX_LEASE
+          hset[#hset + 1] = field
+          hset[#hset + 1] = string.format('%d', ends)
+        end
         leases[id] = ends
         ids[#ids + 1] = id
       else
@@ -179,8 +358,8 @@ end
 if #ids > 1 then
   table.sort(ids)
 end
-local my_lease = tonumber(h[my_field])
-local renewed = my_lease == nil or my_lease - now < lease * 0.875 -- less than 7/8 of the lease left
+local my_lease = whole(h[my_field])
+local renewed = my_lease == nil or my_lease - now < lease * 0.875 or my_lease > now + lease
 if renewed then
   my_lease = now + lease
 end
@@ -207,16 +386,16 @@ for _, field in ipairs(stored_limits) do
     dead[#dead + 1] = field
   end
 end
-if h['h'] ~= nil and hold <= now then
-  dead[#dead + 1] = 'h' -- over (written again below if a cut sets a new one)
-end
 
 local f_last = factor(last or now)
 local f_now = factor(now)
 local tokens = {}
 local busiest = 0
 for i, l in ipairs(limits) do
-  local stored = tonumber(h[l[1]])
+  local stored = finite(h[l[1]])
+  if h[l[1]] ~= nil and stored == nil then
+    repair('t')
+  end
   if last == nil then
     tokens[i] = l[2]
   elseif stored ~= nil then
@@ -237,9 +416,9 @@ local wait = 0
 if op == 'acquire' then
   for i, l in ipairs(limits) do
     if tokens[i] < cost then
-      local w = (cost - tokens[i]) / (l[3] * f_now) * 1000000
-      if w > wait then
-        wait = w
+      local w_i = (cost - tokens[i]) / (l[3] * f_now) * 1000000
+      if w_i > wait then
+        wait = w_i
       end
     end
   end
@@ -259,29 +438,54 @@ local function reply()
     end
   end
   local text = string.format('%d %d %.17g %d %s', done, wait, m, now, epoch)
-  if g == nil and k == nil and hold == 0 and #ids == 0 then
-    return text -- never cut, never held, alone: generation = epoch, factor 1, hold 0, one configuration
+  if g == nil and k == nil and hold == 0 and #ids == 0 and #repaired == 0 then
+    return text -- never cut, never held, alone, nothing repaired: generation = epoch, factor 1, hold 0, one configuration
   end
-  return string.format('%s %d %.17g %d %d %s', text, generation, f_now, hold, #ids + 1, table.concat(ids, ';'))
+  local fixed = #repaired == 0 and '-' or table.concat(repaired, ',')
+  return string.format('%s %d %.17g %d %d %s %s', text, generation, f_now, hold, #ids + 1, fixed,
+    table.concat(ids, ';'))
 end
 
+if op == 'acquire' and wait > arg_micros and not g_written and #repaired == 0 then
+  done = 0
+  return reply() -- nothing to record (a repair, though, is written whatever the answer)
+end
 if op == 'acquire' and wait > arg_micros then
   done = 0
-  return reply()
 end
 
-local published = false
 local cut = false
 if op == 'cut' then
+  local asked = math.min(arg_micros, max_hold)
   local news = booked_gen ~= nil and booked_gen >= generation -- booked under the current rate: a cut
-  local longer = arg_micros > 0 and now + arg_micros > hold -- a Retry-After that ends later than the hold
+  local longer = asked > 0 and now + asked > hold -- a Retry-After that ends later than the hold
+  local mine = w == me and k ~= nil
+  if (news or longer) and mine and o ~= nil and o > k and ((q or 0) + 1) * 2 > (a or 0) then
+    done = 2 -- this replica made the last cut, half its calls since met 429s (this one too), others report none
+    news = false
+    longer = false
+  elseif not news then
+    done = 0
+  end
   if news then
+    local before = f_now
     f_cut = math.max(floor, beta * f_now)
     f_now = f_cut
+    if lone_us > 0 and (k == nil or now - k > LONE) then
+      p = before
+    else
+      p = nil
+    end
     k = now
+    w = me
+    a = nil
+    q = nil
     cut = true
-  else
-    done = 0
+  end
+  if mine and not cut and (q or 0) < TALLY then
+    q = (q or 0) + 1 -- one more report by the cut's maker
+    hset[#hset + 1] = 'q'
+    hset[#hset + 1] = string.format('%d', q)
   end
   if news or longer then
     -- A new generation: every slot booked before is void (its caller books again), and the bucket is empty until
@@ -289,14 +493,15 @@ if op == 'cut' then
     g = math.max(redis_now, generation + 1)
     generation = g
     if longer then
-      hold = now + arg_micros
+      hold = now + asked
     end
     for i, l in ipairs(limits) do
       tokens[i] = -(l[3] * f_now) * math.max(0, hold - now) / 1000000
     end
     published = true
+    g_written = true
   end
-else
+elseif done == 1 then
   for i, l in ipairs(limits) do
     if op == 'refund' then
       tokens[i] = math.min(l[2], tokens[i] + cost)
@@ -309,12 +514,22 @@ else
     end
   end
 end
+if op == 'acquire' and k ~= nil and w ~= nil and w ~= me and (o == nil or o <= k) then
+  o = now -- another replica asks for slots since the last cut: its maker's further reports need corroboration
+  hset[#hset + 1] = 'o'
+  hset[#hset + 1] = string.format('%d', o)
+elseif op == 'acquire' and k ~= nil and w == me and now >= hold and (a or 0) < TALLY then
+  a = (a or 0) + 1 -- a call of the cut's maker once the hold is over: its 429s must be rare before it counts alone
+  hset[#hset + 1] = 'a'
+  hset[#hset + 1] = string.format('%d', a)
+end
 
 local ttl = 0
-local hset = { 'u', string.format('%d', now) }
+hset[#hset + 1] = 'u'
+hset[#hset + 1] = string.format('%d', now)
 if fresh then
-  hset[3] = 'e'
-  hset[4] = epoch
+  hset[#hset + 1] = 'e'
+  hset[#hset + 1] = epoch
 end
 if renewed then
   hset[#hset + 1] = my_field
@@ -333,34 +548,49 @@ for _, ends in pairs(leases) do
     ttl = (ends - now) / 1000
   end
 end
-if published then -- a new generation (g, and h when longer), and a cut's k and f when news
+if g_written then
   hset[#hset + 1] = 'g'
   hset[#hset + 1] = string.format('%d', g)
-  if cut then
-    hset[#hset + 1] = 'k'
-    hset[#hset + 1] = string.format('%d', k)
-    hset[#hset + 1] = 'f'
-    hset[#hset + 1] = string.format('%.17g', f_cut)
-  end
-  if hold > now then
-    hset[#hset + 1] = 'h'
-    hset[#hset + 1] = string.format('%d', hold)
+end
+if cut then
+  hset[#hset + 1] = 'k'
+  hset[#hset + 1] = string.format('%d', k)
+  hset[#hset + 1] = 'f'
+  hset[#hset + 1] = string.format('%.17g', f_cut)
+  hset[#hset + 1] = 'w'
+  hset[#hset + 1] = w
+  dead[#dead + 1] = 'a'
+  dead[#dead + 1] = 'q'
+  if p ~= nil then
+    hset[#hset + 1] = 'p'
+    hset[#hset + 1] = string.format('%.17g', p)
+  else
+    dead[#dead + 1] = 'p'
   end
 end
-if k ~= nil and (1 - f_now) / alpha * 1000 > ttl then
-  ttl = (1 - f_now) / alpha * 1000 -- the rate's way back to the configured one is part of the state
+if published and hold > now then
+  hset[#hset + 1] = 'h'
+  hset[#hset + 1] = string.format('%d', hold)
+end
+if k ~= nil then
+  -- the rate's way back to the configured one is part of the state
+  local back
+  if p ~= nil and lone_us > 0 and now - k < lone_us then
+    back = (lone_us - (now - k)) / 1000 + (1 - p) / alpha * 1000
+  else
+    back = (1 - f_now) / alpha * 1000
+  end
+  if back > ttl then
+    ttl = back
+  end
 end
 if hold > now and (hold - now) / 1000 > ttl then
   ttl = (hold - now) / 1000
 end
 ttl = math.min(math.ceil(ttl + math.max(0, now - redis_now) / 1000) + 1, MAX_TTL)
-local redis_ms = math.floor(redis_now / 1000)
-local lives = tonumber(h['x'])
-local expire = lives == nil or redis_ms + ttl > lives
+local expire = fresh or redis.call('PTTL', key) < ttl
 if expire then
   ttl = math.min(ttl + math.floor(ttl / 4), MAX_TTL)
-  hset[#hset + 1] = 'x'
-  hset[#hset + 1] = string.format('%d', redis_ms + ttl - 1)
 end
 if fresh then
   redis.call('DEL', key)
@@ -373,7 +603,7 @@ if expire then
 end
 if published then
   -- Tells every process of the fleet at once, so that callers sleeping on void slots book again now rather than
-  -- at their process's next round trip: "<epoch>:<generation>".
+  -- at their process's next round trip: "<epoch>:<generation>". A hint: a process believes only a reply.
   redis.call('PUBLISH', key .. ':fleet', epoch .. ':' .. string.format('%d', g))
 end
 

@@ -290,6 +290,7 @@ class PixClientEdgeCasesTest {
       apiResponses.add(new MockResponse.Builder(json(200, PIX_JSON)).headersDelay(2, TimeUnit.SECONDS).build());
     }
     try (PixClient client = client(PixClientConfig.builder().callTimeout(Duration.ofMillis(300))
+        .maxWait(Duration.ofMillis(200))
         .retry(2, Duration.ofMillis(10), Duration.ofMillis(20), Duration.ofSeconds(10)))) {
       long t0 = System.nanoTime();
       assertThatThrownBy(() -> client.getPix(E2E)).isInstanceOf(PixTransportException.class)

@@ -28,9 +28,19 @@ final class FleetSimulation {
    * callers may book (a priority class's horizon; negative: as far as they like, the interactive class). A caller
    * that finds no slot within its horizon asks again when the bucket said one would be free, holding nothing.
    */
-  record Replica(Limit limit, long startNanos, long stopNanos, int callers, boolean adapt, long horizonNanos) {
+  record Replica(Limit limit, long startNanos, long stopNanos, int callers, boolean adapt, long horizonNanos,
+      boolean behindBrokenGateway) {
     Replica(Limit limit, long startNanos, long stopNanos, int callers, boolean adapt) {
-      this(limit, startNanos, stopNanos, callers, adapt, -1);
+      this(limit, startNanos, stopNanos, callers, adapt, -1, false);
+    }
+
+    Replica(Limit limit, long startNanos, long stopNanos, int callers, boolean adapt, long horizonNanos) {
+      this(limit, startNanos, stopNanos, callers, adapt, horizonNanos, false);
+    }
+
+    /** This replica with a gateway in front of it that answers every call 429 with a Retry-After of a day. */
+    Replica broken() {
+      return new Replica(limit, startNanos, stopNanos, callers, adapt, horizonNanos, true);
     }
   }
 
@@ -50,12 +60,15 @@ final class FleetSimulation {
   /** A slot booked: when the bucket decided, the slot, by which replica. */
   record Booking(long decidedNanos, long slotNanos, int replica) {}
 
-  /** A 429 answered to one of ours: when its response came back, and the Retry-After it carried. */
-  record Refusal(long respondedNanos, long retryAfterNanos) {}
+  /**
+   * A 429 answered to one of ours: when its response came back, the Retry-After it carried, and whether the bucket
+   * counted it (not when its replica made the last cut and others asked since).
+   */
+  record Refusal(long respondedNanos, long retryAfterNanos, boolean counted) {}
 
   /** What happened. Sends are our calls leaving (at their slot), in time order. */
   record Outcome(List<Arrival> arrivals, List<Booking> bookings, List<Long> sends, List<Refusal> refusals,
-      double minFactor, double maxFactor) {}
+      double minFactor, double maxFactor, int cuts) {}
 
   private enum Kind { BOOK, WAKE, ARRIVE, RESPOND, FOREIGN }
 
@@ -105,10 +118,17 @@ final class FleetSimulation {
     List<Refusal> refusals = new ArrayList<>();
     double minFactor = 1;
     double maxFactor = 0;
+    int cuts = 0;
     while (!queue.isEmpty()) {
       Event e = queue.poll();
       clock.set(Math.max(clock.get(), e.at()));
       long now = clock.get();
+      if (e.kind() == Kind.ARRIVE && s.replicas().get(callers.get(e.caller())[0]).behindBrokenGateway()) {
+        refusedCall[e.caller()] = true; // the gateway answers, the provider never sees it
+        retryAfter[e.caller()] = 86_400 * S;
+        queue.add(new Event(now + s.networkNanos(), seq[0]++, Kind.RESPOND, e.caller()));
+        continue;
+      }
       if (e.kind() == Kind.FOREIGN || e.kind() == Kind.ARRIVE) {
         providerTokens = Math.min(s.providerCapacity(), providerTokens + s.providerRate() * (now - providerLast) / S);
         providerLast = now;
@@ -156,8 +176,11 @@ final class FleetSimulation {
         }
         case RESPOND -> {
           if (refusedCall[e.caller()]) {
-            bucket.providerRefused(booked[e.caller()], Duration.ofNanos(retryAfter[e.caller()]));
-            refusals.add(new Refusal(now, retryAfter[e.caller()]));
+            long notCountedBefore = bucket.refusalsNotCounted();
+            if (bucket.providerRefused(booked[e.caller()], Duration.ofNanos(retryAfter[e.caller()]))) {
+              cuts++;
+            }
+            refusals.add(new Refusal(now, retryAfter[e.caller()], bucket.refusalsNotCounted() == notCountedBefore));
           }
           queue.add(new Event(now, seq[0]++, Kind.BOOK, e.caller()));
         }
@@ -167,6 +190,6 @@ final class FleetSimulation {
       maxFactor = Math.max(maxFactor, bucket.rateFactor());
     }
     sends.sort(null);
-    return new Outcome(arrivals, bookings, sends, refusals, minFactor, maxFactor);
+    return new Outcome(arrivals, bookings, sends, refusals, minFactor, maxFactor, cuts);
   }
 }

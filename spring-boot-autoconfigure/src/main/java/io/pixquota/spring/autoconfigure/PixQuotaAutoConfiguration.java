@@ -94,7 +94,7 @@ public class PixQuotaAutoConfiguration {
     ThrottlingInterceptor.Builder throttle = ThrottlingInterceptor.builder(bucket).maxWait(p.getMaxWait())
         .defaultPriority(p.getDefaultPriority()).horizon(Priority.BATCH, p.getBatchHorizon())
         .redisUnavailable(p.getRedisUnavailable().getPolicy(), p.getRedisUnavailable().getLocalShare(),
-            ThrottlingInterceptor.DEFAULT_LOCAL_RETRY_INTERVAL);
+            ThrottlingInterceptor.DEFAULT_LOCAL_RETRY_INTERVAL).quotaSignal(p.getQuotaSignal());
     plan.ifAvailable(throttle::plan);
     registry.ifAvailable(throttle::meterRegistry);
     return throttle.build();

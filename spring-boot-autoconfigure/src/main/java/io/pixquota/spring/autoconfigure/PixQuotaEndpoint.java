@@ -1,14 +1,22 @@
 package io.pixquota.spring.autoconfigure;
 
+import io.pixquota.bacen.BucketUnavailableException;
+import io.pixquota.bacen.RedisTokenBucket;
 import io.pixquota.bacen.ThrottlingInterceptor;
+import io.pixquota.bacen.TokenBucket;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
 /**
  * {@code /actuator/pixquota}: each bucket's state in Redis now (tokens, calls booked ahead, when the next slot is
- * free, the rate in force and the fleet's live configurations) and what this process saw of it.
+ * free, the rate in force and the fleet's live configurations) and what this process saw of it (the provider's hold,
+ * repairs of the shared state). {@code DELETE /actuator/pixquota/{bucket}/{configuration}} stops a configuration
+ * from counting for the whole fleet at once (a stale or wrong setting), as
+ * {@link RedisTokenBucket#clearConfiguration} does.
  */
 @Endpoint(id = "pixquota")
 public class PixQuotaEndpoint {
@@ -25,5 +33,28 @@ public class PixQuotaEndpoint {
       out.put(b.name(), b.details());
     }
     return Map.of("buckets", out);
+  }
+
+  /**
+   * Clears one live configuration of a bucket (as {@code configurations} lists it, e.g. {@code 1.0:0.01}).
+   *
+   * @return what was done: {@code cleared} true or false (the bucket had no such configuration), or why not
+   */
+  @DeleteOperation
+  public Map<String, Object> clearConfiguration(@Selector String bucket, @Selector String configuration) {
+    for (TokenBucket b : throttle.buckets()) {
+      if (b.name().equals(bucket) && b instanceof RedisTokenBucket redis) {
+        try {
+          return Map.of("bucket", bucket, "configuration", configuration, "cleared",
+              redis.clearConfiguration(configuration));
+        } catch (BucketUnavailableException e) {
+          return Map.of("bucket", bucket, "configuration", configuration, "error", e.getMessage());
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return Map.of("bucket", bucket, "configuration", configuration, "error", "interrupted");
+        }
+      }
+    }
+    return Map.of("bucket", bucket, "configuration", configuration, "error", "no shared bucket of that name");
   }
 }

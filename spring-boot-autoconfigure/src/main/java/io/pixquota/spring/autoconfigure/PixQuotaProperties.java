@@ -24,6 +24,12 @@ public class PixQuotaProperties {
   /** How far ahead a BATCH call may book its slot; 0: only a slot free now, so it never queues before a person. */
   private Duration batchHorizon = Duration.ZERO;
 
+  /**
+   * The header by which the provider's own 429s are known (e.g. RateLimit); unset: every 429 counts. A 429 without it
+   * (a gateway's, a WAF's) neither cuts the fleet's rate nor holds it.
+   */
+  private String quotaSignal;
+
   private final Provider provider = new Provider();
   private final Bucket bucket = new Bucket();
   private final Redis redis = new Redis();
@@ -59,6 +65,14 @@ public class PixQuotaProperties {
 
   public void setBatchHorizon(Duration batchHorizon) {
     this.batchHorizon = batchHorizon;
+  }
+
+  public String getQuotaSignal() {
+    return quotaSignal;
+  }
+
+  public void setQuotaSignal(String quotaSignal) {
+    this.quotaSignal = quotaSignal;
   }
 
   public Provider getProvider() {

@@ -94,6 +94,7 @@ final class PixQuotaSettings {
     check("pixquota.max-wait", p.getMaxWait(), () -> c.maxWait(p.getMaxWait()));
     check("pixquota.default-priority", p.getDefaultPriority(), () -> c.defaultPriority(p.getDefaultPriority()));
     check("pixquota.batch-horizon", p.getBatchHorizon(), () -> c.batchHorizon(p.getBatchHorizon()));
+    check("pixquota.quota-signal", p.getQuotaSignal(), () -> c.quotaSignal(p.getQuotaSignal()));
     check("pixquota.redis.timeout", p.getRedis().getTimeout(), () -> c.redisTimeout(p.getRedis().getTimeout()));
     PixQuotaProperties.RedisUnavailable down = p.getRedisUnavailable();
     check("pixquota.redis-unavailable.policy", down.getPolicy(),

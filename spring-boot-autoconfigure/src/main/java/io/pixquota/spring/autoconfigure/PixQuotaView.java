@@ -84,6 +84,8 @@ public final class PixQuotaView {
       d.put("rateFactor", round(bucket.rateFactor()));
       d.put("liveConfigurations", bucket.configurations());
     }
+    d.put("providerHoldMs", bucket.providerHoldLeft().toMillis());
+    d.put("stateRepairs", bucket.stateRepairs());
     d.put("redisReachable", reachable);
     d.put("localFallbackActive", status.localFallbackActive());
     d.put("marginExceeded", status.marginExceeded());

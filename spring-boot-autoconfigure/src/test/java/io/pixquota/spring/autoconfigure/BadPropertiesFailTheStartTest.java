@@ -72,6 +72,7 @@ class BadPropertiesFailTheStartTest {
         Arguments.of("pixquota.provider.call-timeout", List.of(PROVIDER, ID, SECRET,
             "pixquota.provider.call-timeout=0ms")),
         Arguments.of("pixquota.provider.call-timeout", List.of(PROVIDER, ID, SECRET, "pixquota.max-wait=60s")),
+        Arguments.of("pixquota.quota-signal", List.of("pixquota.quota-signal=Rate Limit")),
         Arguments.of("pixquota.provider.ssl-bundle", List.of(PROVIDER, ID, SECRET,
             "pixquota.provider.ssl-bundle=no-such-bundle")));
   }

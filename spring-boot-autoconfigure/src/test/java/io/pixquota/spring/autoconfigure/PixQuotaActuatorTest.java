@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.pixquota.bacen.RedisTokenBucket;
 import io.pixquota.harness.PrivateRedisServer;
+import io.pixquota.harness.RespConnection;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -78,6 +79,32 @@ class PixQuotaActuatorTest {
       assertThat((long) health.get("nextSlotInMs")).as("4 tokens at 0.01/s").isBetween(399_000L, 400_000L);
       assertThat(health).containsEntry("configurations", List.of("2.0:0.01")).containsEntry("rateFactor", 1.0)
           .containsEntry("effectiveRatePerSecond", 0.01).containsEntry("stored", true);
+    });
+  }
+
+  @Test
+  void anOperatorClearsAStaleConfigurationAndTheHealthCountsTheRepair() {
+    runner.run(context -> {
+      RedisTokenBucket bucket = context.getBean(RedisTokenBucket.class);
+      bucket.acquire(1, Duration.ZERO);
+      try (RespConnection admin = server.rawConnection()) {
+        List<?> time = (List<?>) admin.call("TIME");
+        long now = Long.parseLong((String) time.get(0)) * 1_000_000 + Long.parseLong((String) time.get(1));
+        admin.call("HSET", bucket.config().key(), "c:1.0:0.01", Long.toString(now + 86_400_000_000L));
+      }
+      bucket.acquire(1, Duration.ZERO);
+      PixQuotaHealthIndicator indicator = context.getBean(PixQuotaHealthIndicator.class);
+      assertThat(details(indicator.health(), "health")).containsEntry("stateRepairs", 1L)
+          .containsEntry("providerHoldMs", 0L);
+      PixQuotaEndpoint endpoint = context.getBean(PixQuotaEndpoint.class);
+      assertThat(endpoint.clearConfiguration("health", "1.0:0.01")).containsEntry("cleared", true);
+      assertThat(endpoint.clearConfiguration("health", "1.0:0.01")).containsEntry("cleared", false);
+      assertThat(endpoint.clearConfiguration("other", "1.0:0.01")).containsEntry("error",
+          "no shared bucket of that name");
+      @SuppressWarnings("unchecked")
+      Map<String, Object> state = (Map<String, Object>) ((Map<String, Object>) endpoint.buckets().get("buckets"))
+          .get("health");
+      assertThat(state.get("configurations")).isEqualTo(List.of("8.0:9.0"));
     });
   }
 
