@@ -223,7 +223,7 @@ public final class RedisTokenBucket implements TokenBucket {
     return news.repairs();
   }
 
-  /** 429s this process reported that did not count against the fleet's rate (see {@link #providerRefused}). */
+  @Override
   public long refusalsNotCounted() {
     return news.notCounted();
   }

@@ -356,7 +356,7 @@ public final class ThrottlingInterceptor implements Interceptor {
     if (hold == null) {
       hold = RetryAfter.fromRateLimit(rateLimit);
     }
-    long notCountedBefore = bucket instanceof RedisTokenBucket r ? r.refusalsNotCounted() : 0;
+    long notCountedBefore = bucket.refusalsNotCounted();
     try {
       if (bucket.providerRefused(granted, hold == null ? Duration.ZERO : hold)) {
         metrics.rateCut(bucket.name());
@@ -365,7 +365,7 @@ public final class ThrottlingInterceptor implements Interceptor {
               + "fleet's rate is cut to {} of the configured one (see bacen.throttle.rate.cuts)", bucket.name(),
               booking.route, retryAfter, rateLimit, String.format(Locale.ROOT, "%.3f", bucket.rateFactor()));
         }
-      } else if (bucket instanceof RedisTokenBucket r && r.refusalsNotCounted() > notCountedBefore) {
+      } else if (bucket.refusalsNotCounted() > notCountedBefore) {
         metrics.refusalIgnored(bucket.name(), "uncorroborated");
       }
     } catch (InterruptedException e) {

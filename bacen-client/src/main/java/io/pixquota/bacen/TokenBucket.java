@@ -160,4 +160,12 @@ public interface TokenBucket {
   default long stateRepairs() {
     return 0;
   }
+
+  /**
+   * How many 429s this process reported ({@link #providerRefused}) that did not count against the fleet's rate: it
+   * made the last cut, half its calls since met 429s, and other replicas ask for slots without any. 0 by default.
+   */
+  default long refusalsNotCounted() {
+    return 0;
+  }
 }

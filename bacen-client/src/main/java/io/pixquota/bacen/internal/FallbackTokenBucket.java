@@ -214,6 +214,11 @@ public final class FallbackTokenBucket implements TokenBucket {
     return shared.stateRepairs();
   }
 
+  @Override
+  public long refusalsNotCounted() {
+    return shared.refusalsNotCounted();
+  }
+
   /** Prepares the shared bucket; a store that does not answer is reported, as at any other time. */
   @Override
   public void preload() throws BucketUnavailableException, InterruptedException {

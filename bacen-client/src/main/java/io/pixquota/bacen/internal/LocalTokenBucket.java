@@ -141,7 +141,7 @@ public final class LocalTokenBucket implements TokenBucket {
     return repairs.sum();
   }
 
-  /** 429s reported that did not count: this bucket's replica made the last cut, and others asked since. */
+  @Override
   public long refusalsNotCounted() {
     return notCounted.sum();
   }
