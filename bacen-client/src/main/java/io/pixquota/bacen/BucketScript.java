@@ -5,6 +5,7 @@ import io.pixquota.bacen.internal.BucketArguments;
 import io.pixquota.bacen.internal.BucketReply;
 import io.pixquota.bacen.internal.BucketStep;
 import io.pixquota.bacen.internal.Checks;
+import io.pixquota.bacen.internal.ConnectGuard;
 import io.pixquota.bacen.internal.LuaScript;
 import io.pixquota.bacen.internal.TimeSource;
 import java.time.Clock;
@@ -127,12 +128,14 @@ final class BucketScript {
   /** See {@link RedisTokenBucket#clearConfiguration}. */
   boolean clearConfiguration(String configuration) throws BucketUnavailableException, InterruptedException {
     Checks.notBlank("configuration", configuration);
+    CompletableFuture<Long> removed = ConnectGuard.of(redisson).send(() -> redisson.getMap(key, StringCodec.INSTANCE)
+        .fastRemoveAsync("c:" + configuration).toCompletableFuture());
     try {
-      return redisson.getMap(key, StringCodec.INSTANCE).fastRemoveAsync("c:" + configuration).toCompletableFuture()
-          .get(config.redisTimeout().toNanos(), TimeUnit.NANOSECONDS) > 0;
+      return removed.get(config.redisTimeout().toNanos(), TimeUnit.NANOSECONDS) > 0;
     } catch (ExecutionException e) {
       throw unavailable(e.getCause());
     } catch (TimeoutException e) {
+      removed.cancel(false);
       throw unavailable(e);
     }
   }

@@ -1,5 +1,6 @@
 package io.pixquota.bacen;
 
+import io.pixquota.bacen.internal.ConnectGuard;
 import io.pixquota.bacen.internal.LuaScript;
 import io.pixquota.bacen.internal.StoredState;
 import java.util.HashMap;
@@ -70,8 +71,8 @@ final class FleetChannel {
       return;
     }
     try {
-      redisson.getTopic(key + ":fleet", StringCodec.INSTANCE)
-          .addListenerAsync(String.class, (channel, message) -> heard(message))
+      ConnectGuard.of(redisson).send(() -> redisson.getTopic(key + ":fleet", StringCodec.INSTANCE)
+          .addListenerAsync(String.class, (channel, message) -> heard(message)).toCompletableFuture())
           .whenComplete((id, failure) -> {
             if (failure == null) {
               subscribed = true;

@@ -19,6 +19,7 @@ import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.RedisConnectionException;
 import org.redisson.client.RedisException;
+import org.redisson.client.RedisTimeoutException;
 import org.redisson.client.codec.StringCodec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -108,9 +109,12 @@ public final class LuaScript {
     RScript script = redisson.getScript(StringCodec.INSTANCE);
     CompletableFuture<Reply> result = new CompletableFuture<>();
     // Completed on the thread that completes Redisson's future (its I/O thread): the receive time is not delayed by
-    // however long the caller's thread takes to be scheduled again.
-    script.<String>evalShaAsync(key, RScript.Mode.READ_WRITE, sha, RScript.ReturnType.VALUE, List.of(key), args)
-        .whenComplete((text, failure) -> {
+    // however long the caller's thread takes to be scheduled again. Sent through the client's guard, so that
+    // Redisson's lazy connect never blocks the caller; a caller that gives up first (result done) sends nothing.
+    CompletableFuture<String> sent = ConnectGuard.of(redisson).send(() -> script.<String>evalShaAsync(key,
+        RScript.Mode.READ_WRITE, sha, RScript.ReturnType.VALUE, List.of(key), args).toCompletableFuture());
+    result.whenComplete((reply, failure) -> sent.cancel(false));
+    sent.whenComplete((text, failure) -> {
           if (failure == null) {
             result.complete(new Reply(text, clock.getAsLong()));
           } else if (!isNoScript(failure)) {
@@ -166,8 +170,8 @@ public final class LuaScript {
   public boolean loaded(RedissonClient redisson, String key, long timeoutNanos)
       throws InterruptedException, CallFailedException {
     try {
-      List<Boolean> exists = await(redisson.getScript(StringCodec.INSTANCE).scriptExistsAsync(key, new String[] {sha})
-          .toCompletableFuture(), System.nanoTime() + timeoutNanos);
+      List<Boolean> exists = await(ConnectGuard.of(redisson).send(() -> redisson.getScript(StringCodec.INSTANCE)
+          .scriptExistsAsync(key, new String[] {sha}).toCompletableFuture()), System.nanoTime() + timeoutNanos);
       return !exists.isEmpty() && exists.get(0);
     } catch (ExecutionException e) {
       throw new CallFailedException("SCRIPT EXISTS failed: " + describe(e.getCause()), e.getCause());
@@ -178,8 +182,8 @@ public final class LuaScript {
   public void load(RedissonClient redisson, String key, long timeoutNanos)
       throws InterruptedException, CallFailedException {
     try {
-      await(redisson.getScript(StringCodec.INSTANCE).scriptLoadAsync(key, source).toCompletableFuture(),
-          System.nanoTime() + timeoutNanos);
+      await(ConnectGuard.of(redisson).send(() -> redisson.getScript(StringCodec.INSTANCE).scriptLoadAsync(key, source)
+          .toCompletableFuture()), System.nanoTime() + timeoutNanos);
     } catch (ExecutionException e) {
       throw new CallFailedException("SCRIPT LOAD failed: " + describe(e.getCause()), e.getCause());
     }
@@ -205,6 +209,9 @@ public final class LuaScript {
     }
     if (t instanceof RedisConnectionException) {
       for (Throwable c = t.getCause(); c != null; c = c.getCause()) {
+        if (c instanceof RedisTimeoutException) {
+          return "Redis did not answer while connecting (it accepts connections but is silent, or speaks no TLS)";
+        }
         if (c instanceof RedisException && !(c instanceof RedisConnectionException)) {
           // the node answered, with an error, a command of the connection's set-up: SELECT, AUTH, HELLO
           return "Redis refused the connection: " + shorten(String.valueOf(c.getMessage()));
