@@ -10,9 +10,11 @@ import io.pixquota.bacen.internal.OAuthTokenSource;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import okhttp3.Call;
 import okhttp3.Callback;
 import okhttp3.HttpUrl;
@@ -123,9 +125,13 @@ final class PixAttempts {
     return new PixTransportException(what + ": " + e.getClass().getSimpleName() + ": " + e.getMessage(), e);
   }
 
-  /** One async attempt: a bearer token, the request through the throttle, one fresh token after a 401. */
+  /**
+   * One async attempt: a bearer token, the request through the throttle, one fresh token after a 401. A caller that
+   * gave up ({@code gaveUp}, e.g. its future cancelled while the first token was being fetched) sends nothing: checked
+   * once the token is there, and again once the call is known to {@code current} (whose cancel covers the rest).
+   */
   <T> CompletableFuture<T> attemptAsync(String operation, String path, Priority priority,
-      PixResponses.Reader<T> reader, boolean refreshed, AtomicReference<Call> current) {
+      PixResponses.Reader<T> reader, boolean refreshed, AtomicReference<Call> current, BooleanSupplier gaveUp) {
     return tokens.getAsync(callTimeout).handle((bearer, failure) -> {
       if (failure != null) {
         Throwable cause = Async.cause(failure);
@@ -133,11 +139,17 @@ final class PixAttempts {
       }
       return bearer;
     }).thenCompose(bearer -> {
+      if (gaveUp.getAsBoolean()) {
+        return CompletableFuture.failedFuture(new CancellationException("cancelled before it was sent; not sent"));
+      }
       Request request = new Request.Builder().url(apiBase.resolve("api/v2/" + path))
           .header("Authorization", "Bearer " + bearer).header("Accept", "application/json")
           .tag(Priority.class, priority).get().build();
       Call call = asyncCalls.newCall(request);
       current.set(call);
+      if (gaveUp.getAsBoolean()) {
+        call.cancel(); // cancelled while the call was made: it fails without asking for a slot
+      }
       CompletableFuture<T> answer = new CompletableFuture<>();
       call.enqueue(new Callback() {
         @Override
@@ -152,7 +164,7 @@ final class PixAttempts {
             answered(operation, response);
             if (response.code() == 401 && !refreshed) {
               tokens.invalidate(bearer); // expired or revoked early: one fresh token, one more try
-              attemptAsync(operation, path, priority, reader, true, current).whenComplete((value, again) -> {
+              attemptAsync(operation, path, priority, reader, true, current, gaveUp).whenComplete((value, again) -> {
                 if (again == null) {
                   answer.complete(value);
                 } else {

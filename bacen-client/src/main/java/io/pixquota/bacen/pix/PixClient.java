@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongUnaryOperator;
 import javax.net.ssl.SSLSocketFactory;
@@ -222,16 +223,23 @@ public final class PixClient implements AutoCloseable {
     return async("getCob", "cob/" + txid, priority, json::cob);
   }
 
-  /** A call with retries, each attempt async; a cancel of the result cancels the attempt in flight. */
+  /**
+   * A call with retries, each attempt async; a cancel of the result cancels the attempt in flight, or keeps the one
+   * still waiting for its token from being sent.
+   */
   private <T> CompletableFuture<T> async(String operation, String path, Priority priority,
       PixResponses.Reader<T> reader) {
     AtomicReference<Call> current = new AtomicReference<>();
+    AtomicBoolean cancelled = new AtomicBoolean();
     CompletableFuture<T> result = retry.callAsync(operation,
-        () -> attempts.attemptAsync(operation, path, priority, reader, false, current));
+        () -> attempts.attemptAsync(operation, path, priority, reader, false, current, cancelled::get));
     result.whenComplete((value, failure) -> {
-      Call call = current.get();
-      if (result.isCancelled() && call != null) {
-        call.cancel();
+      if (result.isCancelled()) {
+        cancelled.set(true); // first, so that an attempt that sets its call after this sees it (and cancels it)
+        Call call = current.get();
+        if (call != null) {
+          call.cancel();
+        }
       }
     });
     return result;

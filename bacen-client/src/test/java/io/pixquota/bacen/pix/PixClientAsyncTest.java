@@ -13,6 +13,7 @@ import io.pixquota.bacen.internal.LocalTokenBucket;
 import io.pixquota.bacen.internal.TimeSource;
 import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
@@ -46,6 +47,7 @@ class PixClientAsyncTest {
   private final AtomicInteger apiCalls = new AtomicInteger();
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
   private final FakeTime time = FakeTime.autoAdvancing(1_800_000_000);
+  private volatile boolean slowToken;
 
   @BeforeEach
   void start() throws Exception {
@@ -54,6 +56,13 @@ class PixClientAsyncTest {
       public MockResponse dispatch(RecordedRequest request) {
         if (request.getUrl().encodedPath().equals("/oauth/token")) {
           int n = tokenFetches.incrementAndGet();
+          if (slowToken) {
+            try {
+              Thread.sleep(1_000); // a token endpoint that takes a second (real time: it is OkHttp's own fetch)
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }
           return json(200, "{\"access_token\":\"token-" + n + "\",\"expires_in\":3600}");
         }
         apiCalls.incrementAndGet();
@@ -102,6 +111,29 @@ class PixClientAsyncTest {
   private static Throwable failureOf(CompletableFuture<?> future) {
     assertThatThrownBy(() -> future.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class);
     return future.handle((v, t) -> t).join();
+  }
+
+  /**
+   * The adversarial test's eighth finding: 50 calls cancelled 300 ms in, during a 1 s fetch of the first token, were
+   * all sent and spent 50 tokens. Now none is sent and no token of the bucket is spent.
+   */
+  @Test
+  void callsCancelledWhileTheFirstTokenIsFetchedAreNeverSent() throws Exception {
+    slowToken = true;
+    LocalTokenBucket bucket = new LocalTokenBucket("cancel", List.of(Limit.of(100, 1)), System::nanoTime);
+    try (PixClient client = client(bucket, Duration.ofSeconds(10))) {
+      List<CompletableFuture<Pix>> calls = new ArrayList<>();
+      for (int i = 0; i < 50; i++) {
+        calls.add(client.getPixAsync(E2E));
+      }
+      Thread.sleep(300); // real time: the token fetch is OkHttp's, on the real clock
+      calls.forEach(c -> assertThat(c.cancel(true)).isTrue());
+      Thread.sleep(1_500); // the token has come by now
+      assertThat(tokenFetches.get()).as("the token was fetched").isEqualTo(1);
+      assertThat(apiCalls.get()).as("calls sent after they were cancelled (before: 22 here)").isZero();
+      assertThat(bucket.acquire(1, Duration.ZERO).remaining()).as("none of the bucket's 100 tokens spent")
+          .isCloseTo(99, within(0.01));
+    }
   }
 
   @Test
