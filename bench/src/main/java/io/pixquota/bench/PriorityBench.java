@@ -55,6 +55,11 @@ final class PriorityBench implements Callable<Integer> {
       description = "The J given to the planner (default ${DEFAULT-VALUE}).")
   long planJitterMs;
 
+  @Option(names = "--batch-clients", defaultValue = "1",
+      description = "Batch PixClients (as many processes: each its own interceptor and Redisson client), each with "
+          + "--batch-threads threads (default ${DEFAULT-VALUE}).")
+  int batchClients;
+
   @Option(names = "--batch-horizon-ms", defaultValue = "0",
       description = "How far ahead batch calls may book with priorities (default ${DEFAULT-VALUE}).")
   long batchHorizonMs;
@@ -66,9 +71,10 @@ final class PriorityBench implements Callable<Integer> {
   public Integer call() throws Exception {
     try (PrivateRedisServer redis = PrivateRedisServer.start();
         MockBacen mock = MockBacen.start(MockConfig.builder().threads(64).build())) {
-      System.out.printf(Locale.ROOT, "bench priorities: mock BACEN token bucket 10 + 10/s; %d batch threads back to "
-          + "back and 1 interactive call per second for %d s, counted from %d s; %d cores; %s%n%n", batchThreads,
-          seconds, WARM_UP_MS / 1000, Runtime.getRuntime().availableProcessors(), Runtime.version());
+      System.out.printf(Locale.ROOT, "bench priorities: mock BACEN token bucket 10 + 10/s; %d batch client(s) of %d "
+          + "threads back to back and 1 interactive call per second for %d s, counted from %d s; %d cores; %s%n%n",
+          batchClients, batchThreads, seconds, WARM_UP_MS / 1000, Runtime.getRuntime().availableProcessors(),
+          Runtime.version());
       System.out.println("| batch calls in | interactive calls | interactive wait p50 | p99 | max | batch served/s "
           + "| / (bucket rate - interactive rate) | batch not served | 429 | bucket calls per call served |");
       System.out.println("|---|---|---|---|---|---|---|---|---|---|");
@@ -114,14 +120,21 @@ final class PriorityBench implements Callable<Integer> {
 
   private Run run(URI bacen, URI redisUrl, Priority batchClass) throws Exception {
     String bucket = "priorities-" + batchClass.name().toLowerCase(Locale.ROOT) + "-" + System.nanoTime();
-    RedissonClient batchRedis = RedisAddress.parse(redisUrl.toString()).connect(Duration.ofSeconds(2), 16);
-    RedissonClient interactiveRedis = RedisAddress.parse(redisUrl.toString()).connect(Duration.ofSeconds(2));
+    List<RedissonClient> redisClients = new ArrayList<>();
+    List<PixClient> batches = new ArrayList<>();
     ExecutorService pool = Executors.newCachedThreadPool();
-    try (PixClient batch = client(bacen, bucket, batchClass, batchRedis, null);
-        PixClient interactive = client(bacen, bucket, Priority.INTERACTIVE, interactiveRedis, batch)) {
+    RedissonClient interactiveRedis = RedisAddress.parse(redisUrl.toString()).connect(Duration.ofSeconds(2));
+    redisClients.add(interactiveRedis);
+    for (int i = 0; i < batchClients; i++) {
+      RedissonClient r = RedisAddress.parse(redisUrl.toString()).connect(Duration.ofSeconds(2), 16);
+      redisClients.add(r);
+      batches.add(client(bacen, bucket, batchClass, r, batches.isEmpty() ? null : batches.get(0)));
+    }
+    PixClient batch = batches.get(0);
+    try (PixClient interactive = client(bacen, bucket, Priority.INTERACTIVE, interactiveRedis, batch)) {
       QuotaPlan plan = plan(batch);
       double rate = plan.ratePerSecond();
-      batch.warmUp();
+      batches.forEach(PixClient::warmUp);
       interactive.warmUp();
       long start = System.nanoTime();
       long countFrom = start + TimeUnit.MILLISECONDS.toNanos(WARM_UP_MS);
@@ -133,11 +146,12 @@ final class PriorityBench implements Callable<Integer> {
       AtomicInteger ids = new AtomicInteger();
       String minute = LocalDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyyMMddHHmm"));
       List<Future<?>> batchThreadsDone = new ArrayList<>();
-      for (int t = 0; t < batchThreads; t++) {
+      for (int t = 0; t < batchThreads * batchClients; t++) {
+        PixClient mine = batches.get(t % batchClients);
         batchThreadsDone.add(pool.submit(() -> {
           while (System.nanoTime() < end) {
             try {
-              batch.getPix(e2e(minute, ids.incrementAndGet()));
+              mine.getPix(e2e(minute, ids.incrementAndGet()));
               allServed.incrementAndGet();
               if (System.nanoTime() >= countFrom && System.nanoTime() < end) {
                 batchServed.incrementAndGet();
@@ -174,8 +188,8 @@ final class PriorityBench implements Callable<Integer> {
           Map.copyOf(failures));
     } finally {
       pool.shutdownNow();
-      batchRedis.shutdown();
-      interactiveRedis.shutdown();
+      batches.forEach(PixClient::close);
+      redisClients.forEach(RedissonClient::shutdown);
     }
   }
 

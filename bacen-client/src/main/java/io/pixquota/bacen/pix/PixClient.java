@@ -19,13 +19,12 @@ import java.io.IOException;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongUnaryOperator;
 import javax.net.ssl.SSLSocketFactory;
 import javax.net.ssl.X509TrustManager;
-import okhttp3.Call;
 import okhttp3.HttpUrl;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -55,6 +54,7 @@ public final class PixClient implements AutoCloseable {
   private final PixResponses responses;
   private final PixRetry retry;
   private final boolean ownsHttp;
+  private final PixAsyncCalls asyncCalls;
   private final RedissonClient ownedRedisson;
   private final List<TokenBucket> buckets;
   private volatile boolean closed;
@@ -66,6 +66,7 @@ public final class PixClient implements AutoCloseable {
     this.ownedRedisson = ownedRedisson;
     this.responses = new PixResponses(json, b.time);
     this.retry = new PixRetry(config, b.time, registry, b.jitter);
+
     ThrottlingInterceptor interceptor = b.interceptor != null ? b.interceptor : interceptor(b, bucket, registry);
     this.buckets = interceptor.buckets();
     // Every request, token fetches included, ends within the call timeout. No redirects: a known provider does not
@@ -86,6 +87,7 @@ public final class PixClient implements AutoCloseable {
     this.http = base.newBuilder().addNetworkInterceptor(interceptor).build();
     this.unthrottledHttp = base;
     this.attempts = new PixAttempts(apiBase, http, tokens, responses, config.callTimeout(), registry);
+    this.asyncCalls = new PixAsyncCalls(retry, attempts, b.callbacks);
     retry.retries("getPix");
     retry.retries("getCob");
     for (String operation : new String[] {"getPix", "getCob"}) {
@@ -178,8 +180,9 @@ public final class PixClient implements AutoCloseable {
   /**
    * {@link #getPix} without a thread waiting: the slot is booked with the bucket's async operation and waited for on
    * a timer, the request sent with OkHttp's {@code enqueue}, retries waited for on the timer too. The future
-   * completes on an OkHttp dispatcher thread with the Pix, or exceptionally with the {@link PixException} that
-   * {@link #getPix} would throw. Cancelling it before the send gives the slot back and sends nothing.
+   * completes on the {@link Builder#callbackExecutor callback executor} (never OkHttp's dispatcher) with the Pix, or
+   * exceptionally with the {@link PixException} that {@link #getPix} would throw. Cancelling it before the send gives
+   * the slot back and sends nothing.
    *
    * @throws IllegalArgumentException for a malformed endToEndId, before any I/O
    */
@@ -198,7 +201,7 @@ public final class PixClient implements AutoCloseable {
     PixIds.checkEndToEndId(endToEndId);
     Objects.requireNonNull(priority, "priority cannot be null");
     checkOpen();
-    return async("getPix", "pix/" + endToEndId, priority, json::pix);
+    return asyncCalls.call("getPix", "pix/" + endToEndId, priority, json::pix);
   }
 
   /**
@@ -220,29 +223,7 @@ public final class PixClient implements AutoCloseable {
     PixIds.checkTxid(txid);
     Objects.requireNonNull(priority, "priority cannot be null");
     checkOpen();
-    return async("getCob", "cob/" + txid, priority, json::cob);
-  }
-
-  /**
-   * A call with retries, each attempt async; a cancel of the result cancels the attempt in flight, or keeps the one
-   * still waiting for its token from being sent.
-   */
-  private <T> CompletableFuture<T> async(String operation, String path, Priority priority,
-      PixResponses.Reader<T> reader) {
-    AtomicReference<Call> current = new AtomicReference<>();
-    AtomicBoolean cancelled = new AtomicBoolean();
-    CompletableFuture<T> result = retry.callAsync(operation,
-        () -> attempts.attemptAsync(operation, path, priority, reader, false, current, cancelled::get));
-    result.whenComplete((value, failure) -> {
-      if (result.isCancelled()) {
-        cancelled.set(true); // first, so that an attempt that sets its call after this sees it (and cancels it)
-        Call call = current.get();
-        if (call != null) {
-          call.cancel();
-        }
-      }
-    });
-    return result;
+    return asyncCalls.call("getCob", "cob/" + txid, priority, json::cob);
   }
 
   /**
@@ -335,6 +316,7 @@ public final class PixClient implements AutoCloseable {
     private X509TrustManager trustManager;
     private TimeSource time = TimeSource.SYSTEM;
     private LongUnaryOperator jitter = bound -> ThreadLocalRandom.current().nextLong(bound + 1);
+    private Executor callbacks = ForkJoinPool.commonPool();
 
     private Builder(PixClientConfig config) {
       this.config = Objects.requireNonNull(config, "config cannot be null");
@@ -392,6 +374,17 @@ public final class PixClient implements AutoCloseable {
     /** A base OkHttp client to share its connection pool and dispatcher; the throttle is added on top. */
     public Builder okHttpClient(OkHttpClient client) {
       this.okHttpClient = Objects.requireNonNull(client, "client cannot be null");
+      return this;
+    }
+
+    /**
+     * Where the futures of the {@code ...Async} calls complete, so where your {@code thenApply} / {@code thenAccept}
+     * run; default {@link ForkJoinPool#commonPool()}. Never OkHttp's dispatcher: a callback that blocks there would
+     * hold a dispatcher slot and make later calls miss their slots. Give an executor of your own for callbacks that
+     * block or take long.
+     */
+    public Builder callbackExecutor(Executor executor) {
+      this.callbacks = Objects.requireNonNull(executor, "executor cannot be null");
       return this;
     }
 
