@@ -269,7 +269,8 @@ public final class ThrottlingInterceptor implements Interceptor {
     if (assumedJitter != null && late > assumedJitter.toNanos()) {
       marginExceeded(name, late);
     }
-    long waitedNanos = time.nanoTime() - booking.askedAtNanos();
+    long sentAt = time.nanoTime();
+    long waitedNanos = sentAt - booking.askedAtNanos();
     R response;
     try {
       response = exchange.send(); // nothing between the lateness check and the send
@@ -277,6 +278,7 @@ public final class ThrottlingInterceptor implements Interceptor {
       metrics.granted(name, booking.priority, Duration.ofNanos(waitedNanos));
       metrics.lateness(name, late);
     }
+    metrics.answered(name, time.nanoTime() - sentAt);
     int status = exchange.status(response);
     if (status == 429) {
       providerRefused(booking, slot.granted(), exchange, response);

@@ -155,6 +155,8 @@ public final class ReplicaCommand implements Callable<Integer> {
             .mapToDouble(c -> c.count()).sum());
         result.put("latenessMaxMs", registry.find("bacen.throttle.lateness").timers().stream()
             .mapToDouble(t -> t.max(TimeUnit.MILLISECONDS)).max().orElse(0));
+        result.put("answerMaxMs", registry.find("bacen.throttle.answer").timers().stream()
+            .mapToDouble(t -> t.max(TimeUnit.MILLISECONDS)).max().orElse(0));
         protocol.result(json.writeValueAsString(result));
       }
       if (metrics != null && lingerMs > 0) {

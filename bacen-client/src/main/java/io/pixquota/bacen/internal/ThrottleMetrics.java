@@ -54,6 +54,7 @@ public final class ThrottleMetrics implements FallbackTokenBucket.Listener {
     final String bucket;
     final Map<Priority, ClassMeters> byClass = new ConcurrentHashMap<>();
     final Timer lateness;
+    final Timer answer;
     final Counter redisErrors;
     final Counter rebooked;
     final Counter marginExceeded;
@@ -69,6 +70,10 @@ public final class ThrottleMetrics implements FallbackTokenBucket.Listener {
       this.bucket = bucket;
       lateness = Timer.builder("bacen.throttle.lateness")
           .description("How late a call left after its booked slot; the quota plan assumes a bound on it")
+          .tag("bucket", bucket).publishPercentiles(0.5, 0.99).register(registry);
+      answer = Timer.builder("bacen.throttle.answer")
+          .description("Time from sending a call to the provider's answer: its latency, without the wait. With "
+              + "bacen.throttle.lateness, it bounds how far from its slot a call reaches the provider (a plan's J)")
           .tag("bucket", bucket).publishPercentiles(0.5, 0.99).register(registry);
       redisErrors = Counter.builder("bacen.throttle.redis.errors")
           .description("Calls to the shared bucket that failed or timed out").tag("bucket", bucket)
@@ -158,6 +163,11 @@ public final class ThrottleMetrics implements FallbackTokenBucket.Listener {
 
   public void lateness(String bucket, long nanos) {
     of(bucket).lateness.record(Duration.ofNanos(Math.max(0, nanos)));
+  }
+
+  /** The provider answered a call {@code nanos} after it was sent. */
+  public void answered(String bucket, long nanos) {
+    of(bucket).answer.record(Duration.ofNanos(Math.max(0, nanos)));
   }
 
   public void rebooked(String bucket) {
