@@ -2,6 +2,8 @@ package io.pixquota.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.pixquota.bacen.RedisTokenBucket;
 import io.pixquota.bacen.ThrottleException;
 import io.pixquota.bacen.ThrottlingInterceptor;
@@ -59,9 +61,14 @@ final class PeerReplica implements Callable<Integer> {
   @Option(names = "--max-wait-ms", defaultValue = "300000") long maxWaitMs;
   @Option(names = "--no-rate-adaptation", description = "Ours: keep the configured rate whatever the provider answers.")
   boolean noRateAdaptation;
+
+  @Option(names = "--cold", description = "Do not warm the HTTP client before the first call (a service that sends "
+      + "its first request in the middle of a burst).")
+  boolean cold;
   @Mixin ReplicaOptions options;
 
   private final ObjectMapper json = new ObjectMapper();
+  private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
 
   @Override
   public Integer call() throws Exception {
@@ -93,7 +100,7 @@ final class PeerReplica implements Callable<Integer> {
         bucket = RedisTokenBucket.create(redisson, config.build());
         bucket.preload();
         ThrottlingInterceptor.Builder throttle = ThrottlingInterceptor.builder(bucket)
-            .maxWait(Duration.ofMillis(maxWaitMs));
+            .maxWait(Duration.ofMillis(maxWaitMs)).meterRegistry(meters);
         if (plan != null) {
           throttle.plan(plan);
         }
@@ -102,6 +109,9 @@ final class PeerReplica implements Callable<Integer> {
         gate = limiter.open(redisson, options.bucketName, capacity, rate);
       }
       OkHttpClient client = http.build();
+      if (!cold) {
+        warmUp(client, token, 8);
+      }
       Map<String, Object> jvmBefore = JvmState.snapshot();
       ReplicaProtocol protocol = new ReplicaProtocol(System.out);
       protocol.ready(options.id());
@@ -110,11 +120,13 @@ final class PeerReplica implements Callable<Integer> {
         List<String> w = go.get().words();
         RedisTokenBucket sampled = bucket;
         Sampler sampler = sampled == null ? null : Sampler.start(System.nanoTime(), 20,
-            () -> new double[] {sampled.rateFactor(), sampled.configurations()});
+            () -> new double[] {sampled.rateFactor(), sampled.configurations(), max("bacen.throttle.lateness"),
+                max("bacen.throttle.answer"), count("bacen.throttle.rebooked")});
         Map<String, Object> result = run(client, gate, timing, token, go.get().startNanos(), w.get(0),
             Integer.parseInt(w.get(1)), Long.parseLong(w.get(2)), Integer.parseInt(w.get(3)));
         if (sampler != null) {
-          result.put("fleet", sampler.stop()); // [nanos, rate factor, configurations] as the bucket saw them
+          // [nanos, rate factor, configurations, lateness max ms, answer max ms, rebooked] as the replica saw them
+          result.put("fleet", sampler.stop());
         }
         result.put("jvmBefore", jvmBefore);
         result.put("jvmAfter", JvmState.snapshot());
@@ -128,6 +140,47 @@ final class PeerReplica implements Callable<Integer> {
       }
     }
     return 0;
+  }
+
+  /**
+   * Warms the client as a service does before its first burst (PixClient.warmUp, with its token request): a few
+   * requests outside the bucket ({@code GET /policies/pix}, which the provider does not count), on as many connections
+   * as there are callers. A cold client sends its first requests hundreds of milliseconds after their slots (OkHttp's
+   * sending path loads and interprets its classes after the throttle let the call go), so they reach the provider
+   * bunched with the calls booked after them: measured in bench soak, the first arrivals 270-630 ms after the start
+   * cold and 95-170 ms warm.
+   */
+  private void warmUp(OkHttpClient client, String token, int connections) throws InterruptedException {
+    OkHttpClient.Builder unthrottled = client.newBuilder();
+    unthrottled.networkInterceptors().clear();
+    OkHttpClient warm = unthrottled.build();
+    List<Thread> threads = new ArrayList<>();
+    for (int i = 0; i < connections; i++) {
+      Thread t = new Thread(() -> {
+        for (int k = 0; k < 5; k++) {
+          try (Response r = warm.newCall(new Request.Builder().url(options.bacenUrl.resolve("/policies/pix")
+              .toString()).header("Authorization", "Bearer " + token).build()).execute()) {
+            r.body().bytes();
+          } catch (IOException e) {
+            System.err.println("warm-up request failed: " + e);
+          }
+        }
+      });
+      t.start();
+      threads.add(t);
+    }
+    for (Thread t : threads) {
+      t.join();
+    }
+  }
+
+  /** The largest value a timer of the throttle has seen lately (Micrometer's decaying max), in ms. */
+  private double max(String timer) {
+    return meters.find(timer).timers().stream().mapToDouble(t -> t.max(TimeUnit.MILLISECONDS)).max().orElse(0);
+  }
+
+  private double count(String counter) {
+    return meters.find(counter).counters().stream().mapToDouble(Counter::count).sum();
   }
 
   /**

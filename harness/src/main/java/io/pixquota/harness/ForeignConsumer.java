@@ -51,6 +51,37 @@ public final class ForeignConsumer {
     return self[0];
   }
 
+  /**
+   * {@code count} calls back to back from {@code startAtEpochMs}, as integrator {@code demo}: a blip that empties the
+   * provider's bucket once (the next calls of anyone on the credentials meet a 429), then nothing.
+   *
+   * @throws IllegalArgumentException for a count outside 1..1000
+   */
+  public static ForeignConsumer burst(URI bacen, int count, long startAtEpochMs) {
+    if (count < 1 || count > 1000) {
+      throw new IllegalArgumentException("burst count must be within 1..1000, but was " + count);
+    }
+    ForeignConsumer[] self = new ForeignConsumer[1];
+    self[0] = new ForeignConsumer(() -> self[0].runBurst(bacen, count, startAtEpochMs));
+    self[0].thread.start();
+    return self[0];
+  }
+
+  private void runBurst(URI bacen, int count, long startAtEpochMs) {
+    try {
+      HttpClient http = HttpClient.newHttpClient();
+      String token = token(http, bacen);
+      Sleep.until(Sleep.nanoTimeAt(startAtEpochMs));
+      for (long i = 0; i < count; i++) {
+        call(http, bacen, token, i);
+      }
+    } catch (IOException | RuntimeException e) {
+      failure = e;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   private void runPaced(URI bacen, double perSecond, long startAtEpochMs, int seconds) {
     try {
       HttpClient http = HttpClient.newHttpClient();
