@@ -3,7 +3,6 @@ package io.pixquota.bacen;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.pixquota.bacen.internal.Checks;
 import io.pixquota.bacen.internal.FallbackTokenBucket;
-import io.pixquota.bacen.internal.RetryAfter;
 import io.pixquota.bacen.internal.ThrottleMetrics;
 import io.pixquota.bacen.internal.TimeSource;
 import io.pixquota.bacen.plan.QuotaPlan;
@@ -15,7 +14,6 @@ import java.util.EnumMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -91,10 +89,8 @@ public final class ThrottlingInterceptor implements Interceptor {
   private final TimeSource time;
   private final ThrottleMetrics metrics;
   private final SlotBooking slots;
-  private final String quotaSignal;
+  private final ProviderRefusals refusals;
   private final AtomicLong lastMarginWarnNanos;
-  private final AtomicLong lastCutWarnNanos;
-  private final AtomicLong lastIgnoredWarnNanos;
 
   /** Requests whose method (null: any) and path (null: any) match go to {@code bucket} at {@code cost}. */
   private record Rule(String method, Pattern path, TokenBucket bucket, double cost) {
@@ -132,10 +128,8 @@ public final class ThrottlingInterceptor implements Interceptor {
     this.time = b.time;
     this.metrics = metrics;
     this.slots = new SlotBooking(b.lateLimit, time, metrics);
-    this.quotaSignal = b.quotaSignal;
+    this.refusals = new ProviderRefusals(b.quotaSignal, time, metrics);
     this.lastMarginWarnNanos = new AtomicLong(time.nanoTime() - TimeUnit.MINUTES.toNanos(2));
-    this.lastCutWarnNanos = new AtomicLong(time.nanoTime() - TimeUnit.MINUTES.toNanos(2));
-    this.lastIgnoredWarnNanos = new AtomicLong(time.nanoTime() - TimeUnit.MINUTES.toNanos(2));
     // OkHttp 5 reads request tags through Kotlin's reflection, whose classes initialize on first use: do it here,
     // not on a call's path, where a virtual thread would be pinned to its carrier while they load.
     new Request.Builder().url("http://localhost/").build().tag(Prebooked.class);
@@ -281,7 +275,7 @@ public final class ThrottlingInterceptor implements Interceptor {
     metrics.answered(name, time.nanoTime() - sentAt);
     int status = exchange.status(response);
     if (status == 429) {
-      providerRefused(booking, slot.granted(), exchange, response);
+      refusals.refused(booking.bucket, booking.route, slot.granted(), header -> exchange.header(response, header));
     }
     Double total = responseCosts.get(status);
     if (total != null && total != booking.cost) {
@@ -332,57 +326,6 @@ public final class ThrottlingInterceptor implements Interceptor {
 
   TimeSource time() {
     return time;
-  }
-
-  /**
-   * The provider refused a call the bucket admitted: the bucket did not expect it. When the 429 is the provider's
-   * (it carries the {@link Builder#quotaSignal quota signal}, when one is configured), tells the bucket, which may cut
-   * the fleet's rate and hold every slot back until the Retry-After (or the reset of a RateLimit header that says
-   * nothing is left), within its bounds; a cut is logged with its cause. A failure here never fails the response.
-   */
-  private <R> void providerRefused(SlotBooking.Booking booking, Acquisition granted, Exchange<R> exchange,
-      R response) {
-    TokenBucket bucket = booking.bucket;
-    metrics.providerRefused(bucket.name());
-    if (quotaSignal != null && exchange.header(response, quotaSignal) == null) {
-      metrics.refusalIgnored(bucket.name(), "no-signal");
-      if (due(lastIgnoredWarnNanos)) {
-        LOG.warn("Bucket '{}': a 429 without the provider's {} header (a gateway, a WAF, a proxy?) was not counted "
-            + "against the fleet's rate (see bacen.throttle.provider.ignored)", bucket.name(), quotaSignal);
-      }
-      return;
-    }
-    String retryAfter = exchange.header(response, "Retry-After");
-    String rateLimit = exchange.header(response, "RateLimit");
-    Duration hold = RetryAfter.parse(retryAfter, time.now());
-    if (hold == null) {
-      hold = RetryAfter.fromRateLimit(rateLimit);
-    }
-    long notCountedBefore = bucket.refusalsNotCounted();
-    try {
-      if (bucket.providerRefused(granted, hold == null ? Duration.ZERO : hold)) {
-        metrics.rateCut(bucket.name());
-        if (due(lastCutWarnNanos)) {
-          LOG.warn("Bucket '{}': the provider answered 429 to a call of {} (Retry-After: {}, RateLimit: {}): the "
-              + "fleet's rate is cut to {} of the configured one (see bacen.throttle.rate.cuts)", bucket.name(),
-              booking.route, retryAfter, rateLimit, String.format(Locale.ROOT, "%.3f", bucket.rateFactor()));
-        }
-      } else if (bucket.refusalsNotCounted() > notCountedBefore) {
-        metrics.refusalIgnored(bucket.name(), "uncorroborated");
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (BucketUnavailableException | RuntimeException e) {
-      metrics.redisError(bucket.name());
-      LOG.warn("Bucket '{}': could not tell it of the provider's 429: {}", bucket.name(), e.getMessage());
-    }
-  }
-
-  /** Whether a WARN of this kind is due: at most one a minute. */
-  private boolean due(AtomicLong last) {
-    long now = time.nanoTime();
-    long before = last.get();
-    return now - before > TimeUnit.MINUTES.toNanos(1) && last.compareAndSet(before, now);
   }
 
   private Rule route(String method, String encodedPath) {

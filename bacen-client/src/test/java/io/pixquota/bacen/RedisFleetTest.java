@@ -22,12 +22,9 @@ import org.redisson.client.codec.StringCodec;
 class RedisFleetTest {
   @Test
   void aCutByOneProcessVoidsTheOthersSlotsAtOnceThroughTheChannel(TestRedis redis) throws Exception {
-    TokenBucketConfig config = TokenBucketConfig.custom("news").keyPrefix(redis.keyPrefix()).limit(1, 1).build();
-    RedisTokenBucket a = RedisTokenBucket.create(redis.newRedisson(), config);
-    RedisTokenBucket b = RedisTokenBucket.create(redis.newRedisson(), config);
-    a.preload();
-    b.preload();
-    awaitTrue(() -> a.subscribed() && b.subscribed(), "both subscriptions in place (made without waiting)");
+    RedisTokenBucket[] ab = twoProcesses(redis, "news");
+    RedisTokenBucket a = ab[0];
+    RedisTokenBucket b = ab[1];
     a.acquire(1, Duration.ZERO);
     Acquisition sleeping = a.acquire(1, Duration.ofSeconds(10)); // a's caller, booked at 1 s
     Acquisition refused = b.acquire(1, Duration.ofSeconds(10));
@@ -42,15 +39,12 @@ class RedisFleetTest {
    */
   @Test
   void aMessageOnTheChannelIsOnlyAHintThatTheStateMustConfirm(TestRedis redis) throws Exception {
-    TokenBucketConfig config = TokenBucketConfig.custom("hint").keyPrefix(redis.keyPrefix()).limit(1, 1).build();
-    RedisTokenBucket a = RedisTokenBucket.create(redis.newRedisson(), config);
-    RedisTokenBucket b = RedisTokenBucket.create(redis.newRedisson(), config);
-    a.preload();
-    b.preload();
-    awaitTrue(() -> a.subscribed() && b.subscribed(), "both subscriptions in place (made without waiting)");
+    RedisTokenBucket[] ab = twoProcesses(redis, "hint");
+    RedisTokenBucket a = ab[0];
+    RedisTokenBucket b = ab[1];
     a.acquire(1, Duration.ZERO);
     Acquisition sleeping = a.acquire(1, Duration.ofSeconds(10));
-    RTopic channel = redis.newRedisson().getTopic(config.key() + ":fleet", StringCodec.INSTANCE);
+    RTopic channel = redis.newRedisson().getTopic(a.config().key() + ":fleet", StringCodec.INSTANCE);
     for (String message : new String[] {sleeping.stateEpoch() + ":9223372036854775806",
         sleeping.stateEpoch() + ":" + (sleeping.rateGeneration() + 1), "garbage", ":", "1:2:3"}) {
       int readsBefore = a.channel().reads();
@@ -99,6 +93,17 @@ class RedisFleetTest {
   private static long redisMicros(RespConnection admin) {
     List<?> time = (List<?>) admin.call("TIME");
     return Long.parseLong((String) time.get(0)) * 1_000_000 + Long.parseLong((String) time.get(1));
+  }
+
+  /** Two processes (two Redisson clients) on one bucket of 1 + 1/s, both subscribed to its channel. */
+  private static RedisTokenBucket[] twoProcesses(TestRedis redis, String name) throws Exception {
+    TokenBucketConfig config = TokenBucketConfig.custom(name).keyPrefix(redis.keyPrefix()).limit(1, 1).build();
+    RedisTokenBucket a = RedisTokenBucket.create(redis.newRedisson(), config);
+    RedisTokenBucket b = RedisTokenBucket.create(redis.newRedisson(), config);
+    a.preload();
+    b.preload();
+    awaitTrue(() -> a.subscribed() && b.subscribed(), "both subscriptions in place (made without waiting)");
+    return new RedisTokenBucket[] {a, b};
   }
 
   /** Waits (really, at most 5 s) for a state that another connection's message brings. */

@@ -122,24 +122,8 @@ public final class StoredState {
       w = null;
       dead.add("w");
     }
-    Double aRead = whole(hash.get("a"));
-    a = aRead == null ? null : aRead.longValue();
-    if (hash.containsKey("a") && (w == null || aRead == null || aRead < 0 || aRead > BucketStep.TALLY)) {
-      if (w != null) {
-        repair("a");
-      }
-      a = null;
-      dead.add("a");
-    }
-    Double qRead = whole(hash.get("q"));
-    q = qRead == null ? null : qRead.longValue();
-    if (hash.containsKey("q") && (w == null || qRead == null || qRead < 0 || qRead > BucketStep.TALLY)) {
-      if (w != null) {
-        repair("q");
-      }
-      q = null;
-      dead.add("q");
-    }
+    a = tally("a");
+    q = tally("q");
     Double gRead = whole(hash.get("g"));
     g = gRead == null ? null : gRead.longValue();
     long e = Long.parseLong(epoch);
@@ -183,6 +167,19 @@ public final class StoredState {
   /** The rate generation stored (a new one when it was unreadable), or null when the rate was never cut. */
   public Long generation() {
     return g;
+  }
+
+  /** A count of the last cut's maker (its calls, its reports): 0 to {@link BucketStep#TALLY}, and only with a maker. */
+  private Long tally(String field) {
+    Double read = whole(hash.get(field));
+    if (hash.containsKey(field) && (w == null || read == null || read < 0 || read > BucketStep.TALLY)) {
+      if (w != null) {
+        repair(field);
+      }
+      dead.add(field);
+      return null;
+    }
+    return read == null ? null : read.longValue();
   }
 
   /** Names a field this step could not trust and reset; each once, in the order met. */
