@@ -77,7 +77,9 @@ public final class RedisTokenBucket implements TokenBucket {
 
   /**
    * Loads the bucket's script into Redis now, so that the first calls of a burst do not each meet NOSCRIPT and pay a
-   * second round trip (a fresh or restarted Redis has no scripts). Optional.
+   * second round trip (a fresh or restarted Redis has no scripts). Optional. On a Redisson client that has not
+   * connected yet, it also waits for the connect (up to 10 s, or the Redis timeout when longer): it is the moment to
+   * connect, while a call never waits longer than the Redis timeout.
    *
    * @throws BucketUnavailableException when Redis fails or does not answer in time
    */

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.redisson.api.RedissonClient;
@@ -74,6 +75,41 @@ class SilentRedisAtStartIT {
         if (fault.equals("silent")) {
           redis.resume();
         }
+        client.shutdown();
+      }
+    }
+  }
+
+  /**
+   * A warm-up is the moment to connect: a cold JVM on a busy machine took longer than the 1 s Redis timeout to open
+   * its first connection, and a preload that gave up after the timeout failed the demo's replicas in CI. It waits for
+   * the connect up to {@code LuaScript.CONNECT_BUDGET_NANOS} (10 s); the calls themselves still give up after 1 s.
+   */
+  @Test
+  void aPreloadWaitsForTheFirstConnectLongerThanTheTimeout() throws Exception {
+    try (PrivateRedisServer redis = PrivateRedisServer.start()) {
+      redis.pause();
+      RedissonClient client = RedisAddress.parse("redis://" + redis.uri().getAuthority())
+          .connect(Duration.ofMillis(TIMEOUT_MS));
+      try {
+        RedisTokenBucket bucket = RedisTokenBucket.create(client, TokenBucketConfig.custom("start-preload")
+            .limit(8, 9).redisTimeout(Duration.ofMillis(TIMEOUT_MS)).build());
+        CompletableFuture<Long> preload = CompletableFuture.supplyAsync(() -> {
+          long t0 = System.nanoTime();
+          try {
+            bucket.preload();
+          } catch (InterruptedException | BucketUnavailableException e) {
+            throw new IllegalStateException(e);
+          }
+          return (System.nanoTime() - t0) / 1_000_000;
+        });
+        Thread.sleep(2 * TIMEOUT_MS);
+        assertThat(preload).as("still waiting for the connect after twice the Redis timeout").isNotDone();
+        redis.resume();
+        assertThat(preload.get(15, TimeUnit.SECONDS)).as("ms the preload waited").isGreaterThan(2 * TIMEOUT_MS);
+        assertThat(bucket.scriptLoaded()).isTrue();
+      } finally {
+        redis.resume();
         client.shutdown();
       }
     }

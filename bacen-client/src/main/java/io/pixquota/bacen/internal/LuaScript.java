@@ -34,6 +34,9 @@ public final class LuaScript {
   /** The token bucket's script ({@code token_bucket.lua}), one per process. */
   public static final LuaScript TOKEN_BUCKET = fromResource("token_bucket.lua");
 
+  /** How long a preload waits for a client that has not connected yet: a cold JVM on a busy machine takes seconds. */
+  public static final long CONNECT_BUDGET_NANOS = TimeUnit.SECONDS.toNanos(10);
+
   private final String source;
   private final String sha;
   private final LongAdder noScript = new LongAdder();
@@ -178,12 +181,18 @@ public final class LuaScript {
     }
   }
 
-  /** SCRIPT LOAD now, so that the first calls do not meet NOSCRIPT (one round trip). */
+  /**
+   * SCRIPT LOAD now, so that the first calls do not meet NOSCRIPT (one round trip). It is the moment to connect: on a
+   * client that has not answered yet, it waits for Redisson's connect too, up to {@link #CONNECT_BUDGET_NANOS} (or the
+   * timeout, when longer); the calls themselves never wait longer than their timeout.
+   */
   public void load(RedissonClient redisson, String key, long timeoutNanos)
       throws InterruptedException, CallFailedException {
+    ConnectGuard guard = ConnectGuard.of(redisson);
+    long budget = guard.answered() ? timeoutNanos : Math.max(timeoutNanos, CONNECT_BUDGET_NANOS);
     try {
-      await(ConnectGuard.of(redisson).send(() -> redisson.getScript(StringCodec.INSTANCE).scriptLoadAsync(key, source)
-          .toCompletableFuture()), System.nanoTime() + timeoutNanos);
+      await(guard.send(() -> redisson.getScript(StringCodec.INSTANCE).scriptLoadAsync(key, source)
+          .toCompletableFuture()), System.nanoTime() + budget);
     } catch (ExecutionException e) {
       throw new CallFailedException("SCRIPT LOAD failed: " + describe(e.getCause()), e.getCause());
     }
