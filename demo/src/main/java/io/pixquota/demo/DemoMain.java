@@ -348,6 +348,8 @@ public final class DemoMain implements Callable<Integer> {
       result.replicaStartNanoTime.put(node.get("replica").asText(), node.path("startNanoTime").asLong());
       result.effectiveRate.put(node.get("replica").asText(), json.convertValue(node.path("effectiveRate"),
           new TypeReference<List<double[]>>() {}));
+      result.jitterMaxMs = Math.max(result.jitterMaxMs, node.path("latenessMaxMs").asDouble()
+          + node.path("answerMaxMs").asDouble());
     }
   }
 

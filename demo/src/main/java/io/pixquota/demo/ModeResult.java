@@ -23,6 +23,11 @@ final class ModeResult {
   final Map<String, List<double[]>> effectiveRate = new LinkedHashMap<>();
   /** Whether a foreign system called the provider on the same credentials during the run. */
   boolean foreign;
+  /**
+   * How far after its slot a call reached the provider, at most, over every replica (ms): its lateness (slot to send)
+   * plus its answer time (send to answer), as the SDK's meters measured them; what bounds the 429s a run can meet.
+   */
+  double jitterMaxMs;
 
   ModeResult(String mode) {
     this.mode = mode;
@@ -175,6 +180,7 @@ final class ModeResult {
       m.put("redisCountPartial", redisCountPartial);
     }
     m.put("providerMaxInWindow", providerMaxInWindow);
+    m.put("jitterMaxMs", Math.round(jitterMaxMs * 10) / 10.0);
     Map<String, Object> byReplica = new LinkedHashMap<>();
     callsByReplica.keySet().forEach(r -> byReplica.put(r, Map.of("served", servedPerSecond(r, 1),
         "waitP50Ms", Math.round(waitPercentileMs(r, 50)), "waitP99Ms", Math.round(waitPercentileMs(r, 99)),
