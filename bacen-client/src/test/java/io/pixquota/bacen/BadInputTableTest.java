@@ -3,13 +3,22 @@ package io.pixquota.bacen;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.pixquota.bacen.internal.LocalTokenBucket;
-import io.pixquota.bacen.internal.RetryAfter;
 import io.pixquota.bacen.pix.PixClient;
 import io.pixquota.bacen.pix.PixClientConfig;
 import io.pixquota.bacen.pix.TestEnv;
-import io.pixquota.bacen.plan.ProviderPolicy;
-import io.pixquota.bacen.plan.QuotaPlanner;
+import io.pixquota.throttle.Acquisition;
+import io.pixquota.throttle.Limit;
+import io.pixquota.throttle.LocalTokenBucket;
+import io.pixquota.throttle.Priority;
+import io.pixquota.throttle.RateAdaptation;
+import io.pixquota.throttle.RedisUnavailablePolicy;
+import io.pixquota.throttle.Throttle;
+import io.pixquota.throttle.TokenBucket;
+import io.pixquota.throttle.internal.RetryAfter;
+import io.pixquota.throttle.okhttp.ThrottlingInterceptor;
+import io.pixquota.throttle.plan.ProviderPolicy;
+import io.pixquota.throttle.plan.QuotaPlanner;
+import io.pixquota.throttle.redis.TokenBucketConfig;
 import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
@@ -57,7 +66,7 @@ class BadInputTableTest {
   static Stream<Arguments> rows() {
     return Stream.of(
         row("PixClient: a given interceptor not on the given bucket", () -> pix().tokenBucket(local("a"))
-            .throttlingInterceptor(ThrottlingInterceptor.builder(local("b")).build()).build(),
+            .throttlingInterceptor(ThrottlingInterceptor.of(Throttle.builder(local("b")).build())).build(),
             IllegalStateException.class, "the throttlingInterceptor does not book on the given tokenBucket 'a'"),
         row("PixClient: tls with an OkHttp client of your own", () -> pix().tokenBucket(local("a"))
             .okHttpClient(new OkHttpClient()).tls((SSLSocketFactory) SSLSocketFactory.getDefault(),
@@ -220,28 +229,28 @@ class BadInputTableTest {
             IllegalArgumentException.class, "clientSecret must not be blank"),
         row("config: secret null", () -> PixClientConfig.builder().credentials("a", null),
             NullPointerException.class, "clientSecret cannot be null"),
-        row("interceptor: late limit negative", () -> ThrottlingInterceptor.builder(new NoBucket())
+        row("interceptor: late limit negative", () -> Throttle.builder(new NoBucket())
             .lateLimit(Duration.ofMillis(-1)), IllegalArgumentException.class,
             "lateLimit must be >= 0, but was PT-0.001S"),
-        row("interceptor: response status 600", () -> ThrottlingInterceptor.builder(new NoBucket())
+        row("interceptor: response status 600", () -> Throttle.builder(new NoBucket())
             .responseCost(600, 1), IllegalArgumentException.class, "status must be within 100..599, but was 600"),
-        row("interceptor: response cost NaN", () -> ThrottlingInterceptor.builder(new NoBucket())
+        row("interceptor: response cost NaN", () -> Throttle.builder(new NoBucket())
             .responseCost(404, Double.NaN), IllegalArgumentException.class,
             "totalCost must be positive and finite, but was NaN"),
-        row("interceptor: fallback retry interval 0", () -> ThrottlingInterceptor.builder(new NoBucket())
+        row("interceptor: fallback retry interval 0", () -> Throttle.builder(new NoBucket())
             .redisUnavailable(RedisUnavailablePolicy.LOCAL_FALLBACK, 0.5, Duration.ZERO),
             IllegalArgumentException.class, "retryInterval must be > 0, but was PT0S"),
         row("local bucket without limits", () -> new LocalTokenBucket("x", List.of(), System::nanoTime),
             IllegalArgumentException.class, "bucket 'x' needs at least one limit"),
-        row("interceptor: default bucket smaller than a call", () -> ThrottlingInterceptor.builder(
-            new LocalTokenBucket("small", List.of(Limit.of(0.5, 1)), System::nanoTime)).build(),
+        row("interceptor: default bucket smaller than a call", () -> ThrottlingInterceptor.of(Throttle.builder(
+            new LocalTokenBucket("small", List.of(Limit.of(0.5, 1)), System::nanoTime)).build()),
             IllegalStateException.class, "requests no rule matches costs 1.0, more than bucket 'small' can ever hold "
                 + "(capacity 0.5): no such call could be admitted"),
-        row("interceptor: rule cost above its bucket", () -> ThrottlingInterceptor.builder(new NoBucket())
-            .rule("POST", "/x", new LocalTokenBucket("b", List.of(Limit.of(2, 1)), System::nanoTime), 2.5).build(),
+        row("interceptor: rule cost above its bucket", () -> ThrottlingInterceptor.of(Throttle.builder(new NoBucket())
+            .rule("POST", "/x", new LocalTokenBucket("b", List.of(Limit.of(2, 1)), System::nanoTime), 2.5).build()),
             IllegalStateException.class, "rule POST /x costs 2.5, more than bucket 'b' can ever hold (capacity 2.0): "
                 + "no such call could be admitted"),
-        row("interceptor: max wait of centuries", () -> ThrottlingInterceptor.builder(new NoBucket())
+        row("interceptor: max wait of centuries", () -> Throttle.builder(new NoBucket())
             .maxWait(Duration.ofDays(36_500)), IllegalArgumentException.class,
             "maxWait must be at most PT24H, but was PT876000H"),
         row("config: bucket capacity below one call", () -> PixClientConfig.builder().bucket(0.5, 9),
@@ -290,7 +299,7 @@ class BadInputTableTest {
         row("env: a quota signal that is no header name", () -> fromEnv(TestEnv.with("BACEN_QUOTA_SIGNAL",
             "RateLimit:")), IllegalArgumentException.class, "BACEN_QUOTA_SIGNAL is invalid, was 'RateLimit:': "
                 + "quotaSignal must be an HTTP header name, but was 'RateLimit:'"),
-        row("interceptor: a blank quota signal", () -> ThrottlingInterceptor.builder(new NoBucket())
+        row("interceptor: a blank quota signal", () -> Throttle.builder(new NoBucket())
             .quotaSignal(" "), IllegalArgumentException.class, "quotaSignal must not be blank, but was ' '"),
         row("rate adaptation: a provider hold of a day", () -> RateAdaptation.defaults()
             .withMaxProviderHold(Duration.ofDays(1)), IllegalArgumentException.class,
@@ -317,7 +326,7 @@ class BadInputTableTest {
             "BACEN_BATCH_HORIZON_MS must be a whole number of milliseconds, but was '1.5'"),
         row("config: default priority null", () -> PixClientConfig.builder().defaultPriority(null),
             NullPointerException.class, "defaultPriority cannot be null"),
-        row("interceptor: batch horizon of centuries", () -> ThrottlingInterceptor.builder(new NoBucket())
+        row("interceptor: batch horizon of centuries", () -> Throttle.builder(new NoBucket())
             .horizon(Priority.BATCH, Duration.ofDays(36_500)), IllegalArgumentException.class,
             "horizon of BATCH must be at most PT24H, but was PT876000H"),
         row("refill of Double.MIN_VALUE", () -> Limit.of(8, Double.MIN_VALUE), IllegalArgumentException.class,
@@ -327,7 +336,7 @@ class BadInputTableTest {
         row("plan jitter of centuries", () -> QuotaPlanner.plan(ProviderPolicy.tokenBucket(10, 10,
             Duration.ofSeconds(1)), Duration.ofSeconds(Long.MAX_VALUE)), IllegalArgumentException.class,
             "jitter must be at most PT24H, but was PT2562047788015215H30M7S"),
-        row("interceptor: bad path regex", () -> ThrottlingInterceptor.builder(new NoBucket())
+        row("interceptor: bad path regex", () -> Throttle.builder(new NoBucket())
             .rule("GET", "(", new NoBucket(), 1), PatternSyntaxException.class, null));
   }
 

@@ -5,6 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.pixquota.harness.PrivateRedisServer;
 import io.pixquota.testing.TestRedis;
+import io.pixquota.throttle.RedisUnavailablePolicy;
+import io.pixquota.throttle.StdErrCapture;
+import io.pixquota.throttle.Throttle;
+import io.pixquota.throttle.okhttp.ArrivalRecorder;
+import io.pixquota.throttle.okhttp.ThrottlingInterceptor;
+import io.pixquota.throttle.redis.RedisTokenBucket;
+import io.pixquota.throttle.redis.TokenBucketConfig;
 import java.io.IOException;
 import java.time.Duration;
 import mockwebserver3.MockWebServer;
@@ -71,7 +78,7 @@ class RedisRecoveryIT {
   @Test
   void failClosedRecoversByItselfWhenRedisComesBack() throws Exception {
     OkHttpClient client = new OkHttpClient.Builder()
-        .addInterceptor(ThrottlingInterceptor.builder(bucket()).meterRegistry(registry).build()).build();
+        .addInterceptor(ThrottlingInterceptor.of(Throttle.builder(bucket()).meterRegistry(registry).build())).build();
     assertThat(get(client)).isEqualTo(200);
     redis.kill();
     assertThat(get(client)).as("down: not sent").isNull();
@@ -82,9 +89,10 @@ class RedisRecoveryIT {
   @Test
   void localFallbackReturnsToTheSharedBucketWithOneWarnEachWay() throws Exception {
     try (StdErrCapture logs = new StdErrCapture()) {
-      OkHttpClient client = new OkHttpClient.Builder().addInterceptor(ThrottlingInterceptor.builder(bucket())
+      OkHttpClient client = new OkHttpClient.Builder().addInterceptor(ThrottlingInterceptor.of(Throttle
+          .builder(bucket())
           .maxWait(Duration.ZERO).redisUnavailable(RedisUnavailablePolicy.LOCAL_FALLBACK, 0.5,
-              Duration.ofMillis(200)).meterRegistry(registry).build()).build();
+              Duration.ofMillis(200)).meterRegistry(registry).build())).build();
       assertThat(get(client)).isEqualTo(200);
       redis.kill();
       for (int i = 0; i < 10; i++) {

@@ -4,8 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.pixquota.bacen.plan.QuotaPlan;
 import io.pixquota.harness.FreePorts;
+import io.pixquota.throttle.BucketUnavailableException;
+import io.pixquota.throttle.FakeTime;
+import io.pixquota.throttle.RedisUnavailablePolicy;
+import io.pixquota.throttle.StdErrCapture;
+import io.pixquota.throttle.ThrottleRefusedException;
+import io.pixquota.throttle.ThrottleTesting;
+import io.pixquota.throttle.okhttp.ArrivalRecorder;
+import io.pixquota.throttle.okhttp.ThrottlingInterceptor;
+import io.pixquota.throttle.plan.QuotaPlan;
+import io.pixquota.throttle.redis.RedisAddress;
+import io.pixquota.throttle.redis.RedisTesting;
+import io.pixquota.throttle.redis.RedisTokenBucket;
+import io.pixquota.throttle.redis.TokenBucketConfig;
 import java.io.IOException;
 import java.time.Duration;
 import mockwebserver3.MockWebServer;
@@ -42,7 +54,7 @@ class RedisUnavailableTest {
   }
 
   private RedisTokenBucket bucket() {
-    return RedisTokenBucket.create(redisson, TokenBucketConfig.custom("pix").limit(10, 10).clientClock(time.clock())
+    return RedisTesting.create(redisson, TokenBucketConfig.custom("pix").limit(10, 10).clientClock(time.clock())
         .redisTimeout(Duration.ofMillis(300)).build(), time);
   }
 
@@ -62,8 +74,9 @@ class RedisUnavailableTest {
 
   @Test
   void failClosedSendsNothingAndSaysWhichBucketAndWhy() {
-    OkHttpClient client = new OkHttpClient.Builder().addInterceptor(ThrottlingInterceptor.builder(bucket())
-        .meterRegistry(registry).timeSource(time).build()).build();
+    OkHttpClient client = new OkHttpClient.Builder().addInterceptor(ThrottlingInterceptor.of(ThrottleTesting
+        .builder(bucket(), time)
+        .meterRegistry(registry).build())).build();
     for (int i = 0; i < 5; i++) {
       assertThatThrownBy(() -> get(client)).isInstanceOfSatisfying(BucketUnavailableException.class, e -> {
         assertThat(e.bucket()).isEqualTo("pix");
@@ -78,9 +91,10 @@ class RedisUnavailableTest {
   @Test
   void localFallbackUsesExactlyTheLocalShareAndAsksRedisAgainOnSchedule() throws Exception {
     try (StdErrCapture logs = new StdErrCapture()) {
-      OkHttpClient client = new OkHttpClient.Builder().addInterceptor(ThrottlingInterceptor.builder(bucket())
+      OkHttpClient client = new OkHttpClient.Builder().addInterceptor(ThrottlingInterceptor.of(ThrottleTesting
+          .builder(bucket(), time)
           .maxWait(Duration.ZERO).redisUnavailable(RedisUnavailablePolicy.LOCAL_FALLBACK, 0.5,
-              Duration.ofMillis(200)).meterRegistry(registry).timeSource(time).build()).build();
+              Duration.ofMillis(200)).meterRegistry(registry).build())).build();
       // share 0.5 of (10, 10/s): burst 5, refilled at 5/s, and the fake clock does not move between calls
       assertThat(served(client, 20)).isEqualTo(5);
       assertThat(gauge("bacen.throttle.fallback.active")).isEqualTo(1.0);
@@ -98,18 +112,20 @@ class RedisUnavailableTest {
     // configured 1.0 (the whole quota), but the plan is for 4 replicas: 1/4 of (10, 10/s) = burst 2.5
     QuotaPlan planForFour = new QuotaPlan(10, 10, Duration.ofMillis(100), Duration.ofMillis(50), 0.99, 0.25,
         "test: 4 replicas");
-    OkHttpClient client = new OkHttpClient.Builder().addInterceptor(ThrottlingInterceptor.builder(bucket())
+    OkHttpClient client = new OkHttpClient.Builder().addInterceptor(ThrottlingInterceptor.of(ThrottleTesting
+        .builder(bucket(), time)
         .maxWait(Duration.ZERO).plan(planForFour).redisUnavailable(RedisUnavailablePolicy.LOCAL_FALLBACK, 1,
-            Duration.ofHours(1)).meterRegistry(registry).timeSource(time).build()).build();
+            Duration.ofHours(1)).meterRegistry(registry).build())).build();
     assertThat(served(client, 20)).isEqualTo(2);
   }
 
   @Test
   void aLocalShareBelowOneTokenStillLetsOneCallThrough() throws Exception {
     // 0.01 of (10, 10/s) would be a burst of 0.1: no call could ever pass; the floor is 1 token, refilled at 0.1/s
-    OkHttpClient client = new OkHttpClient.Builder().addInterceptor(ThrottlingInterceptor.builder(bucket())
+    OkHttpClient client = new OkHttpClient.Builder().addInterceptor(ThrottlingInterceptor.of(ThrottleTesting
+        .builder(bucket(), time)
         .maxWait(Duration.ZERO).redisUnavailable(RedisUnavailablePolicy.LOCAL_FALLBACK, 0.01, Duration.ofHours(1))
-        .meterRegistry(registry).timeSource(time).build()).build();
+        .meterRegistry(registry).build())).build();
     assertThat(served(client, 20)).isEqualTo(1);
     time.advanceMillis(5_000); // + 0.5 token
     assertThat(served(client, 20)).isZero();

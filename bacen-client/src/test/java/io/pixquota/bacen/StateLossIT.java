@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.pixquota.bacen.pix.PixClientConfig;
 import io.pixquota.harness.PrivateRedisServer;
+import io.pixquota.throttle.RedisUnavailablePolicy;
 import org.junit.jupiter.api.Test;
 
 /**

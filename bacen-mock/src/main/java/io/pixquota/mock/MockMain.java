@@ -5,9 +5,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine;
 
 /** {@code java -jar bacen-mock/target/bacen-mock.jar --port 8080}: runs a mock BACEN until stopped. */
 @Command(name = "bacen-mock", mixinStandardHelpOptions = true, version = "bacen-mock 0.1.0-SNAPSHOT",

@@ -5,3 +5,4 @@
  * the quota. Run it with {@link io.pixquota.mock.MockMain}, or embed it with {@link io.pixquota.mock.MockBacen}.
  */
 package io.pixquota.mock;
+

@@ -2,13 +2,13 @@ package io.pixquota.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.pixquota.bacen.RedisAddress;
 import io.pixquota.bacen.pix.PixClient;
 import io.pixquota.bacen.pix.PixClientConfig;
 import io.pixquota.bacen.pix.PixRateLimitedException;
 import io.pixquota.bacen.pix.PixThrottledException;
 import io.pixquota.harness.ReplicaOptions;
 import io.pixquota.harness.ReplicaProtocol;
+import io.pixquota.throttle.redis.RedisAddress;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;

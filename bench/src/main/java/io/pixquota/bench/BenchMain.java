@@ -1,7 +1,7 @@
 package io.pixquota.bench;
 
-import picocli.CommandLine.Command;
 import picocli.CommandLine;
+import picocli.CommandLine.Command;
 
 /** {@code java -jar bench/target/bench.jar <command>}: benchmarks that print figures and ratios. */
 @Command(name = "bench", mixinStandardHelpOptions = true,

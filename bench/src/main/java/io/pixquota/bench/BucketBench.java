@@ -2,12 +2,12 @@ package io.pixquota.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.pixquota.bacen.RedisTokenBucket;
-import io.pixquota.bacen.TokenBucketConfig;
 import io.pixquota.harness.CommandCounter;
 import io.pixquota.harness.PrivateRedisServer;
 import io.pixquota.harness.Redissons;
 import io.pixquota.harness.ReplicaProcess;
+import io.pixquota.throttle.redis.RedisTokenBucket;
+import io.pixquota.throttle.redis.TokenBucketConfig;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;

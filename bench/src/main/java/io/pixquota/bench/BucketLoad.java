@@ -1,11 +1,11 @@
 package io.pixquota.bench;
 
-import io.pixquota.bacen.Acquisition;
-import io.pixquota.bacen.RedisTokenBucket;
-import io.pixquota.bacen.TokenBucketConfig;
 import io.pixquota.harness.Redissons;
 import io.pixquota.harness.ReplicaProtocol;
 import io.pixquota.harness.Sleep;
+import io.pixquota.throttle.Acquisition;
+import io.pixquota.throttle.redis.RedisTokenBucket;
+import io.pixquota.throttle.redis.TokenBucketConfig;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;

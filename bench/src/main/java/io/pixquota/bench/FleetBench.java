@@ -1,14 +1,14 @@
 package io.pixquota.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.pixquota.bacen.plan.ProviderPolicy;
-import io.pixquota.bacen.plan.QuotaPlan;
-import io.pixquota.bacen.plan.QuotaPlanner;
 import io.pixquota.harness.ForeignConsumer;
 import io.pixquota.harness.PrivateRedisServer;
 import io.pixquota.harness.Sleep;
 import io.pixquota.mock.MockBacen;
 import io.pixquota.mock.MockConfig;
+import io.pixquota.throttle.plan.ProviderPolicy;
+import io.pixquota.throttle.plan.QuotaPlan;
+import io.pixquota.throttle.plan.QuotaPlanner;
 import java.io.File;
 import java.io.IOException;
 import java.time.Duration;

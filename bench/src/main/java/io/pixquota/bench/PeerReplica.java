@@ -4,13 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.pixquota.bacen.RedisTokenBucket;
-import io.pixquota.bacen.ThrottleException;
-import io.pixquota.bacen.ThrottlingInterceptor;
-import io.pixquota.bacen.TokenBucketConfig;
-import io.pixquota.bacen.plan.ProviderPolicy;
-import io.pixquota.bacen.plan.QuotaPlan;
-import io.pixquota.bacen.plan.QuotaPlanner;
 import io.pixquota.harness.JvmState;
 import io.pixquota.harness.LeaveTimes;
 import io.pixquota.harness.Redissons;
@@ -18,6 +11,15 @@ import io.pixquota.harness.ReplicaOptions;
 import io.pixquota.harness.ReplicaProtocol;
 import io.pixquota.harness.Sampler;
 import io.pixquota.harness.Sleep;
+import io.pixquota.throttle.Throttle;
+import io.pixquota.throttle.ThrottleBuilder;
+import io.pixquota.throttle.ThrottleException;
+import io.pixquota.throttle.okhttp.ThrottlingInterceptor;
+import io.pixquota.throttle.plan.ProviderPolicy;
+import io.pixquota.throttle.plan.QuotaPlan;
+import io.pixquota.throttle.plan.QuotaPlanner;
+import io.pixquota.throttle.redis.RedisTokenBucket;
+import io.pixquota.throttle.redis.TokenBucketConfig;
 import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -99,12 +101,12 @@ final class PeerReplica implements Callable<Integer> {
         }
         bucket = RedisTokenBucket.create(redisson, config.build());
         bucket.preload();
-        ThrottlingInterceptor.Builder throttle = ThrottlingInterceptor.builder(bucket)
-            .maxWait(Duration.ofMillis(maxWaitMs)).meterRegistry(meters);
+        ThrottleBuilder throttle = Throttle.builder(bucket).maxWait(Duration.ofMillis(maxWaitMs))
+            .meterRegistry(meters);
         if (plan != null) {
           throttle.plan(plan);
         }
-        http.addNetworkInterceptor(throttle.build());
+        http.addNetworkInterceptor(ThrottlingInterceptor.of(throttle.build()));
       } else {
         gate = limiter.open(redisson, options.bucketName, capacity, rate);
       }
@@ -120,7 +122,8 @@ final class PeerReplica implements Callable<Integer> {
         List<String> w = go.get().words();
         RedisTokenBucket sampled = bucket;
         Sampler sampler = sampled == null ? null : Sampler.start(System.nanoTime(), 20,
-            () -> new double[] {sampled.rateFactor(), sampled.configurations(), max("bacen.throttle.lateness"),
+            () -> new double[] {sampled.readings().rateFactor(), sampled.readings().configurations(),
+                max("bacen.throttle.lateness"),
                 max("bacen.throttle.answer"), count("bacen.throttle.rebooked")});
         Map<String, Object> result = run(client, gate, timing, token, go.get().startNanos(), w.get(0),
             Integer.parseInt(w.get(1)), Long.parseLong(w.get(2)), Integer.parseInt(w.get(3)));

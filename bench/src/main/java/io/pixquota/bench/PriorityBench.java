@@ -1,18 +1,18 @@
 package io.pixquota.bench;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.pixquota.bacen.Priority;
-import io.pixquota.bacen.RedisAddress;
 import io.pixquota.bacen.pix.PixClient;
 import io.pixquota.bacen.pix.PixClientConfig;
 import io.pixquota.bacen.pix.PixException;
-import io.pixquota.bacen.plan.QuotaPlan;
-import io.pixquota.bacen.plan.QuotaPlanner;
 import io.pixquota.harness.PrivateRedisServer;
 import io.pixquota.harness.RespConnection;
 import io.pixquota.harness.Sleep;
 import io.pixquota.mock.MockBacen;
 import io.pixquota.mock.MockConfig;
+import io.pixquota.throttle.Priority;
+import io.pixquota.throttle.plan.QuotaPlan;
+import io.pixquota.throttle.plan.QuotaPlanner;
+import io.pixquota.throttle.redis.RedisAddress;
 import java.net.URI;
 import java.time.Duration;
 import java.time.LocalDateTime;

@@ -1,8 +1,8 @@
 package io.pixquota.bench;
 
-import io.pixquota.bacen.RedisAddress;
-import io.pixquota.bacen.RedisTokenBucket;
-import io.pixquota.bacen.TokenBucketConfig;
+import io.pixquota.throttle.redis.RedisAddress;
+import io.pixquota.throttle.redis.RedisTokenBucket;
+import io.pixquota.throttle.redis.TokenBucketConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

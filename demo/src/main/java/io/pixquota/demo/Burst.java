@@ -1,12 +1,12 @@
 package io.pixquota.demo;
 
-import io.pixquota.bacen.ThrottleRefusedException;
 import io.pixquota.bacen.pix.PixException;
 import io.pixquota.bacen.pix.PixRateLimitedException;
 import io.pixquota.bacen.pix.PixThrottledException;
 import io.pixquota.bacen.pix.PixTransportException;
 import io.pixquota.harness.LeaveTimes;
 import io.pixquota.harness.Sleep;
+import io.pixquota.throttle.ThrottleRefusedException;
 import java.io.IOException;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;

@@ -3,13 +3,13 @@ package io.pixquota.demo;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.pixquota.bacen.RedisAddress;
 import io.pixquota.harness.BucketOptions;
 import io.pixquota.harness.ForeignConsumer;
 import io.pixquota.harness.PrivateRedisServer;
 import io.pixquota.harness.ReplicaProcess;
 import io.pixquota.mock.MockBacen;
 import io.pixquota.mock.MockConfig;
+import io.pixquota.throttle.redis.RedisAddress;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
@@ -25,12 +25,12 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine;
 
 /**
  * {@code java -jar demo/target/bacen-demo.jar}: the reference scenario. Two replica processes fire 20 PIX status

@@ -1,7 +1,7 @@
 package io.pixquota.demo;
 
-import java.util.ArrayList;
 import io.pixquota.harness.ForeignConsumer;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,8 +1,8 @@
 package io.pixquota.demo;
 
-import io.pixquota.bacen.RedisAddress;
 import io.pixquota.harness.CommandCounter;
 import io.pixquota.harness.RespConnection;
+import io.pixquota.throttle.redis.RedisAddress;
 import java.io.IOException;
 import java.net.URI;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package io.pixquota.demo;
 
-import io.pixquota.harness.ForeignConsumer;
 import io.pixquota.demo.ReportCharts.Chart;
+import io.pixquota.harness.ForeignConsumer;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

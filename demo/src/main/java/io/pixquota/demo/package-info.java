@@ -4,3 +4,4 @@
  * and prints the two side by side.
  */
 package io.pixquota.demo;
+

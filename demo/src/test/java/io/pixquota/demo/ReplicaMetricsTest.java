@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.pixquota.harness.FreePorts;
 import io.pixquota.mock.MockBacen;
 import io.pixquota.mock.MockConfig;
-import io.pixquota.harness.FreePorts;
 import io.pixquota.testing.RedisExtension;
 import io.pixquota.testing.TestRedis;
 import java.net.URI;

@@ -4,15 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.pixquota.bacen.plan.ProviderPolicy;
-import io.pixquota.bacen.plan.QuotaPlan;
-import io.pixquota.bacen.plan.QuotaPlanner;
 import io.pixquota.harness.RefusalBound;
 import io.pixquota.harness.ReplicaProcess;
 import io.pixquota.mock.MockBacen;
 import io.pixquota.mock.MockConfig;
 import io.pixquota.testing.RedisExtension;
 import io.pixquota.testing.TestRedis;
+import io.pixquota.throttle.plan.ProviderPolicy;
+import io.pixquota.throttle.plan.QuotaPlan;
+import io.pixquota.throttle.plan.QuotaPlanner;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -4,3 +4,4 @@
  * Redis receives, and when each request left. No test library here: runnable jars carry it.
  */
 package io.pixquota.harness;
+

@@ -1,7 +1,8 @@
 package io.pixquota.spring;
 
-import io.pixquota.bacen.Priority;
-import io.pixquota.bacen.ThrottlingInterceptor;
+import io.pixquota.throttle.Exchange;
+import io.pixquota.throttle.Priority;
+import io.pixquota.throttle.Throttle;
 import java.io.IOException;
 import java.util.Objects;
 import org.springframework.http.HttpRequest;
@@ -11,8 +12,8 @@ import org.springframework.http.client.ClientHttpResponse;
 
 /**
  * The shared quota for Spring's {@code RestClient} and {@code RestTemplate}: each request books its slot in the same
- * bucket, with the same rules, priority classes, 429 handling and metrics as {@link ThrottlingInterceptor} (it is
- * one), then leaves at its slot. Add it to the clients that call the provider, not to every client:
+ * bucket, with the same rules, priority classes, 429 handling and metrics as every other adapter of the same
+ * {@link Throttle}, then leaves at its slot. Add it to the clients that call the provider, not to every client:
  *
  * <pre>{@code
  * RestClient pix = RestClient.builder().baseUrl(url).requestInterceptor(throttle).build();
@@ -28,9 +29,9 @@ public final class ThrottlingClientHttpRequestInterceptor implements ClientHttpR
   /** The request attribute that sets a request's {@link Priority}; without it, the throttle's default class. */
   public static final String PRIORITY = Priority.class.getName();
 
-  private final ThrottlingInterceptor throttle;
+  private final Throttle throttle;
 
-  public ThrottlingClientHttpRequestInterceptor(ThrottlingInterceptor throttle) {
+  public ThrottlingClientHttpRequestInterceptor(Throttle throttle) {
     this.throttle = Objects.requireNonNull(throttle, "throttle cannot be null");
   }
 
@@ -44,7 +45,7 @@ public final class ThrottlingClientHttpRequestInterceptor implements ClientHttpR
     }
     String path = request.getURI().getRawPath();
     return throttle.exchange(request.getMethod().name(), path == null || path.isEmpty() ? "/" : path,
-        (Priority) priority, new ThrottlingInterceptor.Exchange<>() {
+        (Priority) priority, new Exchange<>() {
           @Override
           public ClientHttpResponse send() throws IOException {
             return execution.execute(request, body);

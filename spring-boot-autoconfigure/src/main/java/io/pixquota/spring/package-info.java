@@ -1,2 +1,3 @@
 /** Spring integration of the shared quota: {@link io.pixquota.spring.ThrottlingClientHttpRequestInterceptor}. */
 package io.pixquota.spring;
+

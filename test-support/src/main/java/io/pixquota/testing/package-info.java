@@ -5,3 +5,4 @@
  * is a {@code redis-server} process of a test's own, to kill, pause and restart. Never a mock of Redis.
  */
 package io.pixquota.testing;
+

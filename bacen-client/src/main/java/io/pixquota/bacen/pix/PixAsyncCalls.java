@@ -1,7 +1,7 @@
 package io.pixquota.bacen.pix;
 
-import io.pixquota.bacen.Priority;
-import io.pixquota.bacen.internal.Async;
+import io.pixquota.throttle.Priority;
+import io.pixquota.throttle.internal.Async;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;

@@ -2,13 +2,15 @@ package io.pixquota.bacen.pix;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.pixquota.bacen.Priority;
-import io.pixquota.bacen.ThrottleException;
-import io.pixquota.bacen.ThrottledCallFactory;
-import io.pixquota.bacen.internal.Async;
-import io.pixquota.bacen.internal.OAuthTokenSource;
+import io.pixquota.throttle.BucketUnavailableException;
+import io.pixquota.throttle.Priority;
+import io.pixquota.throttle.ThrottleException;
+import io.pixquota.throttle.TokenBucket;
+import io.pixquota.throttle.internal.Async;
+import io.pixquota.throttle.okhttp.ThrottledCallFactory;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -91,6 +93,21 @@ final class PixAttempts {
     return answers.computeIfAbsent(operation + " " + status, k -> Counter.builder("bacen.client.answers")
         .description("Provider answers by status, one per attempt").tag("operation", operation)
         .tag("status", Integer.toString(status)).register(registry));
+  }
+
+  /** Fetches the token and prepares the buckets (their scripts, their connections) now. */
+  void warmUp(List<TokenBucket> buckets) {
+    bearer();
+    try {
+      for (TokenBucket b : buckets) {
+        b.preload();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new PixTransportException("interrupted while loading the bucket's script", e);
+    } catch (BucketUnavailableException e) {
+      throw new PixThrottledException("the shared bucket is unavailable", e);
+    }
   }
 
   /** A bearer token within the call timeout: an attempt waits no longer for its token than for its answer. */

@@ -1,22 +1,13 @@
 package io.pixquota.bacen.pix;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
-import io.pixquota.bacen.BucketUnavailableException;
-import io.pixquota.bacen.RedisAddress;
-import io.pixquota.bacen.RedisTokenBucket;
-import io.pixquota.bacen.Priority;
-import io.pixquota.bacen.ThrottlingInterceptor;
-import io.pixquota.bacen.TokenBucket;
-import io.pixquota.bacen.internal.Checks;
-import io.pixquota.bacen.internal.OAuthTokenSource;
-import io.pixquota.bacen.internal.TimeSource;
-import io.pixquota.bacen.plan.ProviderPolicy;
-import io.pixquota.bacen.plan.QuotaPlan;
-import io.pixquota.bacen.plan.QuotaPlanner;
-import java.io.IOException;
-import java.util.List;
+import io.pixquota.throttle.Priority;
+import io.pixquota.throttle.TokenBucket;
+import io.pixquota.throttle.internal.TimeSource;
+import io.pixquota.throttle.okhttp.ThrottlingInterceptor;
+import io.pixquota.throttle.plan.ProviderPolicy;
+import io.pixquota.throttle.plan.QuotaPlan;
+import io.pixquota.throttle.plan.QuotaPlanner;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -25,10 +16,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.LongUnaryOperator;
 import javax.net.ssl.SSLSocketFactory;
 import javax.net.ssl.X509TrustManager;
-import okhttp3.HttpUrl;
 import okhttp3.OkHttpClient;
-import okhttp3.Request;
-import okhttp3.Response;
 import org.redisson.api.RedissonClient;
 
 /**
@@ -46,81 +34,18 @@ import org.redisson.api.RedissonClient;
  */
 public final class PixClient implements AutoCloseable {
   private final PixClientConfig config;
-  private final HttpUrl apiBase;
-  private final OkHttpClient http;
-  private final OkHttpClient unthrottledHttp;
-  private final PixAttempts attempts;
-  private final PixJson json = new PixJson();
-  private final PixResponses responses;
+  private final PixWiring.Parts parts;
   private final PixRetry retry;
-  private final boolean ownsHttp;
-  private final PixAsyncCalls asyncCalls;
-  private final RedissonClient ownedRedisson;
-  private final List<TokenBucket> buckets;
+  private final PixAttempts attempts;
+  private final PixJson json;
   private volatile boolean closed;
 
-  private PixClient(Builder b, RedissonClient ownedRedisson, TokenBucket bucket) {
-    this.config = b.config;
-    this.apiBase = HttpUrl.get(PixClientConfig.directory(config.baseUrl()).toString());
-    MeterRegistry registry = b.registry != null ? b.registry : new CompositeMeterRegistry();
-    this.ownedRedisson = ownedRedisson;
-    this.responses = new PixResponses(json, b.time);
-    this.retry = new PixRetry(config, b.time, registry, b.jitter);
-
-    ThrottlingInterceptor interceptor = b.interceptor != null ? b.interceptor : interceptor(b, bucket, registry);
-    this.buckets = interceptor.buckets();
-    // Every request, token fetches included, ends within the call timeout. No redirects: a known provider does not
-    // send any, and a redirect loop would drain the shared bucket; a 3xx is an unexpected answer.
-    this.ownsHttp = b.okHttpClient == null;
-    OkHttpClient.Builder baseBuilder = (b.okHttpClient != null ? b.okHttpClient : ownClient(bucket)).newBuilder()
-        .callTimeout(config.callTimeout()).followRedirects(false).followSslRedirects(false);
-    if (b.sslSocketFactory != null) {
-      baseBuilder.sslSocketFactory(b.sslSocketFactory, b.trustManager);
-    }
-    OkHttpClient base = baseBuilder.build();
-    OkHttpClient tokenHttp = config.throttleTokenCalls()
-        ? base.newBuilder().addNetworkInterceptor(interceptor).build() : base;
-    OAuthTokenSource tokens = new OAuthTokenSource(tokenHttp, HttpUrl.get(config.tokenUrl().toString()),
-        config.clientId(), config.clientSecret(), json.mapper, b.time::nanoTime);
-    // A network interceptor: the slot is booked once OkHttp holds a connection, so a slow connection set-up cannot
-    // make a call leave late and bunch with the next slots (measured: 1 x 429 per cold burst otherwise).
-    this.http = base.newBuilder().addNetworkInterceptor(interceptor).build();
-    this.unthrottledHttp = base;
-    this.attempts = new PixAttempts(apiBase, http, tokens, responses, config.callTimeout(), registry);
-    this.asyncCalls = new PixAsyncCalls(retry, attempts, b.callbacks);
-    retry.retries("getPix");
-    retry.retries("getCob");
-    for (String operation : new String[] {"getPix", "getCob"}) {
-      attempts.answers(operation, 429); // at 0 from the start, so that an alert on its increase sees the first one
-    }
-  }
-
-  private static ThrottlingInterceptor interceptor(Builder b, TokenBucket bucket, MeterRegistry registry) {
-    PixClientConfig config = b.config;
-    ThrottlingInterceptor.Builder throttle = ThrottlingInterceptor.builder(bucket).maxWait(config.maxWait())
-        .defaultPriority(config.defaultPriority()).horizon(Priority.BATCH, config.batchHorizon())
-        .meterRegistry(registry).redisUnavailable(config.redisUnavailable(), config.localShare(),
-            ThrottlingInterceptor.DEFAULT_LOCAL_RETRY_INTERVAL);
-    if (b.plan != null) {
-      throttle.plan(b.plan);
-    }
-    config.quotaSignal().ifPresent(throttle::quotaSignal);
-    return throttle.build();
-  }
-
-  /**
-   * An OkHttp client of our own, its dispatcher sized for async calls: they hold a dispatcher slot only in flight,
-   * but a burst leaves at once, and one that queues in the dispatcher leaves late and books again. So: the bucket's
-   * burst plus a second's worth of its rate, per host (OkHttp's default is 5).
-   */
-  private static OkHttpClient ownClient(TokenBucket bucket) {
-    OkHttpClient client = new OkHttpClient();
-    double perHost = bucket.limits().stream().mapToDouble(l -> l.capacity() + l.refillPerSecond()).min()
-        .orElse(0);
-    int needed = (int) Math.min(1024, Math.ceil(perHost));
-    client.dispatcher().setMaxRequests(Math.max(client.dispatcher().getMaxRequests(), needed));
-    client.dispatcher().setMaxRequestsPerHost(Math.max(client.dispatcher().getMaxRequestsPerHost(), needed));
-    return client;
+  PixClient(PixWiring.Parts parts) {
+    this.config = parts.config();
+    this.parts = parts;
+    this.retry = parts.retry();
+    this.attempts = parts.attempts();
+    this.json = parts.json();
   }
 
   /** A builder for a client with these settings. */
@@ -136,7 +61,7 @@ public final class PixClient implements AutoCloseable {
    * @throws PixException             for the other failures (see its subclasses)
    */
   public Pix getPix(String endToEndId) {
-    return getPix(endToEndId, config.defaultPriority());
+    return getPix(endToEndId, config.throttling().defaultPriority());
   }
 
   /**
@@ -154,22 +79,14 @@ public final class PixClient implements AutoCloseable {
   }
 
   /**
-   * {@code GET /api/v2/cob/{txid}}.
-   *
-   * @throws IllegalArgumentException for a malformed txid, before any I/O
-   * @throws PixNotFoundException     when the provider has no such charge
-   * @throws PixException             for the other failures (see its subclasses)
+   * {@code GET /api/v2/cob/{txid}}; failures as {@link #getPix(String)}'s ({@link PixNotFoundException}: no such
+   * charge; {@link IllegalArgumentException}: a malformed txid, before any I/O).
    */
   public Cob getCob(String txid) {
-    return getCob(txid, config.defaultPriority());
+    return getCob(txid, config.throttling().defaultPriority());
   }
 
-  /**
-   * {@link #getCob(String)} in a priority class; see {@link #getPix(String, Priority)}.
-   *
-   * @throws IllegalArgumentException for a malformed txid, before any I/O
-   * @throws NullPointerException     for a null priority, before any I/O
-   */
+  /** {@link #getCob(String)} in a priority class; see {@link #getPix(String, Priority)}. */
   public Cob getCob(String txid, Priority priority) {
     PixIds.checkTxid(txid);
     Objects.requireNonNull(priority, "priority cannot be null");
@@ -187,7 +104,7 @@ public final class PixClient implements AutoCloseable {
    * @throws IllegalArgumentException for a malformed endToEndId, before any I/O
    */
   public CompletableFuture<Pix> getPixAsync(String endToEndId) {
-    return getPixAsync(endToEndId, config.defaultPriority());
+    return getPixAsync(endToEndId, config.throttling().defaultPriority());
   }
 
   /**
@@ -201,29 +118,20 @@ public final class PixClient implements AutoCloseable {
     PixIds.checkEndToEndId(endToEndId);
     Objects.requireNonNull(priority, "priority cannot be null");
     checkOpen();
-    return asyncCalls.call("getPix", "pix/" + endToEndId, priority, json::pix);
+    return parts.asyncCalls().call("getPix", "pix/" + endToEndId, priority, json::pix);
   }
 
-  /**
-   * {@link #getCob} without a thread waiting; see {@link #getPixAsync}.
-   *
-   * @throws IllegalArgumentException for a malformed txid, before any I/O
-   */
+  /** {@link #getCob} without a thread waiting; see {@link #getPixAsync}. */
   public CompletableFuture<Cob> getCobAsync(String txid) {
-    return getCobAsync(txid, config.defaultPriority());
+    return getCobAsync(txid, config.throttling().defaultPriority());
   }
 
-  /**
-   * {@link #getCobAsync(String)} in a priority class; see {@link #getPix(String, Priority)}.
-   *
-   * @throws IllegalArgumentException for a malformed txid, before any I/O
-   * @throws NullPointerException     for a null priority, before any I/O
-   */
+  /** {@link #getCobAsync(String)} in a priority class; see {@link #getPix(String, Priority)}. */
   public CompletableFuture<Cob> getCobAsync(String txid, Priority priority) {
     PixIds.checkTxid(txid);
     Objects.requireNonNull(priority, "priority cannot be null");
     checkOpen();
-    return asyncCalls.call("getCob", "cob/" + txid, priority, json::cob);
+    return parts.asyncCalls().call("getCob", "cob/" + txid, priority, json::cob);
   }
 
   /**
@@ -236,17 +144,7 @@ public final class PixClient implements AutoCloseable {
    */
   public void warmUp() {
     checkOpen();
-    attempts.bearer();
-    try {
-      for (TokenBucket b : buckets) {
-        b.preload();
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new PixTransportException("interrupted while loading the bucket's script", e);
-    } catch (BucketUnavailableException e) {
-      throw new PixThrottledException("the shared bucket is unavailable", e);
-    }
+    attempts.warmUp(parts.buckets());
   }
 
   /**
@@ -257,22 +155,9 @@ public final class PixClient implements AutoCloseable {
    * @throws PixException when the provider does not serve the policy or answers something unreadable
    */
   public ProviderPolicy getPolicy(String policy) {
-    Checks.notBlank("policy", policy);
-    if (!policy.matches("[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}")) {
-      throw new IllegalArgumentException("policy must be 1 to 64 letters, digits, '_', '.' or '-', not starting "
-          + "with '.', but was '" + policy + "'");
-    }
+    PixPolicies.check(policy);
     checkOpen();
-    Request request = new Request.Builder().url(apiBase.resolve("policies/" + policy))
-        .header("Authorization", "Bearer " + attempts.bearer()).get().build();
-    try (Response response = unthrottledHttp.newCall(request).execute()) {
-      JsonNode body = responses.read(response, node -> node);
-      return json.policy(body);
-    } catch (IllegalArgumentException e) {
-      throw new PixUnexpectedResponseException("unusable policy: " + e.getMessage(), 200, null, null, e);
-    } catch (IOException e) {
-      throw PixAttempts.transport("policy request failed", e);
-    }
+    return PixPolicies.get(parts, policy);
   }
 
   private void checkOpen() {
@@ -289,12 +174,12 @@ public final class PixClient implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
-    if (ownsHttp) {
-      http.dispatcher().executorService().shutdown();
-      http.connectionPool().evictAll();
+    if (parts.ownsHttp()) {
+      parts.http().dispatcher().executorService().shutdown();
+      parts.http().connectionPool().evictAll();
     }
-    if (ownedRedisson != null) {
-      ownedRedisson.shutdown();
+    if (parts.ownedRedisson() != null) {
+      parts.ownedRedisson().shutdown();
     }
   }
 
@@ -305,18 +190,18 @@ public final class PixClient implements AutoCloseable {
 
   /** Builds a {@link PixClient}. */
   public static final class Builder {
-    private final PixClientConfig config;
-    private RedissonClient redisson;
-    private TokenBucket bucket;
-    private MeterRegistry registry;
-    private OkHttpClient okHttpClient;
-    private QuotaPlan plan;
-    private ThrottlingInterceptor interceptor;
-    private SSLSocketFactory sslSocketFactory;
-    private X509TrustManager trustManager;
-    private TimeSource time = TimeSource.SYSTEM;
-    private LongUnaryOperator jitter = bound -> ThreadLocalRandom.current().nextLong(bound + 1);
-    private Executor callbacks = ForkJoinPool.commonPool();
+    final PixClientConfig config;
+    RedissonClient redisson;
+    TokenBucket bucket;
+    MeterRegistry registry;
+    OkHttpClient okHttpClient;
+    QuotaPlan plan;
+    ThrottlingInterceptor interceptor;
+    SSLSocketFactory sslSocketFactory;
+    X509TrustManager trustManager;
+    TimeSource time = TimeSource.SYSTEM;
+    LongUnaryOperator jitter = bound -> ThreadLocalRandom.current().nextLong(bound + 1);
+    Executor callbacks = ForkJoinPool.commonPool();
 
     private Builder(PixClientConfig config) {
       this.config = Objects.requireNonNull(config, "config cannot be null");
@@ -404,33 +289,7 @@ public final class PixClient implements AutoCloseable {
      * @throws IllegalStateException with neither a bucket, nor a RedissonClient, nor a Redis URL
      */
     public PixClient build() {
-      if (sslSocketFactory != null && okHttpClient != null) {
-        throw new IllegalStateException("tls is for the client PixClient makes; with your own okHttpClient, set its "
-            + "sslSocketFactory there");
-      }
-      if (interceptor != null) {
-        if (bucket != null && !interceptor.buckets().contains(bucket)) {
-          throw new IllegalStateException("the throttlingInterceptor does not book on the given tokenBucket '"
-              + bucket.name() + "'");
-        }
-        return new PixClient(this, null, bucket != null ? bucket : interceptor.buckets().get(0));
-      }
-      if (bucket != null) {
-        return new PixClient(this, null, bucket);
-      }
-      RedissonClient owned = null;
-      RedissonClient r = redisson;
-      if (r == null) {
-        if (config.redisUrl() == null) {
-          throw new IllegalStateException("a RedissonClient, a TokenBucket or a redisUrl is required");
-        }
-        owned = RedisAddress.parse(config.redisUrl()).connect(config.redisTimeout());
-        r = owned;
-      }
-      TokenBucket b = RedisTokenBucket.create(r, config.bucketConfig(
-          plan != null ? plan.capacity() : config.bucketCapacity(),
-          plan != null ? plan.ratePerSecond() : config.bucketRate()));
-      return new PixClient(this, owned, b);
+      return PixWiring.wire(this);
     }
   }
 }

@@ -1,23 +1,24 @@
 package io.pixquota.bacen.pix;
 
-import io.pixquota.bacen.Limit;
-import io.pixquota.bacen.Priority;
-import io.pixquota.bacen.RateAdaptation;
-import io.pixquota.bacen.RedisAddress;
-import io.pixquota.bacen.RedisUnavailablePolicy;
-import io.pixquota.bacen.ThrottlingInterceptor;
-import io.pixquota.bacen.TokenBucketConfig;
-import io.pixquota.bacen.internal.Checks;
+import io.pixquota.throttle.Limit;
+import io.pixquota.throttle.Priority;
+import io.pixquota.throttle.RateAdaptation;
+import io.pixquota.throttle.RedisUnavailablePolicy;
+import io.pixquota.throttle.Throttle;
+import io.pixquota.throttle.internal.Checks;
+import io.pixquota.throttle.redis.RedisAddress;
+import io.pixquota.throttle.redis.TokenBucketConfig;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 
 /**
- * Settings of a {@link PixClient}: the provider, the credentials, the shared bucket and the retry. Build with
- * {@link #builder()} or read from environment variables with {@link #fromEnvironment()}. Immutable;
- * {@link #toString()} never shows the client secret nor the Redis password.
+ * Settings of a {@link PixClient}, in four parts: the {@link #provider() provider} (URLs, credentials, call timeout),
+ * the {@link #bucket() shared bucket} and its Redis, the {@link #throttling() wait} for slots, and the
+ * {@link #retry() retry}. Build with {@link #builder()}, whose setters cover every part, or read from environment
+ * variables with {@link #fromEnvironment()}. Immutable; {@link #toString()} never shows the client secret nor the
+ * Redis password.
  */
 public final class PixClientConfig {
   /** Default bucket name: {@value}. */
@@ -37,60 +38,19 @@ public final class PixClientConfig {
   /** Default budget of all attempts and waits: 15 s. */
   public static final Duration DEFAULT_RETRY_MAX_TOTAL = Duration.ofSeconds(15);
 
-  private final URI baseUrl;
-  private final URI tokenUrl;
-  private final String clientId;
-  private final String clientSecret;
-  private final String redisUrl;
-  private final String bucketName;
-  private final double bucketCapacity;
-  private final double bucketRate;
-  private final Duration maxWait;
-  private final Duration callTimeout;
-  private final Duration redisTimeout;
-  private final int retryMaxAttempts;
-  private final Duration retryInitialBackoff;
-  private final Duration retryMaxBackoff;
-  private final Duration retryMaxTotal;
-  private final RedisUnavailablePolicy redisUnavailable;
-  private final double localShare;
-  private final boolean throttleTokenCalls;
-  private final Duration configurationLease;
-  private final RateAdaptation rateAdaptation;
-  private final Priority defaultPriority;
-  private final Duration batchHorizon;
-  private final String quotaSignal;
+  private final ProviderSettings provider;
+  private final SharedBucketSettings bucket;
+  private final ThrottleSettings throttling;
+  private final RetrySettings retry;
 
   private PixClientConfig(Builder b) {
-    this.baseUrl = b.baseUrl;
-    this.tokenUrl = b.tokenUrl != null ? b.tokenUrl : directory(b.baseUrl).resolve("oauth/token");
-    this.clientId = b.clientId;
-    this.clientSecret = b.clientSecret;
-    this.redisUrl = b.redisUrl;
-    this.bucketName = b.bucketName;
-    this.bucketCapacity = b.bucketCapacity;
-    this.bucketRate = b.bucketRate;
-    this.maxWait = b.maxWait;
-    this.callTimeout = b.callTimeout;
-    this.redisTimeout = b.redisTimeout;
-    this.retryMaxAttempts = b.retryMaxAttempts;
-    this.retryInitialBackoff = b.retryInitialBackoff;
-    this.retryMaxBackoff = b.retryMaxBackoff;
-    this.retryMaxTotal = b.retryMaxTotal;
-    this.redisUnavailable = b.redisUnavailable;
-    this.localShare = b.localShare;
-    this.throttleTokenCalls = b.throttleTokenCalls;
-    this.configurationLease = b.configurationLease;
-    this.rateAdaptation = b.rateAdaptation;
-    this.defaultPriority = b.defaultPriority;
-    this.batchHorizon = b.batchHorizon;
-    this.quotaSignal = b.quotaSignal;
-  }
-
-  /** {@code uri} with a path that ends in '/': relative paths resolve below it, not beside it. */
-  static URI directory(URI uri) {
-    String path = uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
-    return path.endsWith("/") ? uri : uri.resolve(path.substring(path.lastIndexOf('/') + 1) + "/");
+    this.provider = new ProviderSettings(b.baseUrl, b.tokenUrl != null ? b.tokenUrl
+        : ProviderSettings.directory(b.baseUrl).resolve("oauth/token"), b.clientId, b.clientSecret, b.callTimeout,
+        b.throttleTokenCalls);
+    this.bucket = new SharedBucketSettings(b.bucketName, b.bucketCapacity, b.bucketRate, b.redisUrl, b.redisTimeout,
+        b.configurationLease, b.rateAdaptation, b.redisUnavailable, b.localShare);
+    this.throttling = new ThrottleSettings(b.maxWait, b.defaultPriority, b.batchHorizon, b.quotaSignal);
+    this.retry = b.retry;
   }
 
   public static Builder builder() {
@@ -120,132 +80,30 @@ public final class PixClientConfig {
     return PixEnvironment.read(env);
   }
 
-  /** The API's base URL; {@code api/v2/...} resolves below its path. */
-  public URI baseUrl() {
-    return baseUrl;
+  /** Where the provider is and how to talk to it: URLs, credentials, call timeout. */
+  public ProviderSettings provider() {
+    return provider;
   }
 
-  public URI tokenUrl() {
-    return tokenUrl;
+  /** The shared bucket and its Redis. */
+  public SharedBucketSettings bucket() {
+    return bucket;
   }
 
-  public String clientId() {
-    return clientId;
+  /** How calls wait for their slots: max wait, default class, batch horizon, quota signal. */
+  public ThrottleSettings throttling() {
+    return throttling;
   }
 
-  /** The client secret; never logged, never in {@link #toString()}. */
-  public String clientSecret() {
-    return clientSecret;
+  /** The retry of 429, 503 and I/O errors. */
+  public RetrySettings retry() {
+    return retry;
   }
 
-  /** Where the shared bucket lives, when the client creates its own Redisson; may be null. */
-  public String redisUrl() {
-    return redisUrl;
-  }
-
-  public String bucketName() {
-    return bucketName;
-  }
-
-  public double bucketCapacity() {
-    return bucketCapacity;
-  }
-
-  public double bucketRate() {
-    return bucketRate;
-  }
-
-  public Duration maxWait() {
-    return maxWait;
-  }
-
-  public Duration callTimeout() {
-    return callTimeout;
-  }
-
-  public Duration redisTimeout() {
-    return redisTimeout;
-  }
-
-  public int retryMaxAttempts() {
-    return retryMaxAttempts;
-  }
-
-  public Duration retryInitialBackoff() {
-    return retryInitialBackoff;
-  }
-
-  public Duration retryMaxBackoff() {
-    return retryMaxBackoff;
-  }
-
-  public Duration retryMaxTotal() {
-    return retryMaxTotal;
-  }
-
-  public RedisUnavailablePolicy redisUnavailable() {
-    return redisUnavailable;
-  }
-
-  public double localShare() {
-    return localShare;
-  }
-
-  public boolean throttleTokenCalls() {
-    return throttleTokenCalls;
-  }
-
-  /** The class of calls made without one ({@link PixClient#getPix(String)}); default INTERACTIVE. */
-  public Priority defaultPriority() {
-    return defaultPriority;
-  }
-
-  /** How far ahead a BATCH call may book its slot; default 0. See {@link Priority}. */
-  public Duration batchHorizon() {
-    return batchHorizon;
-  }
-
-  /**
-   * The header by which the provider's own 429s are known; empty: every 429 counts. See
-   * {@link ThrottlingInterceptor.Builder#quotaSignal(String)}.
-   */
-  public Optional<String> quotaSignal() {
-    return Optional.ofNullable(quotaSignal);
-  }
-
-  /** See {@link TokenBucketConfig.Builder#configurationLease(Duration)}. */
-  public Duration configurationLease() {
-    return configurationLease;
-  }
-
-  /** How the shared bucket's rate follows the provider's 429s; empty when it keeps the configured rate. */
-  public Optional<RateAdaptation> rateAdaptation() {
-    return Optional.ofNullable(rateAdaptation);
-  }
-
-  /** The shared bucket's settings: name, limit, Redis timeout, configuration lease and rate adaptation. */
-  TokenBucketConfig bucketConfig(double capacity, double ratePerSecond) {
-    return TokenBucketConfig.custom(bucketName).limit(capacity, ratePerSecond).redisTimeout(redisTimeout)
-        .configurationLease(configurationLease).rateAdaptation(rateAdaptation).build();
-  }
-
+  /** Never shows the client secret nor Redis's password. */
   @Override
   public String toString() {
-    return "PixClientConfig{baseUrl=" + baseUrl + ", tokenUrl=" + tokenUrl + ", clientId=" + clientId
-        + ", clientSecret=****, redis=" + (redisUrl == null ? "none" : RedisAddress.parse(redisUrl)) + ", bucket="
-        + bucketName + " (" + bucketCapacity + ", " + bucketRate + "/s), maxWait=" + maxWait + ", callTimeout="
-        + callTimeout + ", retry=" + retryMaxAttempts + " attempts within " + retryMaxTotal + ", redisUnavailable="
-        + redisUnavailable + ", configurationLease=" + configurationLease + ", rateAdaptation="
-        + (rateAdaptation == null ? "off" : rateAdaptation) + ", defaultPriority=" + defaultPriority
-        + ", batchHorizon=" + batchHorizon + ", quotaSignal=" + (quotaSignal == null ? "any 429" : quotaSignal)
-        + "}";
-  }
-
-  /** Why a max wait of {@code maxWait} cannot go with a call timeout of {@code callTimeout}. */
-  public static String maxWaitAboveCallTimeout(Duration maxWait, Duration callTimeout) {
-    return "maxWait " + maxWait.toMillis() + " ms must be shorter than callTimeout " + callTimeout.toMillis()
-        + " ms: the call timeout counts the wait for the slot, so calls would be refused after "
-        + callTimeout.toMillis() + " ms; raise callTimeout above maxWait plus the provider's answer time";
+    return "PixClientConfig{" + provider + ", " + bucket + ", " + throttling + ", " + retry + "}";
   }
 
   /** Builds a {@link PixClientConfig}; setters validate at once, {@link #build()} checks what is required. */
@@ -258,15 +116,13 @@ public final class PixClientConfig {
     private String bucketName = DEFAULT_BUCKET_NAME;
     double bucketCapacity = DEFAULT_BUCKET_CAPACITY;
     double bucketRate = DEFAULT_BUCKET_RATE;
-    Duration maxWait = ThrottlingInterceptor.DEFAULT_MAX_WAIT;
+    Duration maxWait = Throttle.DEFAULT_MAX_WAIT;
     Duration callTimeout = DEFAULT_CALL_TIMEOUT;
     private Duration redisTimeout = TokenBucketConfig.DEFAULT_REDIS_TIMEOUT;
-    int retryMaxAttempts = DEFAULT_RETRY_MAX_ATTEMPTS;
-    Duration retryInitialBackoff = DEFAULT_RETRY_INITIAL_BACKOFF;
-    Duration retryMaxBackoff = DEFAULT_RETRY_MAX_BACKOFF;
-    Duration retryMaxTotal = DEFAULT_RETRY_MAX_TOTAL;
+    RetrySettings retry = new RetrySettings(DEFAULT_RETRY_MAX_ATTEMPTS, DEFAULT_RETRY_INITIAL_BACKOFF,
+        DEFAULT_RETRY_MAX_BACKOFF, DEFAULT_RETRY_MAX_TOTAL);
     RedisUnavailablePolicy redisUnavailable = RedisUnavailablePolicy.FAIL_CLOSED;
-    double localShare = ThrottlingInterceptor.DEFAULT_LOCAL_SHARE;
+    double localShare = Throttle.DEFAULT_LOCAL_SHARE;
     private boolean throttleTokenCalls;
     private Duration configurationLease = TokenBucketConfig.DEFAULT_CONFIGURATION_LEASE;
     RateAdaptation rateAdaptation = RateAdaptation.defaults();
@@ -281,25 +137,14 @@ public final class PixClientConfig {
      * {@code api/v2/...} below its path.
      */
     public Builder baseUrl(URI baseUrl) {
-      this.baseUrl = httpUrl("baseUrl", baseUrl);
+      this.baseUrl = ProviderSettings.httpUrl("baseUrl", baseUrl);
       return this;
     }
 
     /** The OAuth2 token endpoint; default {@code oauth/token} below the base URL's path. */
     public Builder tokenUrl(URI tokenUrl) {
-      this.tokenUrl = httpUrl("tokenUrl", tokenUrl);
+      this.tokenUrl = ProviderSettings.httpUrl("tokenUrl", tokenUrl);
       return this;
-    }
-
-    private static URI httpUrl(String field, URI url) {
-      Objects.requireNonNull(url, field + " cannot be null");
-      if (!"http".equals(url.getScheme()) && !"https".equals(url.getScheme())) {
-        throw new IllegalArgumentException(field + " must be http or https, but was '" + url + "'");
-      }
-      if (url.getHost() == null) {
-        throw new IllegalArgumentException(field + " has no host: '" + url + "'");
-      }
-      return url;
     }
 
     /** OAuth2 client credentials: the integrator's client id and secret. */
@@ -367,23 +212,13 @@ public final class PixClientConfig {
      * the next wait would pass {@code maxTotal} since the first attempt. Defaults: 3, 200 ms, 5 s, 15 s.
      */
     public Builder retry(int maxAttempts, Duration initialBackoff, Duration maxBackoff, Duration maxTotal) {
-      if (maxAttempts < 1 || maxAttempts > 20) {
-        throw new IllegalArgumentException("maxAttempts must be within 1..20, but was " + maxAttempts);
-      }
-      this.retryInitialBackoff = Checks.positiveAtMostADay("initialBackoff", initialBackoff);
-      this.retryMaxBackoff = Checks.positiveAtMostADay("maxBackoff", maxBackoff);
-      this.retryMaxTotal = Checks.positiveAtMostADay("maxTotal", maxTotal);
-      if (maxBackoff.compareTo(initialBackoff) < 0) {
-        throw new IllegalArgumentException("maxBackoff must be >= initialBackoff " + initialBackoff + ", but was "
-            + maxBackoff);
-      }
-      this.retryMaxAttempts = maxAttempts;
+      this.retry = new RetrySettings(maxAttempts, initialBackoff, maxBackoff, maxTotal);
       return this;
     }
 
     /**
      * What to do while Redis is unavailable, and the local share for LOCAL_FALLBACK; default FAIL_CLOSED and
-     * {@value ThrottlingInterceptor#DEFAULT_LOCAL_SHARE}.
+     * {@value Throttle#DEFAULT_LOCAL_SHARE}.
      */
     public Builder redisUnavailable(RedisUnavailablePolicy policy, double localShare) {
       this.redisUnavailable = Objects.requireNonNull(policy, "policy cannot be null");
@@ -424,7 +259,7 @@ public final class PixClientConfig {
     /**
      * The header by which the provider's own 429s are known (e.g. {@code RateLimit}, which the mock sends); default
      * none: every 429 counts. A 429 without it (a gateway's, a WAF's) neither cuts the fleet's rate nor holds it. See
-     * {@link ThrottlingInterceptor.Builder#quotaSignal(String)}.
+     * {@link io.pixquota.throttle.ThrottleBuilder#quotaSignal(String)}.
      */
     public Builder quotaSignal(String header) {
       this.quotaSignal = header == null ? null : Checks.headerName("quotaSignal", header);
@@ -452,7 +287,7 @@ public final class PixClientConfig {
         throw new IllegalStateException("credentials are required");
       }
       if (maxWait.compareTo(callTimeout) >= 0) {
-        throw new IllegalStateException(maxWaitAboveCallTimeout(maxWait, callTimeout));
+        throw new IllegalStateException(ThrottleSettings.maxWaitAboveCallTimeout(maxWait, callTimeout));
       }
       return new PixClientConfig(this);
     }

@@ -1,9 +1,9 @@
 package io.pixquota.bacen.pix;
 
-import io.pixquota.bacen.Priority;
-import io.pixquota.bacen.RateAdaptation;
-import io.pixquota.bacen.RedisAddress;
-import io.pixquota.bacen.RedisUnavailablePolicy;
+import io.pixquota.throttle.Priority;
+import io.pixquota.throttle.RateAdaptation;
+import io.pixquota.throttle.RedisUnavailablePolicy;
+import io.pixquota.throttle.redis.RedisAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
@@ -43,12 +43,12 @@ final class PixEnvironment {
     optional("BACEN_MAX_WAIT_MS", v -> b.maxWait(millis("BACEN_MAX_WAIT_MS")));
     optional("BACEN_CALL_TIMEOUT_MS", v -> b.callTimeout(millis("BACEN_CALL_TIMEOUT_MS")));
     optional("BACEN_REDIS_TIMEOUT_MS", v -> b.redisTimeout(millis("BACEN_REDIS_TIMEOUT_MS")));
-    int attempts = whole("BACEN_RETRY_MAX_ATTEMPTS", b.retryMaxAttempts);
+    int attempts = whole("BACEN_RETRY_MAX_ATTEMPTS", b.retry.maxAttempts());
     set("BACEN_RETRY_MAX_ATTEMPTS", env.get("BACEN_RETRY_MAX_ATTEMPTS"),
-        v -> b.retry(attempts, b.retryInitialBackoff, b.retryMaxBackoff, b.retryMaxTotal));
-    Duration initial = millisOr("BACEN_RETRY_INITIAL_BACKOFF_MS", b.retryInitialBackoff);
-    Duration max = millisOr("BACEN_RETRY_MAX_BACKOFF_MS", b.retryMaxBackoff);
-    Duration total = millisOr("BACEN_RETRY_MAX_TOTAL_MS", b.retryMaxTotal);
+        v -> b.retry(attempts, b.retry.initialBackoff(), b.retry.maxBackoff(), b.retry.maxTotal()));
+    Duration initial = millisOr("BACEN_RETRY_INITIAL_BACKOFF_MS", b.retry.initialBackoff());
+    Duration max = millisOr("BACEN_RETRY_MAX_BACKOFF_MS", b.retry.maxBackoff());
+    Duration total = millisOr("BACEN_RETRY_MAX_TOTAL_MS", b.retry.maxTotal());
     set("BACEN_RETRY_*_MS", null, v -> b.retry(attempts, initial, max, total));
     RedisUnavailablePolicy policy = policy();
     double share = number("BACEN_LOCAL_SHARE", b.localShare);
@@ -60,7 +60,7 @@ final class PixEnvironment {
     optional("BACEN_QUOTA_SIGNAL", b::quotaSignal);
     if (b.maxWait.compareTo(b.callTimeout) >= 0) {
       throw new IllegalStateException("BACEN_MAX_WAIT_MS and BACEN_CALL_TIMEOUT_MS disagree: "
-          + PixClientConfig.maxWaitAboveCallTimeout(b.maxWait, b.callTimeout));
+          + ThrottleSettings.maxWaitAboveCallTimeout(b.maxWait, b.callTimeout));
     }
     return b.build();
   }

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
-import io.pixquota.bacen.plan.ProviderPolicy;
+import io.pixquota.throttle.plan.ProviderPolicy;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.time.Duration;

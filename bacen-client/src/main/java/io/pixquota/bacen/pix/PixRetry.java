@@ -6,8 +6,8 @@ import io.github.resilience4j.retry.RetryConfig;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import io.pixquota.bacen.internal.Async;
-import io.pixquota.bacen.internal.TimeSource;
+import io.pixquota.throttle.internal.Async;
+import io.pixquota.throttle.internal.TimeSource;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
@@ -36,12 +36,12 @@ final class PixRetry {
   /**
    * @param random {@code bound -> a random long in [0, bound]}: the backoff's jitter
    */
-  PixRetry(PixClientConfig config, TimeSource time, MeterRegistry registry, LongUnaryOperator random) {
+  PixRetry(RetrySettings config, TimeSource time, MeterRegistry registry, LongUnaryOperator random) {
     this.time = time;
     this.registry = registry;
-    this.maxTotalMillis = config.retryMaxTotal().toMillis();
-    long initial = config.retryInitialBackoff().toMillis();
-    long max = config.retryMaxBackoff().toMillis();
+    this.maxTotalMillis = config.maxTotal().toMillis();
+    long initial = config.initialBackoff().toMillis();
+    long max = config.maxBackoff().toMillis();
     IntervalBiFunction<Object> interval = (attempt, outcome) -> {
       long cap = Math.min(max, initial << Math.min(attempt - 1, 20));
       long wait = random.applyAsLong(cap);
@@ -49,7 +49,7 @@ final class PixRetry {
           ? e.retryAfter().orElse(null) : null;
       return retryAfter == null ? wait : Math.max(wait, retryAfter.toMillis());
     };
-    this.retry = Retry.of("bacen", RetryConfig.custom().maxAttempts(config.retryMaxAttempts())
+    this.retry = Retry.of("bacen", RetryConfig.custom().maxAttempts(config.maxAttempts())
         .retryOnException(PixRetry::retriable).intervalBiFunction(interval).build());
   }
 

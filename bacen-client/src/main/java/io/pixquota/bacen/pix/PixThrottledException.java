@@ -1,11 +1,11 @@
 package io.pixquota.bacen.pix;
 
-import io.pixquota.bacen.ThrottleException;
+import io.pixquota.throttle.ThrottleException;
 
 /**
  * Our own shared bucket did not let the call go, so it was not sent to the provider. The cause says why: a
- * {@link io.pixquota.bacen.ThrottleRefusedException} (its slot was further away than the max wait; nothing was
- * consumed) or a {@link io.pixquota.bacen.BucketUnavailableException} (Redis did not answer and no local fallback
+ * {@link io.pixquota.throttle.ThrottleRefusedException} (its slot was further away than the max wait; nothing was
+ * consumed) or a {@link io.pixquota.throttle.BucketUnavailableException} (Redis did not answer and no local fallback
  * took the call). Never retried by the client.
  */
 public final class PixThrottledException extends PixException {

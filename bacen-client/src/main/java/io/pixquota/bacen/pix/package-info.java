@@ -4,3 +4,4 @@
  * unchecked exceptions under {@link io.pixquota.bacen.pix.PixException}.
  */
 package io.pixquota.bacen.pix;
+

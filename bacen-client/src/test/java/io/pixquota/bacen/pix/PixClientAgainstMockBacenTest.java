@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.pixquota.bacen.Limit;
-import io.pixquota.bacen.internal.LocalTokenBucket;
 import io.pixquota.mock.MockBacen;
 import io.pixquota.mock.MockConfig;
 import io.pixquota.testing.RedisExtension;
 import io.pixquota.testing.TestRedis;
+import io.pixquota.throttle.Limit;
+import io.pixquota.throttle.LocalTokenBucket;
 import java.math.BigDecimal;
 import java.net.URI;
 import java.time.Duration;

@@ -5,12 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.pixquota.bacen.FakeTime;
-import io.pixquota.bacen.Limit;
-import io.pixquota.bacen.Priority;
-import io.pixquota.bacen.ThrottleRefusedException;
-import io.pixquota.bacen.internal.LocalTokenBucket;
-import io.pixquota.bacen.internal.TimeSource;
+import io.pixquota.throttle.FakeTime;
+import io.pixquota.throttle.Limit;
+import io.pixquota.throttle.LocalTokenBucket;
+import io.pixquota.throttle.Priority;
+import io.pixquota.throttle.ThrottleRefusedException;
+import io.pixquota.throttle.internal.TimeSource;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -3,9 +3,9 @@ package io.pixquota.bacen.pix;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.pixquota.bacen.RateAdaptation;
-import io.pixquota.bacen.RedisUnavailablePolicy;
-import io.pixquota.bacen.TokenBucketConfig;
+import io.pixquota.throttle.RateAdaptation;
+import io.pixquota.throttle.RedisUnavailablePolicy;
+import io.pixquota.throttle.redis.TokenBucketConfig;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
@@ -21,36 +21,36 @@ class PixClientConfigTest {
         "BACEN_RETRY_MAX_BACKOFF_MS", "2000", "BACEN_RETRY_MAX_TOTAL_MS", "9000",
         "BACEN_REDIS_UNAVAILABLE", "local_fallback", "BACEN_LOCAL_SHARE", "0.25",
         "BACEN_CONFIGURATION_LEASE_MS", "45000", "BACEN_RATE_ADAPTATION", "off"));
-    assertThat(c.tokenUrl().toString()).isEqualTo("https://auth.example.com/token");
-    assertThat(c.redisUrl()).isEqualTo("redis://r:6379");
-    assertThat(c.bucketName()).isEqualTo("pix-bank");
-    assertThat(c.bucketCapacity()).isEqualTo(9);
-    assertThat(c.bucketRate()).isEqualTo(9.8);
-    assertThat(c.maxWait()).isEqualTo(Duration.ofMillis(2500));
-    assertThat(c.callTimeout()).isEqualTo(Duration.ofMillis(4000));
-    assertThat(c.redisTimeout()).isEqualTo(Duration.ofMillis(300));
-    assertThat(c.retryMaxAttempts()).isEqualTo(4);
-    assertThat(c.retryInitialBackoff()).isEqualTo(Duration.ofMillis(100));
-    assertThat(c.retryMaxBackoff()).isEqualTo(Duration.ofMillis(2000));
-    assertThat(c.retryMaxTotal()).isEqualTo(Duration.ofMillis(9000));
-    assertThat(c.redisUnavailable()).isEqualTo(RedisUnavailablePolicy.LOCAL_FALLBACK);
-    assertThat(c.localShare()).isEqualTo(0.25);
-    assertThat(c.configurationLease()).isEqualTo(Duration.ofSeconds(45));
-    assertThat(c.rateAdaptation()).isEmpty();
-    assertThat(c.bucketConfig(9, 9.8).rateAdaptation()).isEmpty();
-    assertThat(c.bucketConfig(9, 9.8).configurationLease()).isEqualTo(Duration.ofSeconds(45));
+    assertThat(c.provider().tokenUrl().toString()).isEqualTo("https://auth.example.com/token");
+    assertThat(c.bucket().redisUrl()).isEqualTo("redis://r:6379");
+    assertThat(c.bucket().name()).isEqualTo("pix-bank");
+    assertThat(c.bucket().capacity()).isEqualTo(9);
+    assertThat(c.bucket().ratePerSecond()).isEqualTo(9.8);
+    assertThat(c.throttling().maxWait()).isEqualTo(Duration.ofMillis(2500));
+    assertThat(c.provider().callTimeout()).isEqualTo(Duration.ofMillis(4000));
+    assertThat(c.bucket().redisTimeout()).isEqualTo(Duration.ofMillis(300));
+    assertThat(c.retry().maxAttempts()).isEqualTo(4);
+    assertThat(c.retry().initialBackoff()).isEqualTo(Duration.ofMillis(100));
+    assertThat(c.retry().maxBackoff()).isEqualTo(Duration.ofMillis(2000));
+    assertThat(c.retry().maxTotal()).isEqualTo(Duration.ofMillis(9000));
+    assertThat(c.bucket().whenUnavailable()).isEqualTo(RedisUnavailablePolicy.LOCAL_FALLBACK);
+    assertThat(c.bucket().localShare()).isEqualTo(0.25);
+    assertThat(c.bucket().configurationLease()).isEqualTo(Duration.ofSeconds(45));
+    assertThat(c.bucket().rateAdaptation()).isEmpty();
+    assertThat(c.bucket().bucketConfig(9, 9.8).rateAdaptation()).isEmpty();
+    assertThat(c.bucket().bucketConfig(9, 9.8).configurationLease()).isEqualTo(Duration.ofSeconds(45));
   }
 
   @Test
   void defaultsWhenOnlyTheRequiredOnesAreSet() {
     PixClientConfig c = PixClientConfig.fromEnvironment(TestEnv.with());
-    assertThat(c.tokenUrl().toString()).isEqualTo("https://pix.example.com/oauth/token");
-    assertThat(c.bucketCapacity()).isEqualTo(8);
-    assertThat(c.bucketRate()).isEqualTo(9);
-    assertThat(c.redisUnavailable()).isEqualTo(RedisUnavailablePolicy.FAIL_CLOSED);
-    assertThat(c.configurationLease()).isEqualTo(TokenBucketConfig.DEFAULT_CONFIGURATION_LEASE);
-    assertThat(c.rateAdaptation()).contains(RateAdaptation.defaults());
-    assertThat(PixClientConfig.fromEnvironment(TestEnv.with("BACEN_RATE_ADAPTATION", " ON ")).rateAdaptation())
+    assertThat(c.provider().tokenUrl().toString()).isEqualTo("https://pix.example.com/oauth/token");
+    assertThat(c.bucket().capacity()).isEqualTo(8);
+    assertThat(c.bucket().ratePerSecond()).isEqualTo(9);
+    assertThat(c.bucket().whenUnavailable()).isEqualTo(RedisUnavailablePolicy.FAIL_CLOSED);
+    assertThat(c.bucket().configurationLease()).isEqualTo(TokenBucketConfig.DEFAULT_CONFIGURATION_LEASE);
+    assertThat(c.bucket().rateAdaptation()).contains(RateAdaptation.defaults());
+    assertThat(PixClientConfig.fromEnvironment(TestEnv.with("BACEN_RATE_ADAPTATION", " ON ")).bucket().rateAdaptation())
         .contains(RateAdaptation.defaults());
   }
 
@@ -78,10 +78,10 @@ class PixClientConfigTest {
   @Test
   void aPathInTheBaseUrlIsKeptForTheApiAndTheToken() {
     PixClientConfig c = PixClientConfig.fromEnvironment(TestEnv.with("BACEN_BASE_URL", "https://gw.example.com/pix"));
-    assertThat(c.tokenUrl().toString()).isEqualTo("https://gw.example.com/pix/oauth/token");
-    assertThat(PixClientConfig.directory(c.baseUrl()).resolve("api/v2/pix/x").toString())
+    assertThat(c.provider().tokenUrl().toString()).isEqualTo("https://gw.example.com/pix/oauth/token");
+    assertThat(ProviderSettings.directory(c.provider().baseUrl()).resolve("api/v2/pix/x").toString())
         .isEqualTo("https://gw.example.com/pix/api/v2/pix/x");
-    assertThat(PixClientConfig.directory(URI.create("https://h")).resolve("api/v2/pix/x").toString())
+    assertThat(ProviderSettings.directory(URI.create("https://h")).resolve("api/v2/pix/x").toString())
         .isEqualTo("https://h/api/v2/pix/x");
   }
 

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.pixquota.bacen.FakeTime;
-import io.pixquota.bacen.Limit;
-import io.pixquota.bacen.internal.LocalTokenBucket;
+import io.pixquota.throttle.FakeTime;
+import io.pixquota.throttle.Limit;
+import io.pixquota.throttle.LocalTokenBucket;
 import java.io.IOException;
 import java.net.URI;
 import java.time.Duration;

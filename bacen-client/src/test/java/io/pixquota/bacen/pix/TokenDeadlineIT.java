@@ -3,8 +3,8 @@ package io.pixquota.bacen.pix;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.pixquota.bacen.Limit;
-import io.pixquota.bacen.internal.LocalTokenBucket;
+import io.pixquota.throttle.Limit;
+import io.pixquota.throttle.LocalTokenBucket;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;

@@ -1,10 +1,10 @@
 package com.example.pixstatus;
 
-import io.pixquota.bacen.Priority;
 import io.pixquota.bacen.pix.Pix;
 import io.pixquota.bacen.pix.PixClient;
 import io.pixquota.bacen.pix.PixNotFoundException;
 import io.pixquota.bacen.pix.PixThrottledException;
+import io.pixquota.throttle.Priority;
 import java.util.Map;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;

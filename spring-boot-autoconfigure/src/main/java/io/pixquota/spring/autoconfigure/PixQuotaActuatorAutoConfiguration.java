@@ -1,7 +1,7 @@
 package io.pixquota.spring.autoconfigure;
 
-import io.pixquota.bacen.ThrottlingInterceptor;
 import io.pixquota.spring.autoconfigure.boot4.PixQuotaHealthIndicator4;
+import io.pixquota.throttle.Throttle;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -19,13 +19,13 @@ import org.springframework.context.annotation.Configuration;
  */
 @AutoConfiguration(after = PixQuotaAutoConfiguration.class)
 @ConditionalOnClass(Endpoint.class)
-@ConditionalOnBean(ThrottlingInterceptor.class)
+@ConditionalOnBean(Throttle.class)
 public class PixQuotaActuatorAutoConfiguration {
 
   @Bean
   @ConditionalOnMissingBean
   @ConditionalOnAvailableEndpoint
-  public PixQuotaEndpoint pixQuotaEndpoint(ThrottlingInterceptor throttle) {
+  public PixQuotaEndpoint pixQuotaEndpoint(Throttle throttle) {
     return new PixQuotaEndpoint(throttle);
   }
 
@@ -36,7 +36,7 @@ public class PixQuotaActuatorAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(name = "pixquotaHealthIndicator")
     @org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator("pixquota")
-    public PixQuotaHealthIndicator pixquotaHealthIndicator(ThrottlingInterceptor throttle) {
+    public PixQuotaHealthIndicator pixquotaHealthIndicator(Throttle throttle) {
       return new PixQuotaHealthIndicator(throttle);
     }
   }
@@ -48,7 +48,7 @@ public class PixQuotaActuatorAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(name = "pixquotaHealthIndicator")
     @org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator("pixquota")
-    public PixQuotaHealthIndicator4 pixquotaHealthIndicator(ThrottlingInterceptor throttle) {
+    public PixQuotaHealthIndicator4 pixquotaHealthIndicator(Throttle throttle) {
       return new PixQuotaHealthIndicator4(throttle);
     }
   }

@@ -1,15 +1,17 @@
 package io.pixquota.spring.autoconfigure;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.pixquota.bacen.Priority;
-import io.pixquota.bacen.RedisTokenBucket;
-import io.pixquota.bacen.ThrottlingInterceptor;
-import io.pixquota.bacen.TokenBucket;
 import io.pixquota.bacen.pix.PixClient;
 import io.pixquota.bacen.pix.PixException;
-import io.pixquota.bacen.plan.QuotaPlan;
-import io.pixquota.bacen.plan.QuotaPlanner;
 import io.pixquota.spring.ThrottlingClientHttpRequestInterceptor;
+import io.pixquota.throttle.Priority;
+import io.pixquota.throttle.Throttle;
+import io.pixquota.throttle.ThrottleBuilder;
+import io.pixquota.throttle.TokenBucket;
+import io.pixquota.throttle.okhttp.ThrottlingInterceptor;
+import io.pixquota.throttle.plan.QuotaPlan;
+import io.pixquota.throttle.plan.QuotaPlanner;
+import io.pixquota.throttle.redis.RedisTokenBucket;
 import java.util.Arrays;
 import javax.net.ssl.X509TrustManager;
 import org.redisson.api.RedissonClient;
@@ -29,10 +31,10 @@ import org.springframework.http.client.ClientHttpRequestInterceptor;
 
 /**
  * The shared quota for a Spring Boot application: from the {@code pixquota.*} properties, a {@link TokenBucket} in
- * Redis, the {@link ThrottlingInterceptor} over it, and, with {@code pixquota.provider.base-url}, a {@link PixClient}
- * through it; each is made only when the application has none of its own. Meters go to the application's
- * {@link MeterRegistry}; the client is warmed up when the application is ready and closed with the context. Bad
- * properties fail the start, naming the property.
+ * Redis, the {@link Throttle} over it and its OkHttp {@link ThrottlingInterceptor}, and, with
+ * {@code pixquota.provider.base-url}, a {@link PixClient} through it; each is made only when the application has
+ * none of its own. Meters go to the application's {@link MeterRegistry}; the client is warmed up when the
+ * application is ready and closed with the context. Bad properties fail the start, naming the property.
  */
 @AutoConfiguration(afterName = {"org.redisson.spring.starter.RedissonAutoConfigurationV2",
     "org.redisson.spring.starter.RedissonAutoConfiguration",
@@ -86,18 +88,26 @@ public class PixQuotaAutoConfiguration {
         p != null ? p.capacity() : settings.capacity(), p != null ? p.ratePerSecond() : settings.rate()));
   }
 
+  /** The throttle over the bucket: what every adapter (OkHttp, RestClient, the PixClient) lets requests through. */
   @Bean
   @ConditionalOnMissingBean
-  public ThrottlingInterceptor pixQuotaThrottlingInterceptor(TokenBucket bucket, PixQuotaSettings settings,
-      ObjectProvider<QuotaPlan> plan, ObjectProvider<MeterRegistry> registry) {
+  public Throttle pixQuotaThrottle(TokenBucket bucket, PixQuotaSettings settings, ObjectProvider<QuotaPlan> plan,
+      ObjectProvider<MeterRegistry> registry) {
     PixQuotaProperties p = settings.properties();
-    ThrottlingInterceptor.Builder throttle = ThrottlingInterceptor.builder(bucket).maxWait(p.getMaxWait())
+    ThrottleBuilder throttle = Throttle.builder(bucket).maxWait(p.getMaxWait())
         .defaultPriority(p.getDefaultPriority()).horizon(Priority.BATCH, p.getBatchHorizon())
         .redisUnavailable(p.getRedisUnavailable().getPolicy(), p.getRedisUnavailable().getLocalShare(),
-            ThrottlingInterceptor.DEFAULT_LOCAL_RETRY_INTERVAL).quotaSignal(p.getQuotaSignal());
+            Throttle.DEFAULT_LOCAL_RETRY_INTERVAL).quotaSignal(p.getQuotaSignal());
     plan.ifAvailable(throttle::plan);
     registry.ifAvailable(throttle::meterRegistry);
     return throttle.build();
+  }
+
+  /** The throttle for OkHttp clients of the application's own, and for the PixClient. */
+  @Bean
+  @ConditionalOnMissingBean
+  public ThrottlingInterceptor pixQuotaThrottlingInterceptor(Throttle throttle) {
+    return ThrottlingInterceptor.of(throttle);
   }
 
   @Bean(destroyMethod = "close")
@@ -116,7 +126,7 @@ public class PixQuotaAutoConfiguration {
   }
 
   @Bean
-  PixQuotaWarmUp pixQuotaWarmUp(ObjectProvider<PixClient> client, ThrottlingInterceptor throttle) {
+  PixQuotaWarmUp pixQuotaWarmUp(ObjectProvider<PixClient> client, Throttle throttle) {
     return new PixQuotaWarmUp(client, throttle);
   }
 
@@ -150,8 +160,7 @@ public class PixQuotaAutoConfiguration {
   static class ClientHttpConfiguration {
     @Bean
     @ConditionalOnMissingBean
-    public ThrottlingClientHttpRequestInterceptor pixQuotaClientHttpRequestInterceptor(
-        ThrottlingInterceptor throttle) {
+    public ThrottlingClientHttpRequestInterceptor pixQuotaClientHttpRequestInterceptor(Throttle throttle) {
       return new ThrottlingClientHttpRequestInterceptor(throttle);
     }
   }

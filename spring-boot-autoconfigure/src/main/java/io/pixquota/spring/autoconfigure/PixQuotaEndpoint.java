@@ -1,9 +1,9 @@
 package io.pixquota.spring.autoconfigure;
 
-import io.pixquota.bacen.BucketUnavailableException;
-import io.pixquota.bacen.RedisTokenBucket;
-import io.pixquota.bacen.ThrottlingInterceptor;
-import io.pixquota.bacen.TokenBucket;
+import io.pixquota.throttle.BucketUnavailableException;
+import io.pixquota.throttle.Throttle;
+import io.pixquota.throttle.TokenBucket;
+import io.pixquota.throttle.redis.RedisTokenBucket;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
@@ -20,9 +20,9 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
  */
 @Endpoint(id = "pixquota")
 public class PixQuotaEndpoint {
-  private final ThrottlingInterceptor throttle;
+  private final Throttle throttle;
 
-  public PixQuotaEndpoint(ThrottlingInterceptor throttle) {
+  public PixQuotaEndpoint(Throttle throttle) {
     this.throttle = throttle;
   }
 

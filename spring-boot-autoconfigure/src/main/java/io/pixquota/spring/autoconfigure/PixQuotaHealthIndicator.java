@@ -1,6 +1,6 @@
 package io.pixquota.spring.autoconfigure;
 
-import io.pixquota.bacen.ThrottlingInterceptor;
+import io.pixquota.throttle.Throttle;
 import org.springframework.boot.actuate.health.AbstractHealthIndicator;
 import org.springframework.boot.actuate.health.Health;
 
@@ -11,9 +11,9 @@ import org.springframework.boot.actuate.health.Health;
  * whether the local fallback is active, and whether a call left later than its plan's jitter in the last 5 minutes.
  */
 public final class PixQuotaHealthIndicator extends AbstractHealthIndicator {
-  private final ThrottlingInterceptor throttle;
+  private final Throttle throttle;
 
-  public PixQuotaHealthIndicator(ThrottlingInterceptor throttle) {
+  public PixQuotaHealthIndicator(Throttle throttle) {
     super("pixquota health check failed");
     this.throttle = throttle;
   }

@@ -1,7 +1,7 @@
 package io.pixquota.spring.autoconfigure;
 
-import io.pixquota.bacen.Priority;
-import io.pixquota.bacen.RedisUnavailablePolicy;
+import io.pixquota.throttle.Priority;
+import io.pixquota.throttle.RedisUnavailablePolicy;
 import java.net.URI;
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;

@@ -1,6 +1,6 @@
 package io.pixquota.spring.autoconfigure;
 
-import io.pixquota.bacen.RedisAddress;
+import io.pixquota.throttle.redis.RedisAddress;
 import org.redisson.api.RedissonClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

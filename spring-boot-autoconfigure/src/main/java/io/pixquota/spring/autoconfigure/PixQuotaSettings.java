@@ -1,12 +1,13 @@
 package io.pixquota.spring.autoconfigure;
 
-import io.pixquota.bacen.Acquisition;
-import io.pixquota.bacen.Limit;
-import io.pixquota.bacen.RateAdaptation;
-import io.pixquota.bacen.RedisAddress;
-import io.pixquota.bacen.TokenBucket;
-import io.pixquota.bacen.TokenBucketConfig;
 import io.pixquota.bacen.pix.PixClientConfig;
+import io.pixquota.bacen.pix.ThrottleSettings;
+import io.pixquota.throttle.Acquisition;
+import io.pixquota.throttle.Limit;
+import io.pixquota.throttle.RateAdaptation;
+import io.pixquota.throttle.TokenBucket;
+import io.pixquota.throttle.redis.RedisAddress;
+import io.pixquota.throttle.redis.TokenBucketConfig;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -139,7 +140,7 @@ final class PixQuotaSettings {
     check("pixquota.provider.call-timeout", p.getCallTimeout(), () -> c.callTimeout(p.getCallTimeout()));
     if (maxWait.compareTo(p.getCallTimeout()) >= 0) {
       throw invalid("pixquota.max-wait", maxWait, "shorter than pixquota.provider.call-timeout ("
-          + p.getCallTimeout() + "): " + PixClientConfig.maxWaitAboveCallTimeout(maxWait, p.getCallTimeout()));
+          + p.getCallTimeout() + "): " + ThrottleSettings.maxWaitAboveCallTimeout(maxWait, p.getCallTimeout()));
     }
     check("pixquota.provider.retry-max-attempts", p.getRetryMaxAttempts(),
         () -> c.retry(p.getRetryMaxAttempts(), PixClientConfig.DEFAULT_RETRY_INITIAL_BACKOFF,

@@ -1,11 +1,13 @@
 package io.pixquota.spring.autoconfigure;
 
-import io.pixquota.bacen.BucketState;
-import io.pixquota.bacen.BucketUnavailableException;
-import io.pixquota.bacen.Limit;
-import io.pixquota.bacen.RedisTokenBucket;
-import io.pixquota.bacen.ThrottlingInterceptor;
-import io.pixquota.bacen.TokenBucket;
+import io.pixquota.throttle.BucketReadings;
+import io.pixquota.throttle.BucketStatus;
+import io.pixquota.throttle.BucketUnavailableException;
+import io.pixquota.throttle.Limit;
+import io.pixquota.throttle.Throttle;
+import io.pixquota.throttle.TokenBucket;
+import io.pixquota.throttle.redis.BucketState;
+import io.pixquota.throttle.redis.RedisTokenBucket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -30,7 +32,7 @@ public final class PixQuotaView {
   public record Health(boolean up, Map<String, Object> details) {}
 
   /** What the health indicators show, whichever Spring Boot's API they implement. */
-  public static Health health(ThrottlingInterceptor throttle) {
+  public static Health health(Throttle throttle) {
     boolean up = true;
     Map<String, Object> details = new LinkedHashMap<>();
     for (Bucket b : read(throttle, false)) {
@@ -40,17 +42,17 @@ public final class PixQuotaView {
     return new Health(up, details);
   }
 
-  static List<Bucket> read(ThrottlingInterceptor throttle, boolean withState) {
+  static List<Bucket> read(Throttle throttle, boolean withState) {
     List<Bucket> out = new ArrayList<>();
     List<TokenBucket> buckets = throttle.buckets();
-    List<ThrottlingInterceptor.BucketStatus> status = throttle.status();
+    List<BucketStatus> status = throttle.status();
     for (int i = 0; i < buckets.size(); i++) {
       out.add(read(buckets.get(i), status.get(i), withState));
     }
     return out;
   }
 
-  private static Bucket read(TokenBucket bucket, ThrottlingInterceptor.BucketStatus status, boolean withState) {
+  private static Bucket read(TokenBucket bucket, BucketStatus status, boolean withState) {
     Map<String, Object> d = new LinkedHashMap<>();
     List<String> limits = new ArrayList<>();
     for (Limit l : bucket.limits()) {
@@ -80,12 +82,13 @@ public final class PixQuotaView {
         d.put("error", "interrupted");
       }
     }
+    BucketReadings readings = bucket.readings();
     if (!d.containsKey("rateFactor")) {
-      d.put("rateFactor", round(bucket.rateFactor()));
-      d.put("liveConfigurations", bucket.configurations());
+      d.put("rateFactor", round(readings.rateFactor()));
+      d.put("liveConfigurations", readings.configurations());
     }
-    d.put("providerHoldMs", bucket.providerHoldLeft().toMillis());
-    d.put("stateRepairs", bucket.stateRepairs());
+    d.put("providerHoldMs", readings.providerHoldLeft().toMillis());
+    d.put("stateRepairs", readings.stateRepairs());
     d.put("redisReachable", reachable);
     d.put("localFallbackActive", status.localFallbackActive());
     d.put("marginExceeded", status.marginExceeded());

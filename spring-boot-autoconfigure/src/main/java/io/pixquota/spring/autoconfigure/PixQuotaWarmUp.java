@@ -1,10 +1,10 @@
 package io.pixquota.spring.autoconfigure;
 
-import io.pixquota.bacen.BucketUnavailableException;
-import io.pixquota.bacen.ThrottlingInterceptor;
-import io.pixquota.bacen.TokenBucket;
 import io.pixquota.bacen.pix.PixClient;
 import io.pixquota.bacen.pix.PixException;
+import io.pixquota.throttle.BucketUnavailableException;
+import io.pixquota.throttle.Throttle;
+import io.pixquota.throttle.TokenBucket;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -20,9 +20,9 @@ final class PixQuotaWarmUp implements ApplicationListener<ApplicationReadyEvent>
   private static final Logger LOG = LoggerFactory.getLogger(PixQuotaWarmUp.class);
 
   private final ObjectProvider<PixClient> client;
-  private final ThrottlingInterceptor throttle;
+  private final Throttle throttle;
 
-  PixQuotaWarmUp(ObjectProvider<PixClient> client, ThrottlingInterceptor throttle) {
+  PixQuotaWarmUp(ObjectProvider<PixClient> client, Throttle throttle) {
     this.client = client;
     this.throttle = throttle;
   }

@@ -3,3 +3,4 @@
  * the actuator health indicator and the {@code pixquota} endpoint.
  */
 package io.pixquota.spring.autoconfigure;
+

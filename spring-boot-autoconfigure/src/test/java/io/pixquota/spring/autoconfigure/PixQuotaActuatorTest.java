@@ -2,9 +2,9 @@ package io.pixquota.spring.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.pixquota.bacen.RedisTokenBucket;
 import io.pixquota.harness.PrivateRedisServer;
 import io.pixquota.harness.RespConnection;
+import io.pixquota.throttle.redis.RedisTokenBucket;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

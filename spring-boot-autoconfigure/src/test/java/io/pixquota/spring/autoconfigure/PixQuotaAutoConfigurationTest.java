@@ -4,21 +4,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.pixquota.bacen.Acquisition;
-import io.pixquota.bacen.Limit;
-import io.pixquota.bacen.RedisTokenBucket;
-import io.pixquota.bacen.ThrottlingInterceptor;
-import io.pixquota.bacen.TokenBucket;
-import io.pixquota.bacen.TokenBucketConfig;
 import io.pixquota.bacen.pix.Pix;
 import io.pixquota.bacen.pix.PixClient;
 import io.pixquota.bacen.pix.PixClientConfig;
-import io.pixquota.bacen.plan.QuotaPlan;
 import io.pixquota.mock.MockBacen;
 import io.pixquota.mock.MockConfig;
 import io.pixquota.spring.ThrottlingClientHttpRequestInterceptor;
 import io.pixquota.testing.RedisExtension;
 import io.pixquota.testing.TestRedis;
+import io.pixquota.throttle.Acquisition;
+import io.pixquota.throttle.Limit;
+import io.pixquota.throttle.Throttle;
+import io.pixquota.throttle.TokenBucket;
+import io.pixquota.throttle.okhttp.ThrottlingInterceptor;
+import io.pixquota.throttle.plan.QuotaPlan;
+import io.pixquota.throttle.redis.RedisTokenBucket;
+import io.pixquota.throttle.redis.TokenBucketConfig;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -71,7 +72,8 @@ class PixQuotaAutoConfigurationTest {
   void aRedisUrlGivesTheBucketAndTheInterceptorsButNoPixClientWithoutABaseUrl() {
     runner.withPropertyValues(redisUrl(), "pixquota.bucket.name=url-only").run(context -> {
       assertThat(context).hasNotFailed().hasSingleBean(RedisTokenBucket.class)
-          .hasSingleBean(ThrottlingInterceptor.class).hasSingleBean(ThrottlingClientHttpRequestInterceptor.class)
+          .hasSingleBean(Throttle.class).hasSingleBean(ThrottlingInterceptor.class)
+          .hasSingleBean(ThrottlingClientHttpRequestInterceptor.class)
           .doesNotHaveBean(PixClient.class);
       TokenBucket bucket = context.getBean(TokenBucket.class);
       assertThat(bucket.name()).isEqualTo("url-only");
@@ -113,12 +115,26 @@ class PixQuotaAutoConfigurationTest {
     });
   }
 
+  /** The application's own Throttle: the OkHttp interceptor, the RestClient's and the actuator all go through it. */
+  @Test
+  void aThrottleOfTheApplicationsOwnIsTheOneEveryAdapterUses() {
+    RedisTokenBucket mine = RedisTokenBucket.create(redis.newRedisson(), TokenBucketConfig.custom("own")
+        .keyPrefix(redis.keyPrefix()).limit(4, 0.01).build());
+    Throttle own = Throttle.builder(mine).maxWait(Duration.ofSeconds(2)).build();
+    runner.withBean(Throttle.class, () -> own).withPropertyValues(redisUrl()).run(context -> {
+      assertThat(context).hasNotFailed().hasSingleBean(Throttle.class);
+      assertThat(context.getBean(Throttle.class)).isSameAs(own);
+      assertThat(context.getBean(ThrottlingInterceptor.class).throttle()).isSameAs(own);
+    });
+  }
+
   @Test
   void anInterceptorOfTheApplicationsOwnIsTheOnePixClientUses() throws Exception {
     try (MockBacen mock = MockBacen.start(MockConfig.defaults())) {
       RedisTokenBucket mine = RedisTokenBucket.create(redis.newRedisson(), TokenBucketConfig.custom("own-throttle")
           .keyPrefix(redis.keyPrefix()).limit(4, 0.01).build());
-      ThrottlingInterceptor own = ThrottlingInterceptor.builder(mine).maxWait(Duration.ofSeconds(2)).build();
+      ThrottlingInterceptor own = ThrottlingInterceptor.of(Throttle.builder(mine).maxWait(Duration.ofSeconds(2))
+          .build());
       runner.withBean(ThrottlingInterceptor.class, () -> own).withPropertyValues(redisUrl(),
           "pixquota.provider.base-url=" + mock.url(), "pixquota.provider.client-id=demo",
           "pixquota.provider.client-secret=demo-secret").run(context -> {
@@ -149,7 +165,8 @@ class PixQuotaAutoConfigurationTest {
   void disabledMakesNothing() {
     runner.withPropertyValues("pixquota.enabled=false").run(context -> {
       assertThat(context).hasNotFailed().doesNotHaveBean(TokenBucket.class)
-          .doesNotHaveBean(ThrottlingInterceptor.class).doesNotHaveBean(PixQuotaSettings.class);
+          .doesNotHaveBean(Throttle.class).doesNotHaveBean(ThrottlingInterceptor.class)
+          .doesNotHaveBean(PixQuotaSettings.class);
     });
   }
 

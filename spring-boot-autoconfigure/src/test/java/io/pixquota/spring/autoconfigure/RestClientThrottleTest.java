@@ -5,11 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.pixquota.bacen.Priority;
-import io.pixquota.bacen.ThrottleRefusedException;
 import io.pixquota.spring.ThrottlingClientHttpRequestInterceptor;
 import io.pixquota.testing.RedisExtension;
 import io.pixquota.testing.TestRedis;
+import io.pixquota.throttle.Priority;
+import io.pixquota.throttle.ThrottleRefusedException;
+import io.pixquota.throttle.TokenBucket;
 import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -72,7 +73,7 @@ class RestClientThrottleTest {
           RestClient rest = client(context.getBean(ThrottlingClientHttpRequestInterceptor.class));
           rest.get().uri("/warm").retrieve().toBodilessEntity(); // a connection, and the script loaded
           arrivals.clear();
-          context.getBean(io.pixquota.bacen.TokenBucket.class).refund(2); // full again: 2 tokens
+          context.getBean(TokenBucket.class).refund(2); // full again: 2 tokens
           long t0 = System.nanoTime();
           for (int i = 0; i < 4; i++) {
             assertThat(rest.get().uri("/api/v2/pix/{id}", "x").retrieve().body(String.class)).isEqualTo("ok");

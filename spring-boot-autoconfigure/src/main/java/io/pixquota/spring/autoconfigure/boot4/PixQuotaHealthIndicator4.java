@@ -1,7 +1,7 @@
 package io.pixquota.spring.autoconfigure.boot4;
 
-import io.pixquota.bacen.ThrottlingInterceptor;
 import io.pixquota.spring.autoconfigure.PixQuotaView;
+import io.pixquota.throttle.Throttle;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 
@@ -11,9 +11,9 @@ import org.springframework.boot.health.contributor.Health;
  * Spring Boot 3. Compiled against spring-boot-health 4.0, loaded only where it is present.
  */
 public final class PixQuotaHealthIndicator4 extends AbstractHealthIndicator {
-  private final ThrottlingInterceptor throttle;
+  private final Throttle throttle;
 
-  public PixQuotaHealthIndicator4(ThrottlingInterceptor throttle) {
+  public PixQuotaHealthIndicator4(Throttle throttle) {
     super("pixquota health check failed");
     this.throttle = throttle;
   }

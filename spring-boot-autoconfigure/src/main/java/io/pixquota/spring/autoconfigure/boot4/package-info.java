@@ -1,2 +1,3 @@
 /** The health indicator in Spring Boot 4's health API; used only on Spring Boot 4. */
 package io.pixquota.spring.autoconfigure.boot4;
+

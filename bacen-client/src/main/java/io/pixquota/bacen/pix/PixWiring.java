@@ -1,0 +1,124 @@
+package io.pixquota.bacen.pix;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
+import io.pixquota.throttle.Priority;
+import io.pixquota.throttle.Throttle;
+import io.pixquota.throttle.ThrottleBuilder;
+import io.pixquota.throttle.TokenBucket;
+import io.pixquota.throttle.okhttp.ThrottlingInterceptor;
+import io.pixquota.throttle.redis.RedisAddress;
+import io.pixquota.throttle.redis.RedisTokenBucket;
+import java.util.List;
+import okhttp3.HttpUrl;
+import okhttp3.OkHttpClient;
+import org.redisson.api.RedissonClient;
+
+/**
+ * What {@link PixClient.Builder#build()} wires: the shared bucket (on the given one, the given Redisson client, or a
+ * Redisson client of its own from the configured URL), the throttle and its OkHttp interceptor, the OkHttp clients
+ * (for the API, for the token, unthrottled for the policy), the token source, the retry and the async calls.
+ */
+final class PixWiring {
+  /** What a {@link PixClient} is made of. */
+  record Parts(PixClientConfig config, PixJson json, HttpUrl apiBase, OkHttpClient http, OkHttpClient unthrottledHttp,
+      PixAttempts attempts, PixResponses responses, PixRetry retry, boolean ownsHttp, PixAsyncCalls asyncCalls,
+      RedissonClient ownedRedisson, List<TokenBucket> buckets) {}
+
+  private PixWiring() {}
+
+  static PixClient wire(PixClient.Builder b) {
+    if (b.sslSocketFactory != null && b.okHttpClient != null) {
+      throw new IllegalStateException("tls is for the client PixClient makes; with your own okHttpClient, set its "
+          + "sslSocketFactory there");
+    }
+    if (b.interceptor != null) {
+      if (b.bucket != null && !b.interceptor.buckets().contains(b.bucket)) {
+        throw new IllegalStateException("the throttlingInterceptor does not book on the given tokenBucket '"
+            + b.bucket.name() + "'");
+      }
+      return new PixClient(parts(b, null, b.bucket != null ? b.bucket : b.interceptor.buckets().get(0)));
+    }
+    if (b.bucket != null) {
+      return new PixClient(parts(b, null, b.bucket));
+    }
+    SharedBucketSettings settings = b.config.bucket();
+    RedissonClient owned = null;
+    RedissonClient r = b.redisson;
+    if (r == null) {
+      if (settings.redisUrl() == null) {
+        throw new IllegalStateException("a RedissonClient, a TokenBucket or a redisUrl is required");
+      }
+      owned = RedisAddress.parse(settings.redisUrl()).connect(settings.redisTimeout());
+      r = owned;
+    }
+    TokenBucket bucket = RedisTokenBucket.create(r, settings.bucketConfig(
+        b.plan != null ? b.plan.capacity() : settings.capacity(),
+        b.plan != null ? b.plan.ratePerSecond() : settings.ratePerSecond()));
+    return new PixClient(parts(b, owned, bucket));
+  }
+
+  private static Parts parts(PixClient.Builder b, RedissonClient ownedRedisson, TokenBucket bucket) {
+    PixClientConfig config = b.config;
+    ProviderSettings provider = config.provider();
+    PixJson json = new PixJson();
+    HttpUrl apiBase = HttpUrl.get(ProviderSettings.directory(provider.baseUrl()).toString());
+    MeterRegistry registry = b.registry != null ? b.registry : new CompositeMeterRegistry();
+    PixResponses responses = new PixResponses(json, b.time);
+    PixRetry retry = new PixRetry(config.retry(), b.time, registry, b.jitter);
+    ThrottlingInterceptor interceptor = b.interceptor != null ? b.interceptor
+        : ThrottlingInterceptor.of(throttle(b, bucket, registry));
+    // Every request, token fetches included, ends within the call timeout. No redirects: a known provider does not
+    // send any, and a redirect loop would drain the shared bucket; a 3xx is an unexpected answer.
+    OkHttpClient.Builder baseBuilder = (b.okHttpClient != null ? b.okHttpClient : ownClient(bucket)).newBuilder()
+        .callTimeout(provider.callTimeout()).followRedirects(false).followSslRedirects(false);
+    if (b.sslSocketFactory != null) {
+      baseBuilder.sslSocketFactory(b.sslSocketFactory, b.trustManager);
+    }
+    OkHttpClient base = baseBuilder.build();
+    OkHttpClient tokenHttp = provider.throttleTokenCalls()
+        ? base.newBuilder().addNetworkInterceptor(interceptor).build() : base;
+    OAuthTokenSource tokens = new OAuthTokenSource(tokenHttp, HttpUrl.get(provider.tokenUrl().toString()),
+        provider.clientId(), provider.clientSecret(), json.mapper, b.time::nanoTime);
+    // A network interceptor: the slot is booked once OkHttp holds a connection, so a slow connection set-up cannot
+    // make a call leave late and bunch with the next slots (measured: 1 x 429 per cold burst otherwise).
+    OkHttpClient http = base.newBuilder().addNetworkInterceptor(interceptor).build();
+    PixAttempts attempts = new PixAttempts(apiBase, http, tokens, responses, provider.callTimeout(), registry);
+    retry.retries("getPix");
+    retry.retries("getCob");
+    for (String operation : new String[] {"getPix", "getCob"}) {
+      attempts.answers(operation, 429); // at 0 from the start, so that an alert on its increase sees the first one
+    }
+    return new Parts(config, json, apiBase, http, base, attempts, responses, retry, b.okHttpClient == null,
+        new PixAsyncCalls(retry, attempts, b.callbacks), ownedRedisson, interceptor.buckets());
+  }
+
+  private static Throttle throttle(PixClient.Builder b, TokenBucket bucket, MeterRegistry registry) {
+    PixClientConfig config = b.config;
+    ThrottleSettings waits = config.throttling();
+    ThrottleBuilder throttle = Throttle.builder(bucket).maxWait(waits.maxWait())
+        .defaultPriority(waits.defaultPriority()).horizon(Priority.BATCH, waits.batchHorizon())
+        .meterRegistry(registry).redisUnavailable(config.bucket().whenUnavailable(), config.bucket().localShare(),
+            Throttle.DEFAULT_LOCAL_RETRY_INTERVAL);
+    if (b.plan != null) {
+      throttle.plan(b.plan);
+    }
+    waits.quotaSignal().ifPresent(throttle::quotaSignal);
+    return throttle.build();
+  }
+
+  /**
+   * An OkHttp client of our own, its dispatcher sized for async calls: they hold a dispatcher slot only in flight,
+   * but a burst leaves at once, and one that queues in the dispatcher leaves late and books again. So: the bucket's
+   * burst plus a second's worth of its rate, per host (OkHttp's default is 5).
+   */
+  private static OkHttpClient ownClient(TokenBucket bucket) {
+    OkHttpClient client = new OkHttpClient();
+    double perHost = bucket.limits().stream().mapToDouble(l -> l.capacity() + l.refillPerSecond()).min()
+        .orElse(0);
+    int needed = (int) Math.min(1024, Math.ceil(perHost));
+    client.dispatcher().setMaxRequests(Math.max(client.dispatcher().getMaxRequests(), needed));
+    client.dispatcher().setMaxRequestsPerHost(Math.max(client.dispatcher().getMaxRequestsPerHost(), needed));
+    return client;
+  }
+}

@@ -1,6 +1,0 @@
-/**
- * Client bucket settings derived from the provider's own policy, with the arithmetic that shows they stay under it:
- * {@link io.pixquota.bacen.plan.QuotaPlanner#plan} turns a {@link io.pixquota.bacen.plan.ProviderPolicy} (as
- * {@code GET /policies/{name}} reports it) into a {@link io.pixquota.bacen.plan.QuotaPlan}.
- */
-package io.pixquota.bacen.plan;

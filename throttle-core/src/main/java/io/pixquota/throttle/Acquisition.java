@@ -1,0 +1,101 @@
+package io.pixquota.throttle;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The bucket's answer to one {@link TokenBucket#acquire(double, Duration) acquire}.
+ *
+ * <p>Granted: the caller's slot is booked; it must wait {@link #waitTime()} and then proceed, with no second call to
+ * the bucket. Refused: nothing was booked or consumed; {@link #waitTime()} is the wait the call would have needed.
+ * A bucket may {@link #withStamp stamp} its answer with what it needs to judge the slot later
+ * ({@link TokenBucket#validity}); to anyone else the stamp is opaque. Immutable.
+ */
+public final class Acquisition {
+  private final boolean granted;
+  private final Duration waitTime;
+  private final double remaining;
+  private final long slotMicros;
+  private final long answeredAtNanos;
+  private final Object stamp;
+
+  private Acquisition(boolean granted, Duration waitTime, double remaining, long slotMicros, long answeredAtNanos,
+      Object stamp) {
+    this.granted = granted;
+    this.waitTime = Objects.requireNonNull(waitTime, "waitTime cannot be null");
+    this.remaining = remaining;
+    this.slotMicros = slotMicros;
+    this.answeredAtNanos = answeredAtNanos;
+    this.stamp = stamp;
+  }
+
+  /**
+   * An answer without a stamp.
+   *
+   * @param granted         whether a slot was booked
+   * @param waitTime        time from the decision to the booked slot (or the slot it would have had)
+   * @param remaining       tokens left after the decision, the smallest over the bucket's limits; negative when slots
+   *                        are already booked ahead
+   * @param slotMicros      the booked slot in the bucket's clock, microseconds since the epoch
+   * @param answeredAtNanos {@link System#nanoTime()} (or the throttle's clock) when the answer reached this process,
+   *                        taken on the thread that received it, before any delay in waking the caller: the decision
+   *                        was taken no later than this, so {@code answeredAtNanos + waitTime} is never before the slot
+   */
+  public static Acquisition of(boolean granted, Duration waitTime, double remaining, long slotMicros,
+      long answeredAtNanos) {
+    return new Acquisition(granted, waitTime, remaining, slotMicros, answeredAtNanos, null);
+  }
+
+  /** This answer with a stamp of its bucket's own (which state and which rate booked it, say). */
+  public Acquisition withStamp(Object stamp) {
+    return new Acquisition(granted, waitTime, remaining, slotMicros, answeredAtNanos, stamp);
+  }
+
+  public boolean granted() {
+    return granted;
+  }
+
+  public Duration waitTime() {
+    return waitTime;
+  }
+
+  public double remaining() {
+    return remaining;
+  }
+
+  public long slotMicros() {
+    return slotMicros;
+  }
+
+  public long answeredAtNanos() {
+    return answeredAtNanos;
+  }
+
+  /** The stamp of the bucket that answered; null when it set none. */
+  public Object stamp() {
+    return stamp;
+  }
+
+  /** The moment the bucket decided, in its clock: the slot minus the wait. */
+  public long decidedAtMicros() {
+    return slotMicros - waitTime.toNanos() / 1000;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof Acquisition a && granted == a.granted && waitTime.equals(a.waitTime)
+        && Double.compare(remaining, a.remaining) == 0 && slotMicros == a.slotMicros
+        && answeredAtNanos == a.answeredAtNanos && Objects.equals(stamp, a.stamp);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(granted, waitTime, remaining, slotMicros, answeredAtNanos, stamp);
+  }
+
+  @Override
+  public String toString() {
+    return "Acquisition{" + (granted ? "granted" : "refused") + ", wait=" + waitTime + ", remaining=" + remaining
+        + ", slotMicros=" + slotMicros + (stamp == null ? "" : ", stamp=" + stamp) + "}";
+  }
+}

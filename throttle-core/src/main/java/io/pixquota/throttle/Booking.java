@@ -1,0 +1,173 @@
+package io.pixquota.throttle;
+
+import io.pixquota.throttle.internal.TimeSource;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One call's way to its slot, whichever thread (or none) waits for it: its plan, its class, the bucket's answer that
+ * booked it, when the call first asked, and how many times it booked again, by reason. Not threadsafe: one call's
+ * steps happen one after the other.
+ */
+final class Booking {
+  /**
+   * How many times a call that woke too late books a fresh slot before it leaves anyway: each rebooking costs a
+   * token and a round trip, and a machine that oversleeps three times in a row will not do better on the fourth.
+   */
+  static final int MAX_REBOOKS = 3;
+
+  final CallPlan plan;
+  final TokenBucket bucket;
+  final double cost;
+  final Priority priority;
+  final Duration maxWait;
+  final Duration horizon; // null: as far as the max wait
+  private final Duration configuredMaxWait;
+  private final SlotWaits waits;
+  private final TimeSource time;
+  private final long askedAtNanos;
+  private Acquisition granted;
+  private long slotNanos;
+  private long lateNanos;
+  private int lateRebooks;
+  private int cutRebooks;
+  private int lostRebooks;
+  private int asks;
+
+  /**
+   * @param maxWait           the max wait in force for this call
+   * @param configuredMaxWait the throttle's; more than {@code maxWait} when the call's timeout left it less
+   */
+  Booking(CallPlan plan, Duration maxWait, Duration configuredMaxWait, Priority priority, Duration horizon,
+      SlotWaits waits) {
+    this.plan = plan;
+    this.bucket = plan.charge().bucket();
+    this.cost = plan.charge().cost();
+    this.priority = priority;
+    this.maxWait = maxWait;
+    this.configuredMaxWait = configuredMaxWait;
+    this.horizon = horizon;
+    this.waits = waits;
+    this.time = waits.time();
+    this.askedAtNanos = time.nanoTime();
+  }
+
+  /** How far ahead the next ask may book: what is left of the max wait, within the class's horizon. */
+  Duration askWait() {
+    Duration left = leftToWait();
+    return horizon != null && horizon.compareTo(left) < 0 ? horizon : left;
+  }
+
+  /**
+   * Takes the bucket's answer to an ask of {@link #askWait()}. The slot in our clock: the bucket decided before its
+   * answer reached this process, so answeredAt + wait is never early. answeredAt is taken on the I/O thread, not
+   * when a thread got round to reading the answer: a thread starved of CPU after Redis answered (up to 400 ms on a
+   * loaded 2-core machine) counts as late and rebooks, instead of leaving "on time" by its own reckoning with the
+   * burst.
+   *
+   * @return true when booked ({@link #slotNanos()} is the slot); false when the class's horizon kept the call from
+   *     booking a slot that is still within its max wait: then {@link #slotNanos()} is when to ask again
+   * @throws ThrottleRefusedException when the bucket refused: the slot would be past the max wait
+   */
+  boolean take(Acquisition a) throws ThrottleRefusedException {
+    asks++;
+    if (!a.granted()) {
+      if (horizon != null && a.waitTime().compareTo(leftToWait()) <= 0) {
+        waits.metrics().deferred(bucket.name(), priority);
+        slotNanos = a.answeredAtNanos() + a.waitTime().toNanos();
+        return false;
+      }
+      waits.metrics().refused(bucket.name(), priority);
+      throw new ThrottleRefusedException(bucket.name(), a.waitTime(), maxWait, limit());
+    }
+    granted = a;
+    slotNanos = a.answeredAtNanos() + a.waitTime().toNanos();
+    return true;
+  }
+
+  Acquisition granted() {
+    return granted;
+  }
+
+  /** The slot, on the throttle's clock (or, after an ask the horizon deferred, when to ask again). */
+  long slotNanos() {
+    return slotNanos;
+  }
+
+  long askedAtNanos() {
+    return askedAtNanos;
+  }
+
+  long lateNanos() {
+    return lateNanos;
+  }
+
+  /** Whether the slot can no longer come: its state lost, or its rate cut since it was booked. */
+  boolean voided() {
+    return bucket.validity(granted) != TokenBucket.Validity.VALID;
+  }
+
+  /**
+   * What a refused wait exceeded, in words: the max wait, or what the call's timeout left of it, or what is left of
+   * either after the call has waited (a class with a horizon that asked again, a call that booked again).
+   */
+  private String limit() {
+    String whole = maxWait.compareTo(configuredMaxWait) < 0
+        ? "the " + maxWait.toMillis() + " ms its call timeout left it (max wait " + configuredMaxWait.toMillis()
+            + " ms)"
+        : "its max wait " + maxWait.toMillis() + " ms";
+    long waitedMillis = TimeUnit.NANOSECONDS.toMillis(time.nanoTime() - askedAtNanos);
+    return asks <= 1 ? whole : "the " + leftToWait().toMillis() + " ms left of " + whole + " after "
+        + waitedMillis + " ms" + (horizon != null ? " waiting to ask again within its " + priority + " horizon"
+        : " of waiting");
+  }
+
+  /** What is left of the max wait, for a booking made again. */
+  Duration leftToWait() {
+    Duration left = maxWait.minusNanos(time.nanoTime() - askedAtNanos);
+    return left.isNegative() ? Duration.ZERO : left;
+  }
+
+  /**
+   * Decides whether the call must book again instead of leaving now, and counts why: the provider refused a call and
+   * the fleet's rate was cut since the slot was booked; the state that booked it was lost; or the call is more than
+   * the late limit past its slot (at most {@link #MAX_REBOOKS} times). Otherwise it leaves, {@link #lateNanos()}
+   * late.
+   *
+   * @return true when the call must book again
+   * @throws BucketUnavailableException after {@link #MAX_REBOOKS} cuts, or one more lost state: not sent
+   */
+  boolean checkBeforeLeaving() throws BucketUnavailableException {
+    TokenBucket.Validity validity = bucket.validity(granted);
+    long late = time.nanoTime() - slotNanos;
+    if (validity == TokenBucket.Validity.RATE_CUT) {
+      // The slot belongs to the old rate (and may fall in the provider's Retry-After). Book again at the new one.
+      // Nothing is given back: the cut reset the bucket.
+      if (++cutRebooks > MAX_REBOOKS) {
+        throw new BucketUnavailableException(bucket.name(), "the provider refused calls and the rate was cut "
+            + cutRebooks + " times while this call waited; not sent", null);
+      }
+      waits.metrics().superseded(bucket.name());
+      return true;
+    }
+    if (validity == TokenBucket.Validity.STATE_LOST) {
+      // The new state does not know the slot, and leaving on it could join the new state's full burst. Book
+      // again, in the new state. The lost tokens are not given back: there is nothing to give them back to.
+      if (++lostRebooks > MAX_REBOOKS) {
+        throw new BucketUnavailableException(bucket.name(), "its state was lost " + lostRebooks
+            + " times while this call waited; not sent", null);
+      }
+      waits.stateLost(bucket.name());
+      return true;
+    }
+    if (late > waits.lateLimitNanos() && lateRebooks < MAX_REBOOKS) {
+      // Woke too late: leaving now could bunch with the calls booked right after us and breach the provider's
+      // bucket. Book a fresh slot after them instead. The missed slot is not given back (conservative).
+      lateRebooks++;
+      waits.metrics().rebooked(bucket.name());
+      return true;
+    }
+    lateNanos = late;
+    return false;
+  }
+}

@@ -1,0 +1,260 @@
+package io.pixquota.throttle;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import io.pixquota.throttle.internal.Async;
+import io.pixquota.throttle.internal.Checks;
+import io.pixquota.throttle.internal.TimeSource;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.DoubleSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code LOCAL_FALLBACK} as a decorator: the shared bucket while its store answers; while it does not, an in-memory
+ * {@link LocalTokenBucket} holding {@code share} of each limit (at least one token of burst, and at least the slowest
+ * refill a limit may have), asking the shared bucket again every {@code retryInterval}. One WARN per transition, and
+ * the listener is told of every store error and every transition. Never unlimited.
+ *
+ * <p>{@link #charge} and {@link #refund} go to the bucket in use when they are called. A call booked in one and given
+ * back after a transition returns its tokens to the other: at most its cost, once per such call.
+ *
+ * <p>This class is threadsafe.
+ */
+final class FallbackTokenBucket implements TokenBucket, MeterBinder {
+  private static final Logger LOG = LoggerFactory.getLogger(FallbackTokenBucket.class);
+
+  /** Told of store errors and of switches between the shared bucket and the local share. */
+  interface Listener {
+    void storeFailed(String bucket);
+
+    void fallbackActive(String bucket, boolean active);
+  }
+
+  private final TokenBucket shared;
+  private final LocalTokenBucket local;
+  private final double share;
+  private final long retryNanos;
+  private final TimeSource time;
+  private final Listener listener;
+  private final AtomicBoolean active = new AtomicBoolean();
+  private volatile long retrySharedAtNanos;
+
+  FallbackTokenBucket(TokenBucket shared, double share, Duration retryInterval, TimeSource time,
+      Listener listener) {
+    this.shared = Objects.requireNonNull(shared, "shared cannot be null");
+    this.share = Checks.share("localShare", share);
+    this.retryNanos = Checks.positiveAtMostADay("retryInterval", retryInterval).toNanos();
+    this.time = Objects.requireNonNull(time, "time cannot be null");
+    this.listener = Objects.requireNonNull(listener, "listener cannot be null");
+    List<Limit> mine = new ArrayList<>();
+    for (Limit l : shared.limits()) {
+      mine.add(Limit.of(Math.max(l.capacity() * share, 1),
+          Math.max(l.refillPerSecond() * share, Checks.MIN_REFILL_PER_SECOND)));
+    }
+    this.local = new LocalTokenBucket(shared.name(), mine, time::nanoTime);
+  }
+
+  @Override
+  public String name() {
+    return shared.name();
+  }
+
+  /** The shared bucket's limits: the ones callers are checked against. */
+  @Override
+  public List<Limit> limits() {
+    return shared.limits();
+  }
+
+  @Override
+  public Acquisition acquire(double cost, Duration maxWait) throws BucketUnavailableException, InterruptedException {
+    Checks.cost(cost, shared.limits().stream().mapToDouble(Limit::capacity).min().orElseThrow());
+    Checks.notNegative("maxWait", maxWait);
+    if (!useShared()) {
+      return local(cost, maxWait, null);
+    }
+    try {
+      Acquisition a = shared.acquire(cost, maxWait);
+      sharedAnswered();
+      return a;
+    } catch (BucketUnavailableException e) {
+      sharedFailed(e);
+      return local(cost, maxWait, e);
+    }
+  }
+
+  /** The shared bucket's async acquire while it is in use; the local share (in memory) when it fails. */
+  @Override
+  public CompletionStage<Acquisition> acquireAsync(double cost, Duration maxWait) {
+    Checks.cost(cost, shared.limits().stream().mapToDouble(Limit::capacity).min().orElseThrow());
+    Checks.notNegative("maxWait", maxWait);
+    if (!useShared()) {
+      return TokenBucket.super.acquireAsync(cost, maxWait);
+    }
+    return sharedElseLocalAsync(shared.acquireAsync(cost, maxWait), e -> local(cost, maxWait, e));
+  }
+
+  @Override
+  public double charge(double cost) throws BucketUnavailableException, InterruptedException {
+    Checks.tokens("cost", cost);
+    return sharedElseLocal(() -> shared.charge(cost), () -> local.charge(cost));
+  }
+
+  @Override
+  public double refund(double cost) throws BucketUnavailableException, InterruptedException {
+    Checks.tokens("cost", cost);
+    return sharedElseLocal(() -> shared.refund(cost), () -> local.refund(cost));
+  }
+
+  /** The shared bucket's async refund while it is in use and answers, else the local share's. */
+  @Override
+  public CompletionStage<Double> refundAsync(double cost) {
+    Checks.tokens("cost", cost);
+    if (!useShared()) {
+      return CompletableFuture.completedFuture(local.refund(cost));
+    }
+    return sharedElseLocalAsync(shared.refundAsync(cost), e -> local.refund(cost));
+  }
+
+  /** What the local share does when the shared bucket failed with {@code e}. */
+  @FunctionalInterface
+  private interface LocalOperation<T> {
+    T run(BucketUnavailableException e) throws BucketUnavailableException;
+  }
+
+  /** The shared bucket's stage while it answers; when it fails to, the local share's answer, in the same stage. */
+  private <T> CompletionStage<T> sharedElseLocalAsync(CompletionStage<T> onShared, LocalOperation<T> onLocal) {
+    return onShared.handle((value, failure) -> {
+      if (failure == null) {
+        sharedAnswered();
+        return value;
+      }
+      if (!(Async.cause(failure) instanceof BucketUnavailableException e)) {
+        throw Async.rethrown(failure);
+      }
+      sharedFailed(e);
+      try {
+        return onLocal.run(e);
+      } catch (BucketUnavailableException refused) {
+        throw new CompletionException(refused);
+      }
+    });
+  }
+
+  /** A charge or refund of the shared bucket. */
+  @FunctionalInterface
+  private interface SharedOperation {
+    double run() throws BucketUnavailableException, InterruptedException;
+  }
+
+  /** On the shared bucket when it is in use and answers, else on the local share. */
+  private double sharedElseLocal(SharedOperation onShared, DoubleSupplier onLocal) throws InterruptedException {
+    if (useShared()) {
+      try {
+        double left = onShared.run();
+        sharedAnswered();
+        return left;
+      } catch (BucketUnavailableException e) {
+        sharedFailed(e);
+      }
+    }
+    return onLocal.getAsDouble();
+  }
+
+  /**
+   * The shared bucket's word first (its state lost, its rate cut), then the local share's (its rate cut): a slot of
+   * the local share is never lost.
+   */
+  @Override
+  public Validity validity(Acquisition granted) {
+    Validity shared = this.shared.validity(granted);
+    return shared != Validity.VALID ? shared : local.validity(granted);
+  }
+
+  /** Tells the bucket in use: the shared one while it answers, else the local share. */
+  @Override
+  public Refusal providerRefused(Acquisition booked, Duration retryAfter) throws InterruptedException {
+    if (useShared()) {
+      try {
+        Refusal outcome = shared.providerRefused(booked, retryAfter);
+        sharedAnswered();
+        return outcome;
+      } catch (BucketUnavailableException e) {
+        sharedFailed(e);
+      }
+    }
+    return local.providerRefused(booked, retryAfter);
+  }
+
+  /** The shared bucket's readings; the rate factor is the local share's while it takes the calls. */
+  @Override
+  public BucketReadings readings() {
+    BucketReadings r = shared.readings();
+    return !active.get() ? r : new BucketReadings(local.readings().rateFactor(), r.configurations(),
+        r.providerHoldLeft(), r.stateRepairs(), r.refusalsNotCounted());
+  }
+
+  /** The shared bucket's meters, when it has some of its own. */
+  @Override
+  public void bindTo(MeterRegistry registry) {
+    if (shared instanceof MeterBinder binder) {
+      binder.bindTo(registry);
+    }
+  }
+
+  /** Prepares the shared bucket; a store that does not answer is reported, as at any other time. */
+  @Override
+  public void preload() throws BucketUnavailableException, InterruptedException {
+    shared.preload();
+  }
+
+  /** Whether the fallback is in use now. */
+  boolean fallbackActive() {
+    return active.get();
+  }
+
+  /** False while the shared bucket failed less than {@code retryInterval} ago. */
+  private boolean useShared() {
+    return !active.get() || time.nanoTime() - retrySharedAtNanos >= 0;
+  }
+
+  /** The local share, unless it can never hold this cost: then the call fails as if there were no fallback. */
+  private Acquisition local(double cost, Duration maxWait, BucketUnavailableException cause)
+      throws BucketUnavailableException {
+    double capacity = local.limits().stream().mapToDouble(Limit::capacity).min().orElseThrow();
+    if (cost > capacity) {
+      throw new BucketUnavailableException(name(), "the shared bucket does not answer and a cost of " + cost
+          + " exceeds this process's local share (capacity " + capacity + ")", cause);
+    }
+    return local.acquire(cost, maxWait);
+  }
+
+  private void sharedAnswered() {
+    if (active.compareAndSet(true, false)) {
+      listener.fallbackActive(name(), false);
+      LOG.warn("Bucket '{}': Redis answers again; back to the shared bucket", name());
+    }
+  }
+
+  private void sharedFailed(BucketUnavailableException e) {
+    listener.storeFailed(name());
+    retrySharedAtNanos = time.nanoTime() + retryNanos;
+    if (active.compareAndSet(false, true)) {
+      listener.fallbackActive(name(), true);
+      LOG.warn("Bucket '{}': Redis unavailable ({}); using this process's local share ({} of the quota)", name(),
+          e.getMessage(), share);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "FallbackTokenBucket{" + shared + ", share=" + share + "}";
+  }
+}

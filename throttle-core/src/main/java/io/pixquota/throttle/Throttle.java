@@ -1,0 +1,210 @@
+package io.pixquota.throttle;
+
+import io.pixquota.throttle.internal.TimeSource;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The throttle, for any HTTP client: routes a request to its bucket (the first matching {@link ThrottleBuilder#rule
+ * rule}, else the default bucket at cost 1), books its slot, waits for it, books again when the slot went bad (the
+ * caller woke too late, the bucket's state was lost, the provider's 429 cut the rate), sends it once through its
+ * {@link Exchange}, and settles the answer: a 429 tells the bucket, {@link ThrottleBuilder#responseCost response costs}
+ * are charged or refunded. No request is sent before its slot.
+ *
+ * <p>Two ways to wait. {@link #exchange} waits on the caller's thread, checking for a cancel (blocking clients:
+ * OkHttp's interceptor, Spring's RestClient). {@link #book} waits on a timer and holds no thread: the
+ * {@link AsyncBooking} hands its caller a {@link Slot} when the slot has come, and the caller sends with
+ * {@link #send}, which checks the slot once more right before the send (async clients: OkHttp's call factory, a
+ * reactive client). Both share the same buckets, line of {@link Priority#BATCH} callers, meters and guarantees.
+ *
+ * <p>Failures are {@link IOException}s: {@link ThrottleRefusedException} when the slot is further than the max wait
+ * (the smaller of the configured one and the request's own); {@link BucketUnavailableException} when the bucket cannot
+ * be reached and no local fallback takes the call; {@link java.io.InterruptedIOException} when the thread is
+ * interrupted or the request cancelled while waiting (the request is never sent, and the booked tokens are given
+ * back). This class is threadsafe; build it with {@link #builder}.
+ */
+public final class Throttle {
+  /** Default of {@link ThrottleBuilder#maxWait}: 10 s. */
+  public static final Duration DEFAULT_MAX_WAIT = Duration.ofSeconds(10);
+  /** Default of {@link ThrottleBuilder#lateLimit}: 50 ms. */
+  public static final Duration DEFAULT_LATE_LIMIT = Duration.ofMillis(50);
+  /** Default local share of {@link ThrottleBuilder#redisUnavailable}: {@value}. */
+  public static final double DEFAULT_LOCAL_SHARE = 0.5;
+  /** Default of how often {@link RedisUnavailablePolicy#LOCAL_FALLBACK} asks the store again: 1 s. */
+  public static final Duration DEFAULT_LOCAL_RETRY_INTERVAL = Duration.ofSeconds(1);
+
+  private final Route defaultRoute;
+  private final List<Route> rules;
+  private final List<TokenBucket> buckets;
+  private final Duration maxWait;
+  private final Priority defaultPriority;
+  private final Map<Priority, Duration> horizons;
+  private final TimeSource time;
+  private final ThrottleMetrics metrics;
+  private final SlotWaits waits;
+  private final Settlement settlement;
+
+  Throttle(ThrottleBuilder.Settings s, Route defaultRoute, List<Route> rules, List<TokenBucket> buckets,
+      ThrottleMetrics metrics) {
+    this.defaultRoute = defaultRoute;
+    this.rules = List.copyOf(rules);
+    this.buckets = List.copyOf(buckets);
+    this.maxWait = s.maxWait();
+    this.defaultPriority = s.defaultPriority();
+    this.horizons = new EnumMap<>(Priority.class);
+    this.horizons.putAll(s.horizons());
+    this.time = s.time();
+    this.metrics = metrics;
+    this.waits = new SlotWaits(s.lateLimit(), time, metrics);
+    this.settlement = new Settlement(s.assumedJitter(), s.quotaSignal(), time, metrics);
+  }
+
+  /** A builder whose default bucket takes every request that no rule matches. */
+  public static ThrottleBuilder builder(TokenBucket defaultBucket) {
+    return new ThrottleBuilder(defaultBucket);
+  }
+
+  /**
+   * The buckets this throttle books on, as they were given to its builder (the default bucket first, then those of
+   * the rules, each once): for warming them up and for showing their state.
+   */
+  public List<TokenBucket> buckets() {
+    return buckets;
+  }
+
+  /** The configured max wait. */
+  public Duration maxWait() {
+    return maxWait;
+  }
+
+  /** The class of requests that name none. */
+  public Priority defaultPriority() {
+    return defaultPriority;
+  }
+
+  /** What this process saw of each of its {@link #buckets()}, in the same order; no I/O. */
+  public List<BucketStatus> status() {
+    List<BucketStatus> out = new ArrayList<>();
+    long now = time.nanoTime();
+    for (TokenBucket bucket : buckets) {
+      ThrottleMetrics.Status s = metrics.status(bucket.name());
+      out.add(new BucketStatus(bucket.name(), s.fallbackActive(), s.marginExceeded(), s.marginExceeded() == 0
+          ? Optional.empty() : Optional.of(Duration.ofNanos(Math.max(0, now - s.lastMarginExceededNanos())))));
+    }
+    return out;
+  }
+
+  /**
+   * Books the request's slot, sleeps until it (checking for a cancel), calls {@link Exchange#send} once, then settles
+   * the answer.
+   *
+   * @throws ThrottleRefusedException   when the slot is further than the max wait
+   * @throws BucketUnavailableException when the bucket cannot be reached and no local fallback takes the call
+   * @throws java.io.InterruptedIOException when interrupted or cancelled while waiting (nothing sent, tokens given
+   *                                    back)
+   * @throws IOException                what {@code send} throws
+   */
+  public <R> R exchange(ThrottleRequest request, Exchange<R> exchange) throws IOException {
+    Objects.requireNonNull(request, "request cannot be null");
+    Objects.requireNonNull(exchange, "exchange cannot be null");
+    Booking booking = booking(request);
+    waits.book(booking, request.canceled());
+    return leave(booking, request.canceled(), exchange);
+  }
+
+  /**
+   * {@link #exchange(ThrottleRequest, Exchange)} for a request of this method, encoded path and class (null: the
+   * default), with the throttle's max wait; only an interrupt cancels its wait.
+   */
+  public <R> R exchange(String method, String encodedPath, Priority priority, Exchange<R> exchange)
+      throws IOException {
+    return exchange(ThrottleRequest.of(method, encodedPath).withPriority(priority), exchange);
+  }
+
+  /**
+   * A booking of the request's slot that waits for it without a thread: nothing is asked until
+   * {@link AsyncBooking#start}. Bad input throws at once.
+   */
+  public AsyncBooking book(ThrottleRequest request) {
+    return new AsyncBooking(booking(Objects.requireNonNull(request, "request cannot be null")), waits);
+  }
+
+  /**
+   * Sends a request whose {@link AsyncBooking} has handed over its slot: checks the slot once more (it may have gone
+   * bad while the client queued the request), then sends and settles as {@link #exchange} does.
+   *
+   * @throws SlotMissedException when the slot went bad: nothing was sent; tell the booking ({@link
+   *                             AsyncBooking#missed}), which books again
+   * @throws IllegalArgumentException for a slot another throttle booked
+   */
+  public <R> R send(Slot slot, BooleanSupplier canceled, Exchange<R> exchange) throws IOException {
+    Objects.requireNonNull(slot, "slot cannot be null");
+    Objects.requireNonNull(exchange, "exchange cannot be null");
+    if (!owns(slot)) {
+      throw new IllegalArgumentException("slot was booked by another throttle");
+    }
+    Booking booking = slot.booking();
+    if (booking.checkBeforeLeaving()) {
+      // Late (the client queued it), or its state lost or its rate cut since: not sent. The async caller books again
+      // without a thread; sleeping here would hold the client's thread and make the calls behind it late too.
+      throw new SlotMissedException(booking.bucket.name());
+    }
+    return leave(booking, canceled != null ? canceled : () -> false, exchange);
+  }
+
+  boolean owns(Slot slot) {
+    return slot.waits() == waits;
+  }
+
+  /** Sleeps until the booked slot, sends, and settles the answer: one path for every HTTP client. */
+  private <R> R leave(Booking booking, BooleanSupplier canceled, Exchange<R> exchange) throws IOException {
+    SlotWaits.Leaving slot = waits.sleepAndLeave(booking, canceled);
+    String name = booking.bucket.name();
+    long late = slot.lateNanos();
+    settlement.leaving(name, late);
+    long sentAt = time.nanoTime();
+    long waitedNanos = sentAt - booking.askedAtNanos();
+    R response;
+    try {
+      response = exchange.send(); // nothing between the lateness check and the send
+    } finally {
+      metrics.granted(name, booking.priority, Duration.ofNanos(waitedNanos));
+      metrics.lateness(name, late);
+    }
+    metrics.answered(name, time.nanoTime() - sentAt);
+    settlement.answered(booking, slot.granted(), exchange.status(response), h -> exchange.header(response, h));
+    return response;
+  }
+
+  /** A booking, not yet asked for, of the plan the request routes to, in its class. */
+  private Booking booking(ThrottleRequest request) {
+    Route route = route(request.method(), request.encodedPath());
+    Priority priority = request.priority() != null ? request.priority() : defaultPriority;
+    Duration wait = request.maxWait() != null && request.maxWait().compareTo(maxWait) < 0 ? request.maxWait()
+        : maxWait;
+    return new Booking(route.plan(), wait, maxWait, priority, horizons.get(priority), waits);
+  }
+
+  private Route route(String method, String encodedPath) {
+    for (Route rule : rules) {
+      if (rule.matches(method, encodedPath)) {
+        return rule;
+      }
+    }
+    return defaultRoute;
+  }
+
+  @Override
+  public String toString() {
+    List<String> names = new ArrayList<>();
+    buckets.forEach(b -> names.add(b.name()));
+    return "Throttle{buckets=" + names + ", maxWait=" + maxWait + ", defaultPriority=" + defaultPriority + "}";
+  }
+}

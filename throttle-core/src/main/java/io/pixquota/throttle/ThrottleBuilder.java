@@ -1,0 +1,214 @@
+package io.pixquota.throttle;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.pixquota.throttle.internal.Checks;
+import io.pixquota.throttle.internal.TimeSource;
+import io.pixquota.throttle.plan.QuotaPlan;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/** Builds a {@link Throttle}; every setter validates at once, and its javadoc states the default. */
+public final class ThrottleBuilder {
+  private final TokenBucket defaultBucket;
+  private final List<Rule> rules = new ArrayList<>();
+  private final Map<Integer, Double> responseCosts = new LinkedHashMap<>();
+  private Duration maxWait = Throttle.DEFAULT_MAX_WAIT;
+  private Priority defaultPriority = Priority.INTERACTIVE;
+  private final Map<Priority, Duration> horizons = new EnumMap<>(Map.of(Priority.BATCH, Duration.ZERO));
+  private Duration lateLimit = Throttle.DEFAULT_LATE_LIMIT;
+  private Duration assumedJitter;
+  private RedisUnavailablePolicy unavailablePolicy = RedisUnavailablePolicy.FAIL_CLOSED;
+  private double localShare = Throttle.DEFAULT_LOCAL_SHARE;
+  private double planLocalShare = 1;
+  private Duration localRetryInterval = Throttle.DEFAULT_LOCAL_RETRY_INTERVAL;
+  private MeterRegistry registry;
+  private TimeSource time = TimeSource.SYSTEM;
+  private String quotaSignal;
+
+  /** A rule as given: requests whose method (null: any) and path match go to {@code bucket} at {@code cost}. */
+  private record Rule(String method, Pattern path, TokenBucket bucket, double cost) {}
+
+  /** What the throttle keeps of its builder. */
+  record Settings(Duration maxWait, Priority defaultPriority, Map<Priority, Duration> horizons, Duration lateLimit,
+      Duration assumedJitter, String quotaSignal, TimeSource time) {}
+
+  ThrottleBuilder(TokenBucket defaultBucket) {
+    this.defaultBucket = Objects.requireNonNull(defaultBucket, "defaultBucket cannot be null");
+  }
+
+  /**
+   * Requests whose method (null: any) and encoded path match go to {@code bucket} at {@code cost}. Rules are tried
+   * in the order added; the first match wins.
+   */
+  public ThrottleBuilder rule(String method, String pathRegex, TokenBucket bucket, double cost) {
+    Objects.requireNonNull(pathRegex, "pathRegex cannot be null");
+    Objects.requireNonNull(bucket, "bucket cannot be null");
+    rules.add(new Rule(method, Pattern.compile(pathRegex), bucket, Checks.tokens("cost", cost)));
+    return this;
+  }
+
+  /**
+   * A response with this status costs {@code totalCost} in all: the difference from the request's cost is charged
+   * (or refunded) on the same bucket after the response, atomically.
+   */
+  public ThrottleBuilder responseCost(int status, double totalCost) {
+    if (status < 100 || status > 599) {
+      throw new IllegalArgumentException("status must be within 100..599, but was " + status);
+    }
+    responseCosts.put(status, Checks.tokens("totalCost", totalCost));
+    return this;
+  }
+
+  /** The longest a call may wait for its slot; default 10 s. A request's own max wait (its timeout) may shorten it. */
+  public ThrottleBuilder maxWait(Duration maxWait) {
+    this.maxWait = Checks.notNegativeAtMostADay("maxWait", maxWait);
+    return this;
+  }
+
+  /** The class of requests that name none; default {@link Priority#INTERACTIVE}. */
+  public ThrottleBuilder defaultPriority(Priority priority) {
+    this.defaultPriority = Objects.requireNonNull(priority, "priority cannot be null");
+    return this;
+  }
+
+  /**
+   * How far ahead a call of this class may book its slot, at most a day; null: as far as its max wait. Defaults:
+   * {@link Priority#BATCH} 0 (only a slot that is free now), {@link Priority#INTERACTIVE} null. A call that finds no
+   * slot within its horizon, but one within its max wait, sleeps (blocking, or on a timer for an
+   * {@link AsyncBooking}) until the bucket said one would be free and asks again; it holds no slot meanwhile, so it
+   * never stands in front of another class's calls. An interactive call waits behind a class's bookings for at most
+   * that class's horizon plus one slot.
+   */
+  public ThrottleBuilder horizon(Priority priority, Duration horizon) {
+    Objects.requireNonNull(priority, "priority cannot be null");
+    if (horizon == null) {
+      horizons.remove(priority);
+    } else {
+      horizons.put(priority, Checks.notNegativeAtMostADay("horizon of " + priority, horizon));
+    }
+    return this;
+  }
+
+  /**
+   * A call that leaves more than this after its slot (a thread that overslept, a GC pause, a cold start) books a
+   * fresh slot instead of leaving together with the calls booked after it; default 50 ms. Keep it within the delay
+   * spread J that the bucket's margin below the provider's quota allows (see QuotaPlanner, docs).
+   */
+  public ThrottleBuilder lateLimit(Duration lateLimit) {
+    this.lateLimit = Checks.notNegativeAtMostADay("lateLimit", lateLimit);
+    return this;
+  }
+
+  /**
+   * Takes a {@link QuotaPlan}'s settings: its late limit; its J, watched live (a call that still leaves later than J
+   * after its slot, after rebooking, counts in {@code bacen.throttle.margin.exceeded} and logs a WARN at most once a
+   * minute, because the plan is then no longer provably safe); and its local share, which caps the one given to
+   * {@link #redisUnavailable}.
+   */
+  public ThrottleBuilder plan(QuotaPlan plan) {
+    Objects.requireNonNull(plan, "plan cannot be null");
+    this.lateLimit = plan.lateLimit();
+    this.assumedJitter = plan.jitter();
+    this.planLocalShare = plan.localShare();
+    return this;
+  }
+
+  /**
+   * What to do while a bucket's store cannot be reached; default {@link RedisUnavailablePolicy#FAIL_CLOSED}. With
+   * {@link RedisUnavailablePolicy#LOCAL_FALLBACK}, each bucket is wrapped, once, in an in-memory share
+   * ({@code 0 < localShare <= 1}, default {@value Throttle#DEFAULT_LOCAL_SHARE}, capped by a plan's) of each of its
+   * limits, and the shared bucket is asked again every {@code retryInterval} (default 1 s).
+   */
+  public ThrottleBuilder redisUnavailable(RedisUnavailablePolicy policy, double localShare, Duration retryInterval) {
+    this.unavailablePolicy = Objects.requireNonNull(policy, "policy cannot be null");
+    this.localShare = Checks.share("localShare", localShare);
+    this.localRetryInterval = Checks.positiveAtMostADay("retryInterval", retryInterval);
+    return this;
+  }
+
+  /**
+   * The header by which the provider's own 429s are known (e.g. {@code RateLimit}, which the mock and IETF-style
+   * providers send; {@code X-RateLimit-Remaining}); default null: every 429 on an admitted call counts. A 429 without
+   * it (a gateway, a WAF, a proxy in front of the provider) is counted in {@code bacen.throttle.provider.ignored} and
+   * logged, but neither cuts the fleet's rate nor holds it.
+   */
+  public ThrottleBuilder quotaSignal(String header) {
+    this.quotaSignal = header == null ? null : Checks.headerName("quotaSignal", header);
+    return this;
+  }
+
+  /** Where the meters go; default none (no-op meters). */
+  public ThrottleBuilder meterRegistry(MeterRegistry registry) {
+    this.registry = Objects.requireNonNull(registry, "registry cannot be null");
+    return this;
+  }
+
+  /** For tests: the clock the throttle reads and sleeps on, and that its buckets' answers are stamped with. */
+  ThrottleBuilder timeSource(TimeSource time) {
+    this.time = Objects.requireNonNull(time, "time cannot be null");
+    return this;
+  }
+
+  /**
+   * @throws IllegalStateException when a route's cost exceeds what its bucket can ever hold (the smallest capacity
+   *     of its limits): no call of that route could ever be admitted
+   */
+  public Throttle build() {
+    fits("requests no rule matches", 1, defaultBucket);
+    for (Rule r : rules) {
+      fits(Route.describe(r.method(), r.path()), r.cost(), r.bucket());
+    }
+    ThrottleMetrics metrics = new ThrottleMetrics(registry);
+    Map<TokenBucket, TokenBucket> wrapped = new IdentityHashMap<>(); // one decorator per bucket, however many rules
+    Route defaultRoute = route(null, null, defaultBucket, 1, wrapped, metrics);
+    List<Route> built = new ArrayList<>();
+    for (Rule r : rules) {
+      built.add(route(r.method(), r.path(), r.bucket(), r.cost(), wrapped, metrics));
+    }
+    // Meters are made now, not on a call's path: registering a histogram for the first time took hundreds of
+    // milliseconds on a cold, loaded JVM, between the lateness check and the send.
+    wrapped.values().forEach(b -> metrics.register(b, defaultPriority));
+    Settings settings = new Settings(maxWait, defaultPriority, horizons, lateLimit, assumedJitter, quotaSignal, time);
+    return new Throttle(settings, defaultRoute, built, given(), metrics);
+  }
+
+  private Route route(String method, Pattern path, TokenBucket bucket, double cost,
+      Map<TokenBucket, TokenBucket> wrapped, ThrottleMetrics metrics) {
+    TokenBucket b = wrapped.computeIfAbsent(bucket, k -> unavailablePolicy == RedisUnavailablePolicy.FAIL_CLOSED ? k
+        : new FallbackTokenBucket(k, Math.min(localShare, planLocalShare), localRetryInterval, time, metrics));
+    return new Route(method, path, new CallPlan(Route.describe(method, path),
+        List.of(new CallPlan.Charge(b, cost, responseCosts))));
+  }
+
+  /** The buckets as given, the default first, each once. */
+  private List<TokenBucket> given() {
+    Set<TokenBucket> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+    List<TokenBucket> distinct = new ArrayList<>();
+    if (seen.add(defaultBucket)) {
+      distinct.add(defaultBucket);
+    }
+    for (Rule r : rules) {
+      if (seen.add(r.bucket())) {
+        distinct.add(r.bucket());
+      }
+    }
+    return distinct;
+  }
+
+  private static void fits(String route, double cost, TokenBucket bucket) {
+    double capacity = bucket.limits().stream().mapToDouble(Limit::capacity).min().orElseThrow();
+    if (cost > capacity) {
+      throw new IllegalStateException(route + " costs " + cost + ", more than bucket '" + bucket.name()
+          + "' can ever hold (capacity " + capacity + "): no such call could be admitted");
+    }
+  }
+}

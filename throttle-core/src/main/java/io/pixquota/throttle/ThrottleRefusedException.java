@@ -1,0 +1,53 @@
+package io.pixquota.throttle;
+
+import java.time.Duration;
+
+/**
+ * The bucket would have made this call wait longer than allowed, so it was not sent and consumed nothing. Rising
+ * numbers of these mean demand has outgrown the contracted quota.
+ */
+public final class ThrottleRefusedException extends ThrottleException {
+  private static final long serialVersionUID = 1L;
+  private final Duration neededWait;
+  private final Duration maxWait;
+
+  public ThrottleRefusedException(String bucket, Duration neededWait, Duration maxWait) {
+    this(bucket, neededWait, maxWait, "its max wait " + maxWait.toMillis() + " ms");
+  }
+
+  /**
+   * @param limit what the wait exceeded, as a sentence ends: "its max wait 5000 ms", "the 30000 ms its call timeout
+   *              left it (max wait 60000 ms)", "the 1200 ms left of its max wait 5000 ms"
+   */
+  ThrottleRefusedException(String bucket, Duration neededWait, Duration maxWait, String limit) {
+    super(bucket, "would make this call wait " + neededWait.toMillis() + " ms, more than " + limit
+        + "; the call was not sent", null);
+    this.neededWait = neededWait;
+    this.maxWait = maxWait;
+  }
+
+  /**
+   * A call of a class with a horizon that spent its whole max wait queued behind this process's other calls of the
+   * class: it needed at least its max wait.
+   */
+  static ThrottleRefusedException queuedTooLong(String bucket, Priority priority, Duration maxWait) {
+    return new ThrottleRefusedException(bucket, maxWait, "waited its max wait " + maxWait.toMillis() + " ms behind "
+        + "this process's other " + priority + " calls without a slot; the call was not sent");
+  }
+
+  private ThrottleRefusedException(String bucket, Duration maxWait, String message) {
+    super(bucket, message, null);
+    this.neededWait = maxWait;
+    this.maxWait = maxWait;
+  }
+
+  /** The wait the call would have needed for its slot (at least this, for a call queued behind its class). */
+  public Duration neededWait() {
+    return neededWait;
+  }
+
+  /** The max wait in force for this call: the configured one, or less if the call's timeout left less. */
+  public Duration maxWait() {
+    return maxWait;
+  }
+}

@@ -1,0 +1,53 @@
+package io.pixquota.throttle;
+
+import io.pixquota.throttle.internal.Checks;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.function.BooleanSupplier;
+
+/**
+ * What a {@link Throttle} needs to know of a request before it is sent: its method and encoded path (which route it
+ * takes), its priority class, how long it may wait at most, and whether it was cancelled.
+ *
+ * @param method      the HTTP method
+ * @param encodedPath the request's encoded path (never logged: it may hold ids)
+ * @param priority    its class; null for the throttle's {@link ThrottleBuilder#defaultPriority default}
+ * @param maxWait     the longest this request may wait (what its timeout leaves it, say); null for the throttle's
+ *                    {@link ThrottleBuilder#maxWait max wait}, and never longer than it
+ * @param canceled    whether its caller gave up; checked while it waits (a cancelled request is never sent)
+ */
+public record ThrottleRequest(String method, String encodedPath, Priority priority, Duration maxWait,
+    BooleanSupplier canceled) {
+  private static final BooleanSupplier NEVER = () -> false;
+
+  /** @throws IllegalArgumentException for a blank method; NullPointerException for a null path */
+  public ThrottleRequest {
+    Checks.notBlank("method", method);
+    Objects.requireNonNull(encodedPath, "encodedPath cannot be null");
+    if (maxWait != null) {
+      Checks.notNegative("maxWait", maxWait);
+    }
+    canceled = canceled != null ? canceled : NEVER;
+  }
+
+  /** A request of the default class, with the throttle's max wait, that only an interrupt cancels. */
+  public static ThrottleRequest of(String method, String encodedPath) {
+    return new ThrottleRequest(method, encodedPath, null, null, NEVER);
+  }
+
+  /** This request in another class (null: the default). */
+  public ThrottleRequest withPriority(Priority p) {
+    return new ThrottleRequest(method, encodedPath, p, maxWait, canceled);
+  }
+
+  /** This request with a max wait of its own (null: the throttle's). */
+  public ThrottleRequest withMaxWait(Duration wait) {
+    return new ThrottleRequest(method, encodedPath, priority, wait, canceled);
+  }
+
+  /** This request, cancelled when {@code whether} says so. */
+  public ThrottleRequest withCanceled(BooleanSupplier whether) {
+    return new ThrottleRequest(method, encodedPath, priority, maxWait, Objects.requireNonNull(whether,
+        "canceled cannot be null"));
+  }
+}

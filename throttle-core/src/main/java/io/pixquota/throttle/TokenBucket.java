@@ -1,0 +1,154 @@
+package io.pixquota.throttle;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * A token bucket, possibly shared by many processes, that books slots instead of refusing: a call that finds too few
+ * tokens is told how long to wait for its own slot, and proceeds after exactly that wait.
+ *
+ * <p>Blocking operations, one round trip each to a shared store (and {@link #acquireAsync} / {@link #refundAsync},
+ * which block no thread):
+ * <ul>
+ *   <li>{@link #acquire(double, Duration)} books a slot or refuses, without sleeping;</li>
+ *   <li>{@link #charge(double)} takes tokens after the fact (a provider that charges more for some responses);</li>
+ *   <li>{@link #refund(double)} gives tokens back, never beyond capacity.</li>
+ * </ul>
+ * Every implementation passes the same contract test ({@code TokenBucketContract} in pixquota-core's test jar: burst,
+ * refill, booking ahead, refusal consumes nothing, charge and refund, several limits, cost validation, a clock that
+ * never runs backwards). Implementations are threadsafe. Implemented by {@link LocalTokenBucket} (in memory) and, in
+ * pixquota-redis, by {@code RedisTokenBucket}.
+ */
+public interface TokenBucket {
+  /** The bucket's name, as configured. */
+  String name();
+
+  /** The limits this bucket checks and charges together; at least one. */
+  List<Limit> limits();
+
+  /**
+   * Books a slot for work of the given cost, or refuses if the slot is further away than {@code maxWait}.
+   *
+   * @param cost    {@code 0 < cost <= capacity} of every limit; fractions allowed
+   * @param maxWait the longest wait the caller accepts, {@code >= 0}
+   * @return granted with the wait until the booked slot, or refused with the wait it would have needed
+   * @throws IllegalArgumentException   for a bad cost or maxWait, before any I/O
+   * @throws BucketUnavailableException when the bucket's store does not answer in time or fails
+   * @throws InterruptedException       when interrupted while waiting for the store's answer
+   */
+  Acquisition acquire(double cost, Duration maxWait) throws BucketUnavailableException, InterruptedException;
+
+  /**
+   * {@link #acquire} without blocking a thread on the store's answer: the stage completes with the acquisition, or
+   * exceptionally with a {@link BucketUnavailableException}. Bad input still throws at once, before any I/O. The
+   * default answers on the calling thread with {@link #acquire} (right for an in-memory bucket, a blocking call for
+   * any other); a shared store's bucket sends its request without blocking.
+   *
+   * @throws IllegalArgumentException for a bad cost or maxWait
+   */
+  default CompletionStage<Acquisition> acquireAsync(double cost, Duration maxWait) {
+    try {
+      return CompletableFuture.completedFuture(acquire(cost, maxWait));
+    } catch (BucketUnavailableException e) {
+      return CompletableFuture.failedFuture(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /**
+   * Takes {@code cost} more tokens now, whatever is left; the balance may go below zero, delaying later callers.
+   *
+   * @param cost {@code > 0} and finite
+   * @return tokens left, the smallest over the limits
+   */
+  double charge(double cost) throws BucketUnavailableException, InterruptedException;
+
+  /**
+   * Gives back {@code cost} tokens, never beyond each limit's capacity.
+   *
+   * @param cost {@code > 0} and finite
+   * @return tokens left, the smallest over the limits
+   */
+  double refund(double cost) throws BucketUnavailableException, InterruptedException;
+
+  /**
+   * {@link #refund} without blocking a thread on the store's answer; the default answers on the calling thread.
+   *
+   * @throws IllegalArgumentException for a bad cost
+   */
+  default CompletionStage<Double> refundAsync(double cost) {
+    try {
+      return CompletableFuture.completedFuture(refund(cost));
+    } catch (BucketUnavailableException e) {
+      return CompletableFuture.failedFuture(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /**
+   * Prepares the bucket's store now (loads a script, opens a connection), so that the first calls of a burst do not
+   * each pay for it. Optional; the default does nothing.
+   *
+   * @throws BucketUnavailableException when the store does not answer
+   */
+  default void preload() throws BucketUnavailableException, InterruptedException {}
+
+  /**
+   * Whether a caller still waiting for {@code granted}'s slot may leave on it, answered from this process's own calls
+   * without a round trip. {@link Validity#STATE_LOST}: the state that booked it is gone (a store restarted empty,
+   * failed over to a replica that had not seen it, a deleted key) and a new one has answered since, so the caller
+   * must book again (leaving could join the new state's burst). {@link Validity#RATE_CUT}: the provider refused a
+   * call and the rate was cut since, so the slot belongs to the old rate. The default: always valid.
+   */
+  default Validity validity(Acquisition granted) {
+    return Validity.VALID;
+  }
+
+  /**
+   * The provider answered 429 to a call this bucket admitted ({@code booked}): tells the bucket, which may cut the
+   * rate (when the call was booked under the current one) and hold every slot back until the provider's
+   * {@code retryAfter}, within its bounds. Never raises the rate. The default does nothing.
+   *
+   * @param retryAfter how long the provider asked to wait; {@link Duration#ZERO} when it did not say
+   * @return what came of it
+   * @throws BucketUnavailableException when the bucket's store does not answer
+   */
+  default Refusal providerRefused(Acquisition booked, Duration retryAfter)
+      throws BucketUnavailableException, InterruptedException {
+    return Refusal.NO_CUT;
+  }
+
+  /**
+   * What this process last heard of the bucket's shared state (the rate in force, the fleet's configurations, the
+   * provider's hold, repairs), without I/O; {@link BucketReadings#NONE} for a bucket that shares nothing.
+   */
+  default BucketReadings readings() {
+    return BucketReadings.NONE;
+  }
+
+  /** Whether a booked slot may still be left on: see {@link #validity}. */
+  enum Validity {
+    /** Leave on it. */
+    VALID,
+    /** The state that booked it is gone: book again. */
+    STATE_LOST,
+    /** The rate that booked it was cut since: book again. */
+    RATE_CUT
+  }
+
+  /** What a provider's refusal did: see {@link #providerRefused}. */
+  enum Refusal {
+    /** The rate was cut (and the provider's hold set, when it gave one). */
+    CUT,
+    /** Not counted: this process's word is bounded (it made the last cut, and others ask since without a 429). */
+    NOT_COUNTED,
+    /** Nothing changed: old news (the call was booked under a rate cut since), or the bucket does not adapt. */
+    NO_CUT
+  }
+}

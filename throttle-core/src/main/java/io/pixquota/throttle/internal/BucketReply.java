@@ -1,0 +1,27 @@
+package io.pixquota.throttle.internal;
+
+import java.util.List;
+
+/**
+ * The step's answer: {@code token_bucket.lua}'s reply, value for value (see its header).
+ *
+ * @param outcome         1 done (granted, cut, charged, refunded); 0 not (refused; a refusal's news was old); 2 a
+ *                        refusal this replica reported was not counted (it made the last cut, and others asked since)
+ * @param repaired        the fields the step could not trust and reset, in the order met; empty when none
+ */
+public record BucketReply(int outcome, long waitMicros, double remaining, long nowMicros, long epoch, long generation,
+    double factor, long holdUntilMicros, int configurations, List<String> repaired, String others) {
+  public BucketReply {
+    repaired = List.copyOf(repaired);
+  }
+
+  /** Granted, cut, charged or refunded. */
+  public boolean done() {
+    return outcome == 1;
+  }
+
+  /** A refusal this replica reported that did not count against the fleet's rate. */
+  public boolean notCounted() {
+    return outcome == 2;
+  }
+}

@@ -1,0 +1,384 @@
+package io.pixquota.throttle.internal;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * {@code token_bucket.lua}'s step in Java, operation for operation and in the same order of floating-point
+ * operations, over a {@link State} that plays the Redis hash (expiry included); {@link StoredState} is its reading
+ * half. {@link io.pixquota.throttle.LocalTokenBucket} runs on it, and so do the simulations; a differential test
+ * runs random sequences, corrupted fields included, through both this and the script. The script's header is the
+ * specification; the Redis module's {@code ScriptProtocol} encodes what the script is sent and reads what it
+ * answers into a {@link BucketReply}.
+ */
+public final class BucketStep {
+  /** The script's cap on a wait: 2^53 - 1 microseconds, the largest whole number a Lua number holds exactly. */
+  public static final long MAX_WAIT_MICROS = (1L << 53) - 1;
+  private static final double MAX_TTL_MILLIS = 1e13;
+  /** A cut with no cut this long before it is lone: 60 s. */
+  static final long LONE_MICROS = 60_000_000L;
+  /** The most calls and reports of the last cut's maker counted since its cut. */
+  static final int TALLY = 1000;
+
+  /** What a step does. */
+  public enum Op { ACQUIRE, CHARGE, REFUND, CUT }
+
+  /** The bucket's hash, and when it expires on the store's clock (null: never); starts missing. Not threadsafe. */
+  public static final class State {
+    Map<String, String> hash = new HashMap<>();
+    Long expiresAtMillis;
+
+    /**
+     * The rate generation the state is at (what the script publishes to the fleet after a cut); 0 while missing. A
+     * bucket sharing this state hears of a cut as every process hears of it through the bucket's channel.
+     */
+    public long generation() {
+      Double g = StoredState.finite(hash.get("g"));
+      Double e = StoredState.finite(hash.get("e"));
+      return g != null ? g.longValue() : e != null ? e.longValue() : 0;
+    }
+
+    /** The hash as it stands, for tests: read-only. */
+    public Map<String, String> hash() {
+      return Collections.unmodifiableMap(hash);
+    }
+
+    /**
+     * Writes a field at {@code storeNowMicros} as anyone with access to Redis could (an operator, a bug), as HSET
+     * does: on an expired key, a new key without expiry. For tests of distrust.
+     */
+    public void put(String field, String value, long storeNowMicros) {
+      if (expiresAtMillis != null && Math.floorDiv(storeNowMicros, 1000) > expiresAtMillis) {
+        hash = new HashMap<>();
+        expiresAtMillis = null;
+      }
+      hash.put(field, value);
+    }
+  }
+
+  private BucketStep() {}
+
+  /**
+   * One step at {@code storeNowMicros} (the store's clock: Redis TIME).
+   *
+   * @param clientMicros the caller's clock (client-clock mode), or null for the store's
+   * @param argMicros    acquire: the max wait; cut: the provider's Retry-After; else 0
+   * @param booked       cut: the rate generation the refused call was booked under; else null
+   */
+  public static BucketReply step(State s, Op op, double cost, long argMicros, Long clientMicros, long storeNowMicros,
+      Long booked, StepSettings settings) {
+    long storeMillis = Math.floorDiv(storeNowMicros, 1000);
+    if (s.expiresAtMillis != null && storeMillis > s.expiresAtMillis) {
+      s.hash = new HashMap<>(); // expired
+      s.expiresAtMillis = null;
+    }
+    StepSettings.Adaptation a = settings.adaptation();
+    long now = clientMicros != null ? Math.min(clientMicros, storeNowMicros) : storeNowMicros;
+    StoredState r = new StoredState(s.hash, now, storeNowMicros, a.maxHoldMicros());
+    final long at = r.now;
+    String myId = settings.configuration();
+    Map<String, String> h = r.hash;
+
+    Map<String, Double> leases = new HashMap<>();
+    List<String> ids = new ArrayList<>();
+    List<String> storedLimits = new ArrayList<>();
+    String myField = "c:" + myId;
+    for (Map.Entry<String, String> e : h.entrySet()) {
+      String field = e.getKey();
+      if (field.length() >= 2 && field.charAt(1) == ':') {
+        if (field.charAt(0) == 't') {
+          storedLimits.add(field);
+        } else if (field.charAt(0) == 'c' && !field.equals(myField)) {
+          Double endsRead = StoredState.whole(e.getValue());
+          String id = field.substring(2);
+          if (endsRead == null || !StoredState.validConfiguration(id)) {
+            r.repair("c");
+            r.dead.add(field);
+          } else if (endsRead >= at) {
+            double ends = endsRead;
+            if (endsRead > at + StoredState.MAX_LEASE_MICROS) {
+              r.repair("c"); // a lease longer than the fleet allows, whoever asked for it
+              ends = at + StoredState.MAX_LEASE_MICROS;
+              r.writes.put(field, Long.toString((long) ends));
+            }
+            leases.put(id, ends);
+            ids.add(id);
+          } else {
+            r.dead.add(field);
+          }
+        }
+      }
+    }
+    ids.sort(null);
+    Double myLeaseRead = StoredState.whole(h.get(myField));
+    long lease = settings.leaseMicros();
+    boolean renewed = myLeaseRead == null || myLeaseRead - at < lease * 0.875 || myLeaseRead > at + lease;
+    double myLease = renewed ? at + lease : myLeaseRead;
+    leases.put(myId, myLease);
+
+    Map<String, double[]> limits = new LinkedHashMap<>(); // field -> {capacity, refill}
+    List<String> configurations = new ArrayList<>(ids.size() + 1);
+    configurations.add(myId);
+    configurations.addAll(ids);
+    for (String id : configurations) {
+      for (String pair : id.split(",")) {
+        String[] cr = pair.split(":");
+        limits.putIfAbsent("t:" + cr[0] + ":" + cr[1],
+            new double[] {Double.parseDouble(cr[0]), Double.parseDouble(cr[1])});
+      }
+    }
+    for (String field : storedLimits) {
+      if (!limits.containsKey(field)) {
+        r.dead.add(field);
+      }
+    }
+
+    Rate rate = new Rate(r.k, r.fCut, r.p, a);
+    double fLast = rate.at(r.last == null ? at : r.last);
+    double fNow = rate.at(at);
+    List<String> fields = new ArrayList<>(limits.keySet());
+    int m = fields.size();
+    double[] capacity = new double[m];
+    double[] refill = new double[m];
+    double[] tokens = new double[m];
+    boolean[] known = new boolean[m];
+    double busiest = 0;
+    for (int i = 0; i < m; i++) {
+      capacity[i] = limits.get(fields.get(i))[0];
+      refill[i] = limits.get(fields.get(i))[1];
+      Double stored = StoredState.finite(h.get(fields.get(i)));
+      if (h.containsKey(fields.get(i)) && stored == null) {
+        r.repair("t");
+      }
+      if (r.last == null) {
+        tokens[i] = capacity[i];
+        known[i] = true;
+      } else if (stored != null) {
+        tokens[i] = Math.min(capacity[i], stored + refill[i] * fLast * (double) (at - r.last) / 1000000);
+        known[i] = true;
+        double toFull = (capacity[i] - tokens[i]) / (refill[i] * fNow);
+        if (toFull > busiest) {
+          busiest = toFull;
+        }
+      }
+    }
+    for (int i = 0; i < m; i++) {
+      if (!known[i]) {
+        tokens[i] = capacity[i] - refill[i] * fNow * busiest;
+      }
+    }
+
+    double wait = 0;
+    if (op == Op.ACQUIRE) {
+      for (int i = 0; i < m; i++) {
+        if (tokens[i] < cost) {
+          double w = (cost - tokens[i]) / (refill[i] * fNow) * 1000000;
+          if (w > wait) {
+            wait = w;
+          }
+        }
+      }
+      if (r.hold - at > wait) {
+        wait = r.hold - at;
+      }
+      wait = Math.min(Math.ceil(wait), MAX_WAIT_MICROS);
+    }
+    long waitMicros = (long) wait;
+    long epoch = Long.parseLong(r.epoch);
+    String others = String.join(";", ids);
+    List<String> repaired = r.repaired();
+    int done = 1;
+    if (op == Op.ACQUIRE && waitMicros > argMicros) {
+      done = 0;
+      if (!r.gWritten && repaired.isEmpty()) {
+        return new BucketReply(0, waitMicros, smallest(tokens), at, epoch, r.g != null ? r.g : epoch, fNow, r.hold,
+            ids.size() + 1, repaired, others);
+      }
+    }
+
+    boolean published = false;
+    boolean cut = false;
+    long generation = r.g != null ? r.g : epoch;
+    if (op == Op.CUT) {
+      long asked = Math.min(argMicros, a.maxHoldMicros());
+      boolean news = booked != null && booked >= generation;
+      boolean longer = asked > 0 && at + asked > r.hold;
+      boolean mine = settings.replica().equals(r.w) && r.k != null;
+      long reports = r.q == null ? 0 : r.q;
+      if ((news || longer) && mine && r.o != null && r.o > r.k && (reports + 1) * 2 > (r.a == null ? 0 : r.a)) {
+        done = 2; // this replica made the last cut, half its calls since met 429s (this one too), others report none
+        news = false;
+        longer = false;
+      } else if (!news) {
+        done = 0;
+      }
+      if (news) {
+        double before = fNow;
+        r.fCut = Math.max(a.floor(), a.decrease() * fNow);
+        fNow = r.fCut;
+        r.p = a.loneRecoveryMicros() > 0 && (r.k == null || at - r.k > LONE_MICROS) ? before : null;
+        r.k = at;
+        r.w = settings.replica();
+        r.a = null;
+        r.q = null;
+        cut = true;
+      }
+      if (mine && !cut && reports < TALLY) {
+        r.q = reports + 1; // one more report by the cut's maker
+        r.writes.put("q", Long.toString(r.q));
+      }
+      if (news || longer) {
+        r.g = Math.max(storeNowMicros, generation + 1);
+        generation = r.g;
+        if (longer) {
+          r.hold = at + asked;
+        }
+        for (int i = 0; i < m; i++) {
+          tokens[i] = -(refill[i] * fNow) * Math.max(0, r.hold - at) / 1000000;
+        }
+        published = true;
+        r.gWritten = true;
+      }
+    } else if (done == 1) {
+      for (int i = 0; i < m; i++) {
+        if (op == Op.REFUND) {
+          tokens[i] = Math.min(capacity[i], tokens[i] + cost);
+        } else if (op == Op.ACQUIRE) {
+          tokens[i] = Math.min(tokens[i], capacity[i] - refill[i] * fNow * wait / 1000000) - cost;
+        } else {
+          tokens[i] = tokens[i] - cost;
+        }
+      }
+    }
+    if (op == Op.ACQUIRE && r.k != null && r.w != null && !r.w.equals(settings.replica())
+        && (r.o == null || r.o <= r.k)) {
+      r.o = at; // another replica asks for slots since the last cut: its maker's further reports need corroboration
+      r.writes.put("o", Long.toString(r.o));
+    } else if (op == Op.ACQUIRE && r.k != null && settings.replica().equals(r.w) && at >= r.hold
+        && (r.a == null ? 0 : r.a) < TALLY) {
+      r.a = (r.a == null ? 0 : r.a) + 1; // a call of the cut's maker once the hold is over
+      r.writes.put("a", Long.toString(r.a));
+    }
+
+    double ttl = 0;
+    Map<String, String> written = new HashMap<>(h);
+    r.dead.forEach(written::remove);
+    written.putAll(r.writes);
+    written.put("u", Long.toString(at));
+    if (r.fresh) {
+      written.put("e", r.epoch);
+    }
+    if (renewed) {
+      written.put(myField, Long.toString((long) myLease));
+    }
+    for (int i = 0; i < m; i++) {
+      written.put(fields.get(i), Double.toString(tokens[i]));
+      double toFull = (capacity[i] - tokens[i]) / (refill[i] * fNow) * 1000;
+      if (toFull > ttl) {
+        ttl = toFull;
+      }
+    }
+    for (double ends : leases.values()) {
+      if ((ends - at) / 1000 > ttl) {
+        ttl = (ends - at) / 1000;
+      }
+    }
+    if (r.gWritten) {
+      written.put("g", Long.toString(r.g));
+    }
+    if (cut) {
+      written.put("k", Long.toString(r.k));
+      written.put("f", Double.toString(r.fCut));
+      written.put("w", r.w);
+      written.remove("a");
+      written.remove("q");
+      if (r.p != null) {
+        written.put("p", Double.toString(r.p));
+      } else {
+        written.remove("p");
+      }
+    }
+    if (published && r.hold > at) {
+      written.put("h", Long.toString(r.hold));
+    }
+    if (r.k != null) {
+      double back = r.p != null && a.loneRecoveryMicros() > 0 && at - r.k < a.loneRecoveryMicros()
+          ? (double) (a.loneRecoveryMicros() - (at - r.k)) / 1000 + (1 - r.p) / a.increasePerSecond() * 1000
+          : (1 - fNow) / a.increasePerSecond() * 1000;
+      if (back > ttl) {
+        ttl = back;
+      }
+    }
+    if (r.hold > at && (double) (r.hold - at) / 1000 > ttl) {
+      ttl = (double) (r.hold - at) / 1000;
+    }
+    ttl = Math.min(Math.ceil(ttl + Math.max(0, at - storeNowMicros) / 1000.0) + 1, MAX_TTL_MILLIS);
+    long pttl = s.hash.isEmpty() ? -2 : s.expiresAtMillis == null ? -1 : s.expiresAtMillis - storeMillis;
+    if (r.fresh || pttl < ttl) { // else the key lives long enough: no PEXPIRE
+      ttl = Math.min(ttl + Math.floor(ttl / 4), MAX_TTL_MILLIS);
+      s.expiresAtMillis = storeMillis + (long) ttl;
+    }
+    s.hash = written;
+    return new BucketReply(done, waitMicros, smallest(tokens), at, epoch, generation, fNow, r.hold, ids.size() + 1,
+        repaired, others);
+  }
+
+  /**
+   * The factor of the configured rates at {@code micros} in the state {@code hash}, as the step reads it (an
+   * unreadable cut counts as none): what the step refills with; 1 when never cut. For reading a state without
+   * stepping it.
+   */
+  public static double factorAt(Map<String, String> hash, long micros, long redisNowMicros,
+      StepSettings.Adaptation a) {
+    StoredState r = new StoredState(hash, micros, redisNowMicros, a.maxHoldMicros());
+    return new Rate(r.k, r.fCut, r.p, a).at(micros);
+  }
+
+  /** The factor of the configured rates at a time, from the last cut (and, after a lone one, the factor before). */
+  private record Rate(Long cutAt, Double cutFactor, Double before, StepSettings.Adaptation a) {
+    double at(long micros) {
+      if (cutAt == null) {
+        return 1;
+      }
+      long lone = a.loneRecoveryMicros();
+      double v;
+      if (before != null && lone > 0 && micros - cutAt < lone) {
+        v = cutFactor + (before - cutFactor) * (double) (micros - cutAt) / lone;
+      } else if (before != null && lone > 0) {
+        v = before + a.increasePerSecond() * (double) (micros - cutAt - lone) / 1000000;
+      } else {
+        v = cutFactor + a.increasePerSecond() * (double) (micros - cutAt) / 1000000;
+      }
+      if (v > 1) {
+        return 1;
+      } else if (v < a.floor()) {
+        return a.floor();
+      }
+      return v;
+    }
+  }
+
+  private static double smallest(double[] tokens) {
+    double m = tokens[0];
+    for (int i = 1; i < tokens.length; i++) {
+      m = Math.min(m, tokens[i]);
+    }
+    return m;
+  }
+
+  /** The live configurations other than the caller's, for tests: id to lease end. */
+  static Map<String, Long> leases(State s) {
+    Map<String, Long> out = new TreeMap<>();
+    s.hash.forEach((f, v) -> {
+      if (f.startsWith("c:")) {
+        out.put(f.substring(2), Long.parseLong(v));
+      }
+    });
+    return out;
+  }
+}

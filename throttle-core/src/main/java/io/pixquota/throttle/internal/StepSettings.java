@@ -1,0 +1,85 @@
+package io.pixquota.throttle.internal;
+
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A bucket's settings in the form its step takes them, fixed for one process's use of one bucket: the configuration
+ * lease, the rate adaptation, the process's id, and its limits as its configuration ("capacity:refill" per limit,
+ * sorted, joined by ","). The Redis script gets them as its ARGV[6] ({@link #text()}); {@link BucketStep} takes them
+ * as they are. Immutable.
+ */
+public final class StepSettings {
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  private final long leaseMicros;
+  private final Adaptation adaptation;
+  private final String replica;
+  private final String configuration;
+  private final String text;
+
+  /**
+   * @param replica this process's id for the bucket: 1 to 32 letters and digits ({@link #newReplicaId()})
+   */
+  public StepSettings(long leaseMicros, Adaptation adaptation, String replica, List<LimitArgs> limits) {
+    this.leaseMicros = leaseMicros;
+    this.adaptation = adaptation;
+    if (!replica.matches("[A-Za-z0-9]{1,32}")) {
+      throw new IllegalArgumentException("replica must be 1 to 32 letters and digits, but was '" + replica + "'");
+    }
+    this.replica = replica;
+    List<String> mine = new ArrayList<>();
+    for (LimitArgs l : limits) {
+      mine.add(l.capacity() + ":" + l.refill());
+    }
+    mine.sort(null);
+    this.configuration = String.join(",", mine);
+    this.text = leaseMicros + " " + adaptation.decrease() + " " + adaptation.increasePerSecond() + " "
+        + adaptation.floor() + " " + adaptation.maxHoldMicros() + " " + adaptation.loneRecoveryMicros() + " "
+        + replica + " " + configuration;
+  }
+
+  public long leaseMicros() {
+    return leaseMicros;
+  }
+
+  public Adaptation adaptation() {
+    return adaptation;
+  }
+
+  public String replica() {
+    return replica;
+  }
+
+  /** The configuration's id: its limits, "capacity:refill", sorted as strings, joined by ",". */
+  public String configuration() {
+    return configuration;
+  }
+
+  /** ARGV[6]: "lease decrease increase floor maxHold loneRecovery replica configuration". */
+  public String text() {
+    return text;
+  }
+
+  /**
+   * How the shared rate follows the provider's refusals: cut to {@code decrease} of itself, then back up by
+   * {@code increasePerSecond} of the configured rate per second, never below {@code floor} of it; a refusal holds
+   * the bucket for at most {@code maxHoldMicros}; after a lone cut, the rate is back where it was within
+   * {@code loneRecoveryMicros} (0: no fast way back).
+   */
+  public record Adaptation(double decrease, double increasePerSecond, double floor, long maxHoldMicros,
+      long loneRecoveryMicros) {}
+
+  /** One limit as the caller formats it. */
+  public record LimitArgs(String capacity, String refill) {}
+
+  /** A new id for one process's use of one bucket: 12 random base-36 characters. */
+  public static String newReplicaId() {
+    StringBuilder id = new StringBuilder();
+    for (int i = 0; i < 12; i++) {
+      id.append(Character.forDigit(RANDOM.nextInt(36), 36));
+    }
+    return id.toString();
+  }
+}

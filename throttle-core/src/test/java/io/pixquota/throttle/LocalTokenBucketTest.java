@@ -1,0 +1,16 @@
+package io.pixquota.throttle;
+
+import java.util.List;
+
+/** The contract for the in-memory bucket: the same arithmetic as the script, step for step. */
+class LocalTokenBucketTest extends TokenBucketContract {
+  @Override
+  protected boolean clockIsTheStores() {
+    return true;
+  }
+
+  @Override
+  protected TokenBucket bucket(String name, List<Limit> limits) {
+    return new LocalTokenBucket(name, limits, time::nanoTime);
+  }
+}

@@ -1,0 +1,199 @@
+package io.pixquota.throttle.okhttp;
+
+import io.pixquota.throttle.AsyncBooking;
+import io.pixquota.throttle.Priority;
+import io.pixquota.throttle.Slot;
+import io.pixquota.throttle.SlotMissedException;
+import io.pixquota.throttle.Throttle;
+import io.pixquota.throttle.ThrottleRequest;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import kotlin.jvm.JvmClassMappingKt;
+import kotlin.jvm.functions.Function0;
+import kotlin.reflect.KClass;
+import okhttp3.Call;
+import okhttp3.Callback;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.Response;
+import okio.Timeout;
+
+/**
+ * One call of a {@link ThrottledCallFactory}: what OkHttp's {@link Call} requires (its request, timeout, tags, one
+ * execution, cancel), around the throttle's {@link AsyncBooking}, which holds the call's way to its slot. When the slot
+ * comes, the client's own call is enqueued with the slot as its tag; when the interceptor finds the slot gone bad
+ * before the send ({@link SlotMissedException}), the booking asks again. Threadsafe.
+ */
+final class ThrottledCall implements Call {
+  private final OkHttpClient client;
+  private final Throttle throttle;
+  private final Request request;
+  private final ThrottledCallFactory factory;
+  private final AtomicBoolean executed = new AtomicBoolean();
+  private final Map<Class<?>, Object> tags = new ConcurrentHashMap<>();
+  private final Timeout timeout = new Timeout();
+  private volatile boolean canceled;
+  private volatile AsyncBooking booking;
+  private volatile Callback callback;
+  private Call real; // guarded by this
+
+  ThrottledCall(OkHttpClient client, Throttle throttle, Request request, ThrottledCallFactory factory) {
+    this.client = client;
+    this.throttle = throttle;
+    this.request = request;
+    this.factory = factory;
+    long callTimeout = client.callTimeoutMillis();
+    if (callTimeout > 0) {
+      timeout.timeout(callTimeout, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  @Override
+  public Request request() {
+    return request;
+  }
+
+  @Override
+  public Response execute() throws IOException {
+    if (!executed.compareAndSet(false, true)) {
+      throw new IllegalStateException("Already Executed");
+    }
+    Call c = client.newCall(request);
+    synchronized (this) {
+      real = c;
+    }
+    if (canceled) {
+      c.cancel();
+    }
+    return c.execute();
+  }
+
+  @Override
+  public void enqueue(Callback responseCallback) {
+    Objects.requireNonNull(responseCallback, "responseCallback cannot be null");
+    if (!executed.compareAndSet(false, true)) {
+      throw new IllegalStateException("Already Executed");
+    }
+    callback = responseCallback;
+    if (canceled) { // cancelled before it was enqueued: as OkHttp does, fail it without asking for a slot
+      deliverFailure(new IOException("Canceled"));
+      return;
+    }
+    long timeoutNanos = timeout.timeoutNanos();
+    AsyncBooking b = throttle.book(new ThrottleRequest(request.method(), request.url().encodedPath(),
+        request.tag(Priority.class), timeoutNanos > 0 ? Duration.ofNanos(timeoutNanos) : null,
+        () -> canceled));
+    booking = b;
+    b.start(this::due, this::deliverFailure);
+  }
+
+  /** The slot has come (on the timer thread): enqueue the client's own call on it. Nothing here blocks. */
+  private void due(Slot slot) {
+    Call c = client.newCall(request.newBuilder().tag(Slot.class, slot).build());
+    if (timeout.timeoutNanos() > 0) {
+      c.timeout().timeout(Math.max(1, timeout.timeoutNanos() - slot.waitedNanos()), TimeUnit.NANOSECONDS);
+    }
+    synchronized (this) {
+      real = c;
+    }
+    if (canceled) {
+      c.cancel();
+    }
+    c.enqueue(new Callback() {
+      @Override
+      public void onFailure(Call call, IOException e) {
+        if (e instanceof SlotMissedException && booking.missed(slot)) {
+          return; // nothing was sent: the booking asks again, without a thread
+        }
+        callback.onFailure(ThrottledCall.this, e);
+      }
+
+      @Override
+      public void onResponse(Call call, Response response) throws IOException {
+        callback.onResponse(ThrottledCall.this, response);
+      }
+    });
+  }
+
+  /**
+   * On the client's dispatcher executor, as OkHttp calls back: never on the store's threads nor the timer. A client
+   * already shut down (its executor refuses work) gets it on this thread, rather than not at all.
+   */
+  private void deliverFailure(IOException e) {
+    Callback cb = callback;
+    try {
+      client.dispatcher().executorService().execute(() -> cb.onFailure(this, e));
+    } catch (RejectedExecutionException rejected) {
+      cb.onFailure(this, e);
+    }
+  }
+
+  @Override
+  public void cancel() {
+    canceled = true;
+    AsyncBooking b = booking;
+    if (b != null) {
+      b.cancel();
+    }
+    Call r;
+    synchronized (this) {
+      r = real;
+    }
+    if (r != null) {
+      r.cancel();
+    }
+  }
+
+  @Override
+  public boolean isExecuted() {
+    return executed.get();
+  }
+
+  @Override
+  public boolean isCanceled() {
+    return canceled;
+  }
+
+  @Override
+  public Timeout timeout() {
+    return timeout;
+  }
+
+  @Override
+  public <T> T tag(Class<? extends T> type) {
+    @SuppressWarnings("unchecked")
+    T t = (T) tags.get(type);
+    return t;
+  }
+
+  @Override
+  public <T> T tag(KClass<T> type) {
+    return tag(JvmClassMappingKt.getJavaClass(type));
+  }
+
+  @Override
+  public <T> T tag(Class<T> type, Function0<? extends T> computeIfAbsent) {
+    return type.cast(tags.computeIfAbsent(type, k -> computeIfAbsent.invoke()));
+  }
+
+  @Override
+  public <T> T tag(KClass<T> type, Function0<? extends T> computeIfAbsent) {
+    return tag(JvmClassMappingKt.getJavaClass(type), computeIfAbsent);
+  }
+
+  @Override
+  public Call clone() {
+    return factory.newCall(request);
+  }
+
+  @Override
+  public String toString() {
+    return "ThrottledCall{" + request.method() + " " + request.url().host() + "}"; // a path may hold an id
+  }
+}

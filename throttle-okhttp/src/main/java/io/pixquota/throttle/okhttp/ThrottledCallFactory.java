@@ -1,0 +1,53 @@
+package io.pixquota.throttle.okhttp;
+
+import java.util.Objects;
+import okhttp3.Call;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+
+/**
+ * Throttled calls that wait for their slot without holding a thread: a {@link Call.Factory} over an
+ * {@link OkHttpClient} that has a {@link ThrottlingInterceptor}. {@link Call#enqueue} books the slot with the
+ * throttle's {@link io.pixquota.throttle.AsyncBooking} (the bucket's async operation, the wait on the process's one
+ * timer thread, the slot checked again when it comes), and only then enqueues the real call on the client, tagged with
+ * its {@link io.pixquota.throttle.Slot} so that the interceptor checks the slot once more right before the send
+ * instead of booking another. No thread and no dispatcher slot is held while a call waits: size the dispatcher for
+ * the calls in flight ({@code maxRequestsPerHost >= rate x response time}), not for the ones waiting.
+ *
+ * <p>The guarantees are the interceptor's: at most one send per call, never before its slot; the same max wait
+ * (shortened to the client's call timeout, which also counts the wait); the same meters. {@link Call#cancel} before
+ * the send gives the booked tokens back and fails the call with an {@link java.io.InterruptedIOException}, never
+ * sending it. Callbacks run on the client's dispatcher threads, never on the store's I/O threads nor on the timer.
+ * {@link Call#execute} is the interceptor's blocking path. This class is threadsafe.
+ */
+public final class ThrottledCallFactory implements Call.Factory {
+  private final OkHttpClient client;
+  private final ThrottlingInterceptor interceptor;
+
+  private ThrottledCallFactory(OkHttpClient client, ThrottlingInterceptor interceptor) {
+    this.client = client;
+    this.interceptor = interceptor;
+  }
+
+  /**
+   * Calls made by {@code client}, which must have a {@link ThrottlingInterceptor} (a network interceptor, as
+   * {@code PixClient} adds it, or an application one).
+   *
+   * @throws IllegalArgumentException when the client has none
+   */
+  public static ThrottledCallFactory of(OkHttpClient client) {
+    Objects.requireNonNull(client, "client cannot be null");
+    return new ThrottledCallFactory(client, client.networkInterceptors().stream()
+        .filter(ThrottlingInterceptor.class::isInstance).map(ThrottlingInterceptor.class::cast).findFirst()
+        .or(() -> client.interceptors().stream().filter(ThrottlingInterceptor.class::isInstance)
+            .map(ThrottlingInterceptor.class::cast).findFirst())
+        .orElseThrow(() -> new IllegalArgumentException("client has no ThrottlingInterceptor: add one with "
+            + "OkHttpClient.Builder.addNetworkInterceptor")));
+  }
+
+  @Override
+  public Call newCall(Request request) {
+    return new ThrottledCall(client, interceptor.throttle(), Objects.requireNonNull(request,
+        "request cannot be null"), this);
+  }
+}

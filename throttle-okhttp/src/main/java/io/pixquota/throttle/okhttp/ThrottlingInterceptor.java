@@ -1,0 +1,118 @@
+package io.pixquota.throttle.okhttp;
+
+import io.pixquota.throttle.Exchange;
+import io.pixquota.throttle.Priority;
+import io.pixquota.throttle.Slot;
+import io.pixquota.throttle.Throttle;
+import io.pixquota.throttle.ThrottleRequest;
+import io.pixquota.throttle.TokenBucket;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import okhttp3.Call;
+import okhttp3.Interceptor;
+import okhttp3.Request;
+import okhttp3.Response;
+
+/**
+ * An OkHttp interceptor that lets each request through its {@link Throttle}: the slot is booked and slept for before
+ * {@code chain.proceed}, which is called exactly once, and the answer is settled after it. The throttle does the work
+ * (routing, booking, waiting, rebooking, 429s, response costs, metrics); this class only reads OkHttp's request and
+ * call into a {@link ThrottleRequest}.
+ *
+ * <p><b>Where to add it.</b> As a <em>network</em> interceptor ({@code OkHttpClient.Builder.addNetworkInterceptor},
+ * what {@code PixClient} does), the slot is booked after OkHttp has a connection, so connection set-up on a cold start
+ * cannot make calls leave late and bunch with the next slots; every request that reaches the network, retries and
+ * redirects included, takes its own slot. As an application interceptor it works too, but connection set-up then
+ * happens after the wait.
+ *
+ * <p>A request's class is its {@link Priority} tag ({@code new Request.Builder().tag(Priority.class, Priority.BATCH)}),
+ * else the throttle's default. Its max wait is the throttle's, shortened to what the call's timeout leaves. Failures
+ * are the throttle's {@link IOException}s, as OkHttp expects of interceptors; a call cancelled while it waits is never
+ * sent, and its tokens are given back.
+ *
+ * <p><b>Async calls.</b> With {@code client.newCall(request).enqueue()}, the wait happens on an OkHttp dispatcher
+ * thread, which holds one of the dispatcher's slots while it sleeps. To wait without a thread, make the calls with
+ * {@link ThrottledCallFactory}: it books and waits on a timer, and enqueues the call only once its slot has come;
+ * this interceptor then checks that slot once more instead of booking another. This class is threadsafe.
+ */
+public final class ThrottlingInterceptor implements Interceptor {
+  private final Throttle throttle;
+
+  private ThrottlingInterceptor(Throttle throttle) {
+    this.throttle = throttle;
+    // OkHttp 5 reads request tags through Kotlin's reflection, whose classes initialize on first use: do it here,
+    // not on a call's path, where a virtual thread would be pinned to its carrier while they load.
+    new Request.Builder().url("http://localhost/").build().tag(Slot.class);
+    new Request.Builder().url("http://localhost/").build().tag(Priority.class);
+  }
+
+  /** The interceptor of {@code throttle}. */
+  public static ThrottlingInterceptor of(Throttle throttle) {
+    return new ThrottlingInterceptor(Objects.requireNonNull(throttle, "throttle cannot be null"));
+  }
+
+  /** The throttle this interceptor lets requests through. */
+  public Throttle throttle() {
+    return throttle;
+  }
+
+  /** The throttle's buckets: {@link Throttle#buckets()}. */
+  public List<TokenBucket> buckets() {
+    return throttle.buckets();
+  }
+
+  @Override
+  public Response intercept(Chain chain) throws IOException {
+    Request request = chain.request();
+    Call call = chain.call();
+    OkHttpExchange exchange = new OkHttpExchange(chain);
+    Slot slot = request.tag(Slot.class);
+    if (slot != null && slot.bookedBy(throttle) && slot.claim()) {
+      // booked by a ThrottledCallFactory call, which waited without a thread: checked again, not booked again
+      return throttle.send(slot, call::isCanceled, exchange);
+    }
+    ThrottleRequest throttled = new ThrottleRequest(request.method(), request.url().encodedPath(),
+        request.tag(Priority.class), maxWait(call), call::isCanceled);
+    return throttle.exchange(throttled, exchange);
+  }
+
+  /**
+   * What the call's timeout leaves for the wait; null without one. OkHttp keeps its deadlines on
+   * {@link System#nanoTime()}, so they are read on that clock.
+   */
+  private static Duration maxWait(Call call) {
+    long left = Long.MAX_VALUE;
+    if (call.timeout().hasDeadline()) {
+      left = call.timeout().deadlineNanoTime() - System.nanoTime();
+    }
+    if (call.timeout().timeoutNanos() > 0) {
+      left = Math.min(left, call.timeout().timeoutNanos());
+    }
+    return left == Long.MAX_VALUE ? null : Duration.ofNanos(Math.max(0, left));
+  }
+
+  /** OkHttp's chain as the throttle sends it. */
+  private record OkHttpExchange(Chain chain) implements Exchange<Response> {
+    @Override
+    public Response send() throws IOException {
+      return chain.proceed(chain.request());
+    }
+
+    @Override
+    public int status(Response response) {
+      return response.code();
+    }
+
+    @Override
+    public String header(Response response, String name) {
+      return response.header(name);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "ThrottlingInterceptor{" + throttle + "}";
+  }
+}

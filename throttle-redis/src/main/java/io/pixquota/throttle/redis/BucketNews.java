@@ -1,0 +1,130 @@
+package io.pixquota.throttle.redis;
+
+import io.pixquota.throttle.internal.BucketReply;
+import io.pixquota.throttle.internal.StateEpochs;
+import io.pixquota.throttle.internal.TimeSource;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What one process knows of a shared bucket's fleet-wide state, from the script's replies only: the state's epoch and
+ * the rate's generation (which void slots booked before them), the rate factor, the live configurations, the
+ * provider's hold, and the fields the script had to repair. Every WARN here is logged at most once a minute per kind.
+ * Threadsafe.
+ */
+final class BucketNews {
+  private static final Logger LOG = LoggerFactory.getLogger(RedisTokenBucket.class);
+  private static final long MINUTE = TimeUnit.MINUTES.toNanos(1);
+
+  private final String bucket;
+  private final String myConfiguration;
+  private final TimeSource time;
+  final StateEpochs epochs = new StateEpochs();
+  final StateEpochs generations = new StateEpochs();
+  private volatile double rateFactor = 1;
+  private volatile int configurations = 1;
+  private volatile long holdEndsNanos;
+  private final LongAdder repairs = new LongAdder();
+  private final LongAdder notCounted = new LongAdder();
+  private final AtomicLong lastDisagreementWarn;
+  private final AtomicLong lastRepairWarn;
+  private final AtomicLong lastNotCountedWarn;
+  private final AtomicLong lastHoldWarn;
+
+  BucketNews(String bucket, String myConfiguration, TimeSource time) {
+    this.bucket = bucket;
+    this.myConfiguration = myConfiguration;
+    this.time = time;
+    long longAgo = time.nanoTime() - 2 * MINUTE;
+    this.lastDisagreementWarn = new AtomicLong(longAgo);
+    this.lastRepairWarn = new AtomicLong(longAgo);
+    this.lastNotCountedWarn = new AtomicLong(longAgo);
+    this.lastHoldWarn = new AtomicLong(longAgo);
+  }
+
+  /** Takes the news of a reply that reached this process at {@code receivedAtNanos}. */
+  void observe(BucketReply reply, long receivedAtNanos) {
+    epochs.observe(reply.epoch());
+    generations.observe(reply.generation());
+    rateFactor = reply.factor();
+    configurations = reply.configurations();
+    holdEndsNanos = receivedAtNanos + Math.max(0, reply.holdUntilMicros() - reply.nowMicros()) * 1000;
+    if (reply.configurations() > 1) {
+      disagreement(reply.others());
+    }
+    if (!reply.repaired().isEmpty()) {
+      repaired(reply.repaired());
+    }
+  }
+
+  double rateFactor() {
+    return rateFactor;
+  }
+
+  int configurations() {
+    return configurations;
+  }
+
+  /** What is left of the provider's hold, as this process last heard: zero when none. */
+  Duration holdLeft() {
+    long left = holdEndsNanos - time.nanoTime();
+    return left > 0 ? Duration.ofNanos(left) : Duration.ZERO;
+  }
+
+  long repairs() {
+    return repairs.sum();
+  }
+
+  long notCounted() {
+    return notCounted.sum();
+  }
+
+  /** Replicas run other limits on this bucket: naming every configuration. */
+  private void disagreement(String others) {
+    if (due(lastDisagreementWarn)) {
+      LOG.warn("Bucket '{}': replicas use {} configurations (capacity:refill per second, per limit): {} (this "
+          + "process), {}; every limit of each is enforced until a configuration goes unused for its lease (see "
+          + "bacen.throttle.configurations)", bucket, configurations, myConfiguration, others.replace(";", ", "));
+    }
+  }
+
+  /** The script found fields it could not trust in the bucket's hash and reset them. */
+  private void repaired(List<String> fields) {
+    repairs.increment();
+    if (due(lastRepairWarn)) {
+      LOG.warn("Bucket '{}': its state in Redis held values that cannot be right ({}: written by hand, by a bug, "
+          + "or a Redis clock that went back) and were reset; calls go on (see bacen.throttle.state.repaired)",
+          bucket, String.join(", ", fields));
+    }
+  }
+
+  /** A 429 this process reported did not count: it made the last cut, and other replicas asked since. */
+  void notCountedRefusal() {
+    notCounted.increment();
+    if (due(lastNotCountedWarn)) {
+      LOG.warn("Bucket '{}': this replica's 429s do not cut the fleet's rate now: it made the last cut, and other "
+          + "replicas have asked for slots since without a 429 to report. A gateway or proxy on this replica's way "
+          + "to the provider? (see bacen.throttle.provider.refused{counted=no})", bucket);
+    }
+  }
+
+  /** A refusal asked for a longer hold than one refusal may impose. */
+  void holdCapped(Duration asked, Duration cap) {
+    if (due(lastHoldWarn)) {
+      LOG.warn("Bucket '{}': a 429 asked the fleet to wait {} s (Retry-After or RateLimit reset); held {} s "
+          + "(maxProviderHold), and longer only while 429s keep coming (see bacen.throttle.provider.hold)", bucket,
+          asked.toSeconds(), cap.toSeconds());
+    }
+  }
+
+  private boolean due(AtomicLong last) {
+    long now = time.nanoTime();
+    long before = last.get();
+    return now - before > MINUTE && last.compareAndSet(before, now);
+  }
+}

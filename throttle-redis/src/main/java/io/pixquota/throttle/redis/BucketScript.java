@@ -1,0 +1,168 @@
+package io.pixquota.throttle.redis;
+
+import io.pixquota.throttle.BucketUnavailableException;
+import io.pixquota.throttle.internal.Async;
+import io.pixquota.throttle.internal.BucketReply;
+import io.pixquota.throttle.internal.BucketStep;
+import io.pixquota.throttle.internal.Checks;
+import io.pixquota.throttle.internal.StepSettings;
+import io.pixquota.throttle.internal.TimeSource;
+import io.pixquota.throttle.redis.internal.ConnectGuard;
+import io.pixquota.throttle.redis.internal.LuaScript;
+import io.pixquota.throttle.redis.internal.ScriptProtocol;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+
+/**
+ * One {@link RedisTokenBucket}'s way to Redis: its script sent with the arguments {@link ScriptProtocol} encodes, the
+ * reply read and its news taken, every failure (a Redis error, a timeout, a reply that is not the script's) as a
+ * {@link BucketUnavailableException}; and the operator's reads and writes beside it. Threadsafe.
+ */
+final class BucketScript {
+  private static final LuaScript SCRIPT = LuaScript.TOKEN_BUCKET;
+  private static final LuaScript STATE = LuaScript.fromResource("bucket_state.lua");
+
+  private final RedissonClient redisson;
+  private final TokenBucketConfig config;
+  private final String key;
+  private final TimeSource time;
+  private final Clock clientClock;
+  private final StepSettings settings;
+  private final BucketNews news;
+  private final FleetChannel channel;
+
+  BucketScript(RedissonClient redisson, TokenBucketConfig config, TimeSource time, StepSettings settings,
+      BucketNews news, FleetChannel channel) {
+    this.redisson = redisson;
+    this.config = config;
+    this.key = config.key();
+    this.time = time;
+    this.clientClock = config.clientClock().orElse(null);
+    this.settings = settings;
+    this.news = news;
+    this.channel = channel;
+  }
+
+  /** A reply read, and when it arrived by the bucket's clock. */
+  record Answer(BucketReply reply, long receivedAtNanos) {}
+
+  Answer run(BucketStep.Op op, double cost, long argMicros, Long booked)
+      throws BucketUnavailableException, InterruptedException {
+    channel.subscribe();
+    try {
+      return observe(SCRIPT.call(redisson, key, args(op, cost, argMicros, booked), config.redisTimeout().toNanos(),
+          time::nanoTime));
+    } catch (LuaScript.CallFailedException e) {
+      throw unavailable(e);
+    }
+  }
+
+  /**
+   * One script call, without blocking: completes on Redisson's I/O thread after this process has taken the news of
+   * the reply, or exceptionally with a {@link BucketUnavailableException}.
+   */
+  CompletableFuture<Answer> runAsync(BucketStep.Op op, double cost, long argMicros, Long booked) {
+    channel.subscribe();
+    return SCRIPT.callAsync(redisson, key, args(op, cost, argMicros, booked), config.redisTimeout().toNanos(),
+        time::nanoTime).handle((reply, failure) -> {
+          try {
+            if (failure != null) {
+              throw unavailable(failure);
+            }
+            return observe(reply);
+          } catch (BucketUnavailableException e) {
+            throw new CompletionException(e);
+          }
+        });
+  }
+
+  private Object[] args(BucketStep.Op op, double cost, long argMicros, Long booked) {
+    Long client = clientClock == null ? null : ChronoUnit.MICROS.between(Instant.EPOCH, clientClock.instant());
+    return ScriptProtocol.arguments(op, cost, argMicros, client, booked, settings);
+  }
+
+  /**
+   * Takes the news of a reply. A reply that is not the script's (a Redis that answers something else, a script of
+   * another version) fails the call with a {@link BucketUnavailableException}, never an unchecked exception.
+   */
+  private Answer observe(LuaScript.Reply text) throws BucketUnavailableException {
+    BucketReply reply;
+    try {
+      reply = ScriptProtocol.reply(text.text());
+    } catch (IllegalArgumentException e) {
+      throw new BucketUnavailableException(config.name(), e.getMessage(), e);
+    }
+    news.observe(reply, text.receivedAtNanos());
+    return new Answer(reply, text.receivedAtNanos());
+  }
+
+  /** A failed call as the bucket reports it: what failed, the Redis timeout, and the root cause. */
+  BucketUnavailableException unavailable(Throwable failure) {
+    Throwable cause = Async.cause(failure);
+    if (cause instanceof LuaScript.CallFailedException f) {
+      return new BucketUnavailableException(config.name(), f.getMessage() + " (redisTimeout "
+          + config.redisTimeout().toMillis() + " ms)", f.getCause());
+    }
+    if (cause instanceof TimeoutException) {
+      return new BucketUnavailableException(config.name(), "Redis did not answer within the timeout (redisTimeout "
+          + config.redisTimeout().toMillis() + " ms)", cause);
+    }
+    return new BucketUnavailableException(config.name(), String.valueOf(cause), cause);
+  }
+
+  void preload() throws BucketUnavailableException, InterruptedException {
+    channel.subscribe();
+    try {
+      SCRIPT.load(redisson, key, config.redisTimeout().toNanos());
+    } catch (LuaScript.CallFailedException e) {
+      throw new BucketUnavailableException(config.name(), e.getMessage(), e.getCause());
+    }
+  }
+
+  /** See {@link RedisTokenBucket#clearConfiguration}. */
+  boolean clearConfiguration(String configuration) throws BucketUnavailableException, InterruptedException {
+    Checks.notBlank("configuration", configuration);
+    CompletableFuture<Long> removed = ConnectGuard.of(redisson).send(() -> redisson.getMap(key, StringCodec.INSTANCE)
+        .fastRemoveAsync("c:" + configuration).toCompletableFuture());
+    try {
+      return removed.get(config.redisTimeout().toNanos(), TimeUnit.NANOSECONDS) > 0;
+    } catch (ExecutionException e) {
+      throw unavailable(e.getCause());
+    } catch (TimeoutException e) {
+      removed.cancel(false);
+      throw unavailable(e);
+    }
+  }
+
+  /** See {@link RedisTokenBucket#state}. */
+  BucketState state() throws BucketUnavailableException, InterruptedException {
+    String text;
+    try {
+      text = STATE.call(redisson, key, new Object[0], config.redisTimeout().toNanos(), time::nanoTime).text();
+    } catch (LuaScript.CallFailedException e) {
+      throw unavailable(e);
+    }
+    try {
+      return BucketStates.read(config, text);
+    } catch (IllegalArgumentException e) {
+      throw new BucketUnavailableException(config.name(), e.getMessage(), e);
+    }
+  }
+
+  /** See {@link RedisTokenBucket#scriptLoaded}. */
+  boolean scriptLoaded() throws BucketUnavailableException, InterruptedException {
+    try {
+      return SCRIPT.loaded(redisson, key, config.redisTimeout().toNanos());
+    } catch (LuaScript.CallFailedException e) {
+      throw unavailable(e);
+    }
+  }
+}

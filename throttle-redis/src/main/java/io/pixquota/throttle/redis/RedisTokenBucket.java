@@ -1,0 +1,278 @@
+package io.pixquota.throttle.redis;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import io.pixquota.throttle.Acquisition;
+import io.pixquota.throttle.BucketReadings;
+import io.pixquota.throttle.BucketUnavailableException;
+import io.pixquota.throttle.Limit;
+import io.pixquota.throttle.RateAdaptation;
+import io.pixquota.throttle.TokenBucket;
+import io.pixquota.throttle.internal.BucketReply;
+import io.pixquota.throttle.internal.BucketStep;
+import io.pixquota.throttle.internal.Checks;
+import io.pixquota.throttle.internal.StepSettings;
+import io.pixquota.throttle.internal.StepStamp;
+import io.pixquota.throttle.internal.TimeSource;
+import io.pixquota.throttle.redis.internal.LuaScript;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import org.redisson.api.RedissonClient;
+
+/**
+ * A {@link TokenBucket} kept in Redis and shared by every process that uses the same name and key prefix.
+ *
+ * <p>Each operation is one atomic Lua script ({@code token_bucket.lua}, documented in its header) run by EVALSHA
+ * through Redisson: one round trip, refill, decision and record together, so concurrent callers in any number of
+ * processes can never both take the last token. Time is Redis's {@code TIME} unless a client clock is configured;
+ * either way the stored {@code updatedAt} never moves backwards.
+ *
+ * <p>The fleet shares more than tokens. Each call registers its configuration (its limits) for a lease of at most
+ * {@link TokenBucketConfig#MAX_CONFIGURATION_LEASE}; while replicas disagree, every live configuration's limits are
+ * enforced together (the strictest wins, limit by limit) and a WARN at most once a minute names them. A 429 the bucket
+ * did not expect cuts the shared rate for every replica, and a Retry-After holds every slot back, for at most the
+ * {@link RateAdaptation#maxProviderHold()} ({@link #providerRefused}, {@link RateAdaptation}); one replica's reports
+ * are bounded. Every process subscribes to the bucket's channel ({@code <key>:fleet}) at its first call, so that a
+ * new rate generation voids the slots its callers sleep on at once; a message there is only a hint to read the
+ * state. Nothing the script reads is trusted: fields it cannot trust are reset and counted
+ * ({@link BucketReadings#stateRepairs()}).
+ *
+ * <p>This class is threadsafe. It does not own the {@link RedissonClient}; shut that down yourself.
+ */
+public final class RedisTokenBucket implements TokenBucket, MeterBinder {
+  private static final RateAdaptation UNUSED = RateAdaptation.defaults(); // the script's arguments when it is off
+
+  private final TokenBucketConfig config;
+  private final double maxCost;
+  private final BucketNews news;
+  private final FleetChannel channel;
+  private final BucketScript script;
+
+  private RedisTokenBucket(RedissonClient redisson, TokenBucketConfig config, TimeSource time) {
+    Objects.requireNonNull(redisson, "redisson cannot be null");
+    this.config = Objects.requireNonNull(config, "config cannot be null");
+    this.maxCost = config.maxCost();
+    RateAdaptation adaptation = config.rateAdaptation().orElse(UNUSED);
+    List<StepSettings.LimitArgs> limits = new ArrayList<>();
+    for (Limit l : config.limits()) {
+      limits.add(new StepSettings.LimitArgs(Double.toString(l.capacity()), Double.toString(l.refillPerSecond())));
+    }
+    StepSettings settings = new StepSettings(
+        Checks.saturatedMicros(config.configurationLease()), adaptation(adaptation), StepSettings.newReplicaId(),
+        limits);
+    this.news = new BucketNews(config.name(), settings.configuration(), time);
+    this.channel = new FleetChannel(redisson, config.key(), config.name(), news, config.redisTimeout().toNanos(),
+        settings.adaptation().maxHoldMicros(), time::nanoTime);
+    this.script = new BucketScript(redisson, config, time, settings, news, channel);
+  }
+
+  /** The script's form of a rate adaptation. */
+  static StepSettings.Adaptation adaptation(RateAdaptation a) {
+    return new StepSettings.Adaptation(a.decrease(), a.increasePerSecond(), a.floor(),
+        Checks.saturatedMicros(a.maxProviderHold()), Checks.saturatedMicros(a.loneCutRecovery()));
+  }
+
+  /** A bucket over {@code redisson} with these settings. Makes no call to Redis. */
+  public static RedisTokenBucket create(RedissonClient redisson, TokenBucketConfig config) {
+    return new RedisTokenBucket(redisson, config, TimeSource.SYSTEM);
+  }
+
+  /** For tests: {@link Acquisition#answeredAtNanos()} read from {@code time} instead of {@link System#nanoTime()}. */
+  static RedisTokenBucket create(RedissonClient redisson, TokenBucketConfig config, TimeSource time) {
+    return new RedisTokenBucket(redisson, config, time);
+  }
+
+  /**
+   * Loads the bucket's script into Redis now, so that the first calls of a burst do not each meet NOSCRIPT and pay a
+   * second round trip (a fresh or restarted Redis has no scripts). Optional. On a Redisson client that has not
+   * connected yet, it also waits for the connect (up to 10 s, or the Redis timeout when longer): it is the moment to
+   * connect, while a call never waits longer than the Redis timeout.
+   *
+   * @throws BucketUnavailableException when Redis fails or does not answer in time
+   */
+  @Override
+  public void preload() throws BucketUnavailableException, InterruptedException {
+    script.preload();
+  }
+
+  @Override
+  public String name() {
+    return config.name();
+  }
+
+  @Override
+  public List<Limit> limits() {
+    return config.limits();
+  }
+
+  public TokenBucketConfig config() {
+    return config;
+  }
+
+  @Override
+  public Acquisition acquire(double cost, Duration maxWait) throws BucketUnavailableException, InterruptedException {
+    long maxWaitMicros = checkedMaxWaitMicros(cost, maxWait);
+    return acquisition(script.run(BucketStep.Op.ACQUIRE, cost, maxWaitMicros, null));
+  }
+
+  /**
+   * One EVALSHA sent with Redisson's async API: no thread waits for Redis's answer. This process's async bookings of
+   * this bucket reach Redis in the order they were asked for (Redisson would spread them over its connections, and
+   * slots would follow the connections' race): each is sent when the one before it has been answered, so they are
+   * at most one round trip apart (thousands a second, far above any provider's quota).
+   */
+  @Override
+  public CompletableFuture<Acquisition> acquireAsync(double cost, Duration maxWait) {
+    long maxWaitMicros = checkedMaxWaitMicros(cost, maxWait);
+    synchronized (asyncOrder) {
+      CompletableFuture<Acquisition> booked = asyncTail.handle((previous, failure) -> null)
+          .thenCompose(ignored -> script.runAsync(BucketStep.Op.ACQUIRE, cost, maxWaitMicros, null))
+          .thenApply(RedisTokenBucket::acquisition);
+      asyncTail = booked;
+      return booked;
+    }
+  }
+
+  private final Object asyncOrder = new Object();
+  private CompletableFuture<?> asyncTail = CompletableFuture.completedFuture(null); // guarded by asyncOrder
+
+  private long checkedMaxWaitMicros(double cost, Duration maxWait) {
+    Checks.cost(cost, maxCost);
+    return Checks.saturatedMicros(Checks.notNegative("maxWait", maxWait));
+  }
+
+  private static Acquisition acquisition(BucketScript.Answer answer) {
+    BucketReply r = answer.reply();
+    return Acquisition.of(r.done(), Duration.of(r.waitMicros(), ChronoUnit.MICROS), r.remaining(),
+        r.nowMicros() + r.waitMicros(), answer.receivedAtNanos()).withStamp(new StepStamp(r.epoch(), r.generation()));
+  }
+
+  /**
+   * {@link Validity#STATE_LOST} once a newer state of this bucket has answered this process (the one that booked
+   * {@code granted} is gone); {@link Validity#RATE_CUT} once a newer rate generation has (the provider refused a call
+   * since the booking). No round trip.
+   */
+  @Override
+  public Validity validity(Acquisition granted) {
+    StepStamp stamp = StepStamp.of(granted.stamp());
+    if (news.epochs.isDead(stamp.epoch())) {
+      return Validity.STATE_LOST;
+    }
+    return news.generations.isDead(stamp.generation()) ? Validity.RATE_CUT : Validity.VALID;
+  }
+
+  @Override
+  public double charge(double cost) throws BucketUnavailableException, InterruptedException {
+    Checks.tokens("cost", cost);
+    return script.run(BucketStep.Op.CHARGE, cost, 0, null).reply().remaining();
+  }
+
+  @Override
+  public double refund(double cost) throws BucketUnavailableException, InterruptedException {
+    Checks.tokens("cost", cost);
+    return script.run(BucketStep.Op.REFUND, cost, 0, null).reply().remaining();
+  }
+
+  @Override
+  public CompletableFuture<Double> refundAsync(double cost) {
+    Checks.tokens("cost", cost);
+    return script.runAsync(BucketStep.Op.REFUND, cost, 0, null).thenApply(r -> r.reply().remaining());
+  }
+
+  /**
+   * Cuts the shared rate if {@code booked} was booked under the current one (the rate adaptation configured), and
+   * holds every slot back until {@code retryAfter} from now, at most {@link RateAdaptation#maxProviderHold()} (a
+   * longer ask is logged); without a rate adaptation, does nothing. A report is not counted when this process made the
+   * last cut and other replicas have asked for slots since (logged, and {@link Refusal#NOT_COUNTED}).
+   */
+  @Override
+  public Refusal providerRefused(Acquisition booked, Duration retryAfter)
+      throws BucketUnavailableException, InterruptedException {
+    Objects.requireNonNull(booked, "booked cannot be null");
+    long holdMicros = Checks.saturatedMicros(Checks.notNegative("retryAfter", retryAfter));
+    if (config.rateAdaptation().isEmpty()) {
+      return Refusal.NO_CUT;
+    }
+    Duration cap = config.rateAdaptation().get().maxProviderHold();
+    if (retryAfter.compareTo(cap) > 0) {
+      news.holdCapped(retryAfter, cap);
+    }
+    BucketReply reply = script.run(BucketStep.Op.CUT, 1, holdMicros, StepStamp.of(booked.stamp()).generation())
+        .reply();
+    if (reply.notCounted()) {
+      news.notCountedRefusal();
+      return Refusal.NOT_COUNTED;
+    }
+    return reply.done() ? Refusal.CUT : Refusal.NO_CUT;
+  }
+
+  /** What this process last heard of the bucket's fleet-wide state, from its own calls' replies; no I/O. */
+  @Override
+  public BucketReadings readings() {
+    return new BucketReadings(news.rateFactor(), news.configurations(), news.holdLeft(), news.repairs(),
+        news.notCounted());
+  }
+
+  /** The script's meter: calls of this process that met NOSCRIPT and sent the script's body instead. */
+  @Override
+  public void bindTo(MeterRegistry registry) {
+    FunctionCounter.builder("bacen.throttle.script.noscript", LuaScript.TOKEN_BUCKET, LuaScript::noScriptCount)
+        .description("Calls that met NOSCRIPT (a restarted or promoted node) and sent the script's body instead, "
+            + "in this process").register(registry);
+  }
+
+  /** For tests: whether this process hears the fleet's news of this bucket on its channel. */
+  boolean subscribed() {
+    return channel.subscribed();
+  }
+
+  /** For tests: the channel, as a message reaches it. */
+  FleetChannel channel() {
+    return channel;
+  }
+
+  /**
+   * Stops a configuration of this bucket from counting, now, for every replica: what an operator does when a stale or
+   * wrong setting holds the fleet (a replica that stopped with a long lease, say). One round trip. A replica still
+   * running that configuration registers it again at its next call. The same by hand:
+   * {@code redis-cli HDEL '<key>' 'c:<configuration>'} (the key is {@link TokenBucketConfig#key()}).
+   *
+   * @param configuration as {@link BucketState#configurations()} lists it, e.g. {@code "1.0:0.01"}
+   * @return whether the bucket had that configuration
+   * @throws BucketUnavailableException when Redis fails or does not answer in time
+   */
+  public boolean clearConfiguration(String configuration) throws BucketUnavailableException, InterruptedException {
+    return script.clearConfiguration(configuration);
+  }
+
+  /**
+   * Reads the bucket's state in Redis now, in one round trip, changing nothing: tokens left, calls booked ahead, the
+   * rate in force and the fleet's live configurations. For display (the starter's actuator endpoint), not for
+   * deciding: by the time it is read, the next call may have changed it.
+   *
+   * @throws BucketUnavailableException when Redis fails or does not answer in time
+   */
+  public BucketState state() throws BucketUnavailableException, InterruptedException {
+    return script.state();
+  }
+
+  /**
+   * Whether the Redis node that holds this bucket has its script cached (SCRIPT EXISTS), so that calls need no
+   * second round trip: true after {@link #preload()} or a first call, false on a fresh, restarted or promoted node.
+   *
+   * @throws BucketUnavailableException when Redis fails or does not answer in time
+   */
+  public boolean scriptLoaded() throws BucketUnavailableException, InterruptedException {
+    return script.scriptLoaded();
+  }
+
+  @Override
+  public String toString() {
+    return "RedisTokenBucket{" + config + "}";
+  }
+}

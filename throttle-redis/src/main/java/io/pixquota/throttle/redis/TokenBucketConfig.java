@@ -1,0 +1,218 @@
+package io.pixquota.throttle.redis;
+
+import io.pixquota.throttle.BucketUnavailableException;
+import io.pixquota.throttle.Limit;
+import io.pixquota.throttle.RateAdaptation;
+import io.pixquota.throttle.internal.Checks;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Settings of one {@link RedisTokenBucket}: its name, its limits, the clock, the Redis key prefix, how long its
+ * configuration counts as live after its last use, and how its rate follows the provider's refusals. Immutable;
+ * build with {@link #custom(String)} or {@link #of(String, double, double)}.
+ *
+ * <pre>{@code
+ * TokenBucketConfig config = TokenBucketConfig.custom("pix")
+ *     .limit(8, 9)          // burst 8, 9 tokens per second
+ *     .limit(500, 500 / 60.0) // and at most 500 per minute
+ *     .build();
+ * }</pre>
+ */
+public final class TokenBucketConfig {
+  /** Default key prefix: {@value}. */
+  public static final String DEFAULT_KEY_PREFIX = "pixquota:";
+  /** Default time to wait for Redis's answer: 1 s. */
+  public static final Duration DEFAULT_REDIS_TIMEOUT = Duration.ofSeconds(1);
+  /** Default of {@link Builder#configurationLease}: 30 s. */
+  public static final Duration DEFAULT_CONFIGURATION_LEASE = Duration.ofSeconds(30);
+  /**
+   * The longest {@link Builder#configurationLease} any replica may claim: 5 min. The bucket's script holds every
+   * configuration to it, whatever its replica asked (a longer lease written before is cut back), so a replica that
+   * stopped cannot hold the fleet to its settings for longer.
+   */
+  public static final Duration MAX_CONFIGURATION_LEASE = Duration.ofMinutes(5);
+
+  private final String name;
+  private final List<Limit> limits;
+  private final Clock clientClock;
+  private final String keyPrefix;
+  private final Duration redisTimeout;
+  private final Duration configurationLease;
+  private final RateAdaptation rateAdaptation;
+
+  private TokenBucketConfig(Builder b) {
+    this.name = b.name;
+    this.limits = List.copyOf(b.limits);
+    this.clientClock = b.clientClock;
+    this.keyPrefix = b.keyPrefix;
+    this.redisTimeout = b.redisTimeout;
+    this.configurationLease = b.configurationLease;
+    this.rateAdaptation = b.rateAdaptation;
+  }
+
+  /** A bucket with one limit. */
+  public static TokenBucketConfig of(String name, double capacity, double refillPerSecond) {
+    return custom(name).limit(capacity, refillPerSecond).build();
+  }
+
+  /** A builder for a bucket of this name: non-blank, without '{' or '}' (the key's cluster hash tag). */
+  public static Builder custom(String name) {
+    return new Builder(name);
+  }
+
+  /** A builder starting from the settings of {@code prototype}. */
+  public static Builder from(TokenBucketConfig prototype) {
+    Builder b = new Builder(prototype.name);
+    b.limits.addAll(prototype.limits);
+    b.clientClock = prototype.clientClock;
+    b.keyPrefix = prototype.keyPrefix;
+    b.redisTimeout = prototype.redisTimeout;
+    b.configurationLease = prototype.configurationLease;
+    b.rateAdaptation = prototype.rateAdaptation;
+    return b;
+  }
+
+  public String name() {
+    return name;
+  }
+
+  /** The limits, checked and charged together; at least one. */
+  public List<Limit> limits() {
+    return limits;
+  }
+
+  /** The client clock, if configured; empty means Redis {@code TIME} (the default). */
+  public Optional<Clock> clientClock() {
+    return Optional.ofNullable(clientClock);
+  }
+
+  public String keyPrefix() {
+    return keyPrefix;
+  }
+
+  public Duration redisTimeout() {
+    return redisTimeout;
+  }
+
+  /** How long this configuration keeps counting after its last use, for every replica of the bucket. */
+  public Duration configurationLease() {
+    return configurationLease;
+  }
+
+  /** How the rate follows the provider's refusals; empty when it does not. */
+  public Optional<RateAdaptation> rateAdaptation() {
+    return Optional.ofNullable(rateAdaptation);
+  }
+
+  /** The Redis key of the bucket's hash: {@code <prefix>{<name>}:tb}. */
+  public String key() {
+    return keyPrefix + "{" + name + "}:tb";
+  }
+
+  /** The smallest capacity over the limits: the largest cost one call may have. */
+  public double maxCost() {
+    return limits.stream().mapToDouble(Limit::capacity).min().orElseThrow();
+  }
+
+  @Override
+  public String toString() {
+    return "TokenBucketConfig{name=" + name + ", limits=" + limits + ", clock="
+        + (clientClock == null ? "redis" : "client") + ", keyPrefix=" + keyPrefix
+        + ", redisTimeout=" + redisTimeout + ", configurationLease=" + configurationLease + ", rateAdaptation="
+        + (rateAdaptation == null ? "off" : rateAdaptation) + "}";
+  }
+
+  /** Builds a {@link TokenBucketConfig}; each setter validates at once. */
+  public static final class Builder {
+    private final String name;
+    private final List<Limit> limits = new ArrayList<>();
+    private Clock clientClock;
+    private String keyPrefix = DEFAULT_KEY_PREFIX;
+    private Duration redisTimeout = DEFAULT_REDIS_TIMEOUT;
+    private Duration configurationLease = DEFAULT_CONFIGURATION_LEASE;
+    private RateAdaptation rateAdaptation = RateAdaptation.defaults();
+
+    private Builder(String name) {
+      Checks.notBlank("name", name);
+      if (name.indexOf('{') >= 0 || name.indexOf('}') >= 0) {
+        throw new IllegalArgumentException("name must not contain '{' or '}', but was '" + name + "'");
+      }
+      this.name = name;
+    }
+
+    /** Adds a limit: burst {@code capacity}, refilled at {@code refillPerSecond}. At least one is required. */
+    public Builder limit(double capacity, double refillPerSecond) {
+      return limit(new Limit(capacity, refillPerSecond));
+    }
+
+    /** Adds a limit. At least one is required. */
+    public Builder limit(Limit limit) {
+      limits.add(Objects.requireNonNull(limit, "limit cannot be null"));
+      return this;
+    }
+
+    /**
+     * Uses this clock instead of Redis {@code TIME} (default: Redis's clock, the same for every replica). Meant for
+     * deterministic tests and skew experiments. {@code updatedAt} still never moves backwards, so a late client
+     * clock mints nothing, and a client time ahead of Redis's {@code TIME} is capped at it, so an early clock mints
+     * nothing either.
+     */
+    public Builder clientClock(Clock clock) {
+      this.clientClock = Objects.requireNonNull(clock, "clientClock cannot be null");
+      return this;
+    }
+
+    /** Prefix of the bucket's Redis key; default {@value #DEFAULT_KEY_PREFIX}. May be empty. */
+    public Builder keyPrefix(String keyPrefix) {
+      Objects.requireNonNull(keyPrefix, "keyPrefix cannot be null");
+      if (keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
+        throw new IllegalArgumentException("keyPrefix must not contain '{' or '}', but was '" + keyPrefix + "'");
+      }
+      this.keyPrefix = keyPrefix;
+      return this;
+    }
+
+    /** How long to wait for Redis's answer before giving up with a {@link BucketUnavailableException}; default 1 s. */
+    public Builder redisTimeout(Duration timeout) {
+      this.redisTimeout = Checks.positiveAtMostADay("redisTimeout", timeout);
+      return this;
+    }
+
+    /**
+     * How long this configuration (its set of limits) keeps counting after its last use; default 30 s. While
+     * replicas of one bucket run different limits (a rolling deploy, a misconfigured replica), every live
+     * configuration's limits are enforced together, so the fleet is held to the strictest; once a configuration has
+     * not been used for its lease, it stops counting. Keep it above the longest max wait of the bucket's callers (a
+     * caller may still be waiting for a slot its configuration booked); at most {@link #MAX_CONFIGURATION_LEASE}.
+     * An operator clears a configuration at once with {@link RedisTokenBucket#clearConfiguration}.
+     */
+    public Builder configurationLease(Duration lease) {
+      this.configurationLease = Checks.configurationLease(lease, MAX_CONFIGURATION_LEASE);
+      return this;
+    }
+
+    /**
+     * How the rate follows the provider's 429s; default {@link RateAdaptation#defaults()}; null to keep the
+     * configured rate whatever the provider answers.
+     */
+    public Builder rateAdaptation(RateAdaptation adaptation) {
+      this.rateAdaptation = adaptation;
+      return this;
+    }
+
+    /**
+     * @throws IllegalStateException without any limit
+     */
+    public TokenBucketConfig build() {
+      if (limits.isEmpty()) {
+        throw new IllegalStateException("bucket '" + name + "' needs at least one limit");
+      }
+      return new TokenBucketConfig(this);
+    }
+  }
+}

@@ -1,0 +1,93 @@
+package io.pixquota.throttle.redis.internal;
+
+import io.pixquota.throttle.internal.Async;
+import java.util.Map;
+import java.util.WeakHashMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.RedisConnectionException;
+import org.redisson.client.RedisTimeoutException;
+
+/**
+ * Keeps Redisson's lazy start off the caller's thread. A client made with lazy initialization (as
+ * {@code RedisAddress.connect} makes them, so that a client built while Redis is down recovers by itself) connects
+ * inside the first command, blocking the thread that sends it until the connection is up or given up: measured here,
+ * 2.3 s for a Redis that accepts TCP but does not answer and 8 s for a TLS mismatch, with a 1 s timeout, on the
+ * caller of an async call too. Until a client has answered once, its commands are sent from a thread of its own (one
+ * per client, gone when idle), and the caller gets a future at once: the blocking caller waits on it no longer than
+ * its timeout, the async one not at all. A command whose caller has given up by the time that thread gets to it is
+ * not sent (no slot is booked for nobody). Once the client has answered, commands go straight to Redisson.
+ * Threadsafe.
+ */
+public final class ConnectGuard {
+  private static final Map<RedissonClient, ConnectGuard> GUARDS = new WeakHashMap<>();
+  private static final AtomicInteger THREADS = new AtomicInteger();
+
+  private final ThreadPoolExecutor connecting;
+  private volatile boolean answered;
+
+  private ConnectGuard() {
+    this.connecting = new ThreadPoolExecutor(1, 1, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+      Thread t = new Thread(r, "pixquota-redis-connect-" + THREADS.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    });
+    connecting.allowCoreThreadTimeOut(true);
+  }
+
+  /** The guard of this client (one per client, for every bucket on it). */
+  public static ConnectGuard of(RedissonClient redisson) {
+    synchronized (GUARDS) {
+      return GUARDS.computeIfAbsent(redisson, r -> new ConnectGuard());
+    }
+  }
+
+  /**
+   * Sends a command: straight away once the client has answered; before that, from the guard's thread, and the
+   * returned future completes when Redisson's does. Complete (or time out) the returned future to give up: a command
+   * not sent yet then never is.
+   */
+  public <T> CompletableFuture<T> send(Supplier<CompletableFuture<T>> command) {
+    if (answered) {
+      return watched(command.get());
+    }
+    CompletableFuture<T> result = new CompletableFuture<>();
+    connecting.execute(() -> {
+      if (result.isDone()) {
+        return; // its caller gave up while the client was connecting: not sent
+      }
+      try {
+        watched(command.get()).whenComplete((value, failure) -> {
+          if (failure == null) {
+            result.complete(value);
+          } else {
+            result.completeExceptionally(failure);
+          }
+        });
+      } catch (RuntimeException e) {
+        result.completeExceptionally(e);
+      }
+    });
+    return result;
+  }
+
+  /** Whether the client has answered a command (after which commands are sent from the caller's thread). */
+  public boolean answered() {
+    return answered;
+  }
+
+  /** Notes that Redis answered: a reply, or an error of Redis's own (not a connection that failed or timed out). */
+  private <T> CompletableFuture<T> watched(CompletableFuture<T> sent) {
+    return sent.whenComplete((value, failure) -> {
+      Throwable cause = failure == null ? null : Async.cause(failure);
+      if (cause == null || !(cause instanceof RedisConnectionException || cause instanceof RedisTimeoutException)) {
+        answered = true;
+      }
+    });
+  }
+}

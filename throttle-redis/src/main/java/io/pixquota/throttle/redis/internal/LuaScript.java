@@ -1,0 +1,264 @@
+package io.pixquota.throttle.redis.internal;
+
+import io.pixquota.throttle.internal.Async;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+import org.redisson.api.RScript;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.RedisConnectionException;
+import org.redisson.client.RedisException;
+import org.redisson.client.RedisTimeoutException;
+import org.redisson.client.codec.StringCodec;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Lua script kept in a resource and called by its SHA1 (EVALSHA). The SHA is computed locally, so the common path
+ * is exactly one round trip; on NOSCRIPT (a restarted Redis, a failover, {@code SCRIPT FLUSH}) the call is sent once
+ * more as an EVAL of the script's body, routed by the key like the EVALSHA.
+ */
+public final class LuaScript {
+  private static final Logger LOG = LoggerFactory.getLogger(LuaScript.class);
+  /** The token bucket's script ({@code token_bucket.lua}), one per process. */
+  public static final LuaScript TOKEN_BUCKET = fromResource("token_bucket.lua");
+
+  /** How long a preload waits for a client that has not connected yet: a cold JVM on a busy machine takes seconds. */
+  public static final long CONNECT_BUDGET_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+  private final String source;
+  private final String sha;
+  private final LongAdder noScript = new LongAdder();
+
+  private LuaScript(String source) {
+    this.source = source;
+    this.sha = sha1(source);
+  }
+
+  /** Reads a script from the classpath, next to this class. */
+  public static LuaScript fromResource(String name) {
+    try (InputStream in = LuaScript.class.getResourceAsStream(name)) {
+      if (in == null) {
+        throw new IllegalStateException("script resource missing: " + name);
+      }
+      return new LuaScript(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Thrown by {@link #call} when Redis fails or does not answer in time. */
+  public static final class CallFailedException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    CallFailedException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
+  /**
+   * A reply, and when it reached this process by the caller's clock, read on the I/O thread that received it.
+   *
+   * @param text the script's reply, one string
+   */
+  public record Reply(String text, long receivedAtNanos) {}
+
+  /**
+   * Runs the script on {@code key} with {@code args}, waiting at most {@code timeoutNanos} of real time in all.
+   *
+   * @param clock read when the reply arrives, for {@link Reply#receivedAtNanos()}
+   */
+  public Reply call(RedissonClient redisson, String key, Object[] args, long timeoutNanos, LongSupplier clock)
+      throws InterruptedException, CallFailedException {
+    try {
+      return await(send(redisson, key, args, clock), System.nanoTime() + timeoutNanos);
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof CallFailedException f ? f
+          : new CallFailedException("Redis call failed: " + describe(e.getCause()), e.getCause());
+    }
+  }
+
+  /**
+   * The same without blocking any thread: the future completes on Redisson's I/O thread with the reply, or
+   * exceptionally with a {@link CallFailedException} when Redis fails or does not answer within
+   * {@code timeoutNanos} (NOSCRIPT included: then the body is sent, within the same time).
+   */
+  public CompletableFuture<Reply> callAsync(RedissonClient redisson, String key, Object[] args, long timeoutNanos,
+      LongSupplier clock) {
+    return send(redisson, key, args, clock).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+        .handle((reply, failure) -> {
+          if (failure == null) {
+            return reply;
+          }
+          Throwable cause = Async.cause(failure);
+          throw new CompletionException(cause instanceof TimeoutException
+              ? new CallFailedException("Redis did not answer within the timeout", cause) : cause);
+        });
+  }
+
+  /** EVALSHA, and on NOSCRIPT the body; failures as {@link CallFailedException}; no timeout of its own. */
+  private CompletableFuture<Reply> send(RedissonClient redisson, String key, Object[] args, LongSupplier clock) {
+    RScript script = redisson.getScript(StringCodec.INSTANCE);
+    CompletableFuture<Reply> result = new CompletableFuture<>();
+    // Completed on the thread that completes Redisson's future (its I/O thread): the receive time is not delayed by
+    // however long the caller's thread takes to be scheduled again. Sent through the client's guard, so that
+    // Redisson's lazy connect never blocks the caller; a caller that gives up first (result done) sends nothing.
+    CompletableFuture<String> sent = ConnectGuard.of(redisson).send(() -> script.<String>evalShaAsync(key,
+        RScript.Mode.READ_WRITE, sha, RScript.ReturnType.VALUE, List.of(key), args).toCompletableFuture());
+    result.whenComplete((reply, failure) -> sent.cancel(false));
+    sent.whenComplete((text, failure) -> {
+          if (failure == null) {
+            result.complete(new Reply(text, clock.getAsLong()));
+          } else if (!isNoScript(failure)) {
+            result.completeExceptionally(new CallFailedException("Redis call failed: "
+                + describe(Async.cause(failure)), Async.cause(failure)));
+          } else {
+            sendBody(script, key, args, clock, result);
+          }
+        });
+    return result;
+  }
+
+  /**
+   * After NOSCRIPT (a restarted node, a promoted replica, SCRIPT FLUSH): EVAL with the body, routed by the key like the
+   * EVALSHA was, so it reaches the node that owns the key now (a separate SCRIPT LOAD can reach a stale master during
+   * a cluster failover), runs the script, and leaves it cached there: one extra round trip, once per node.
+   */
+  private void sendBody(RScript script, String key, Object[] args, LongSupplier clock,
+      CompletableFuture<Reply> result) {
+    noScript.increment();
+    LOG.debug("Script {} not in the cache of the node that serves '{}' (NOSCRIPT); sending its body", sha, key);
+    script.<String>evalAsync(key, RScript.Mode.READ_WRITE, source, RScript.ReturnType.VALUE, List.of(key), args)
+        .whenComplete((text, again) -> {
+          if (again == null) {
+            result.complete(new Reply(text, clock.getAsLong()));
+          } else {
+            result.completeExceptionally(new CallFailedException("Redis call failed after NOSCRIPT: "
+                + describe(Async.cause(again)), Async.cause(again)));
+          }
+        });
+  }
+
+  /** How many calls met NOSCRIPT and sent the script's body instead, since this process started. */
+  public long noScriptCount() {
+    return noScript.sum();
+  }
+
+  private static <T> T await(CompletableFuture<T> future, long deadlineNanos)
+      throws InterruptedException, ExecutionException, CallFailedException {
+    long left = deadlineNanos - System.nanoTime();
+    try {
+      return future.get(Math.max(0, left), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      future.cancel(false);
+      throw new CallFailedException("Redis did not answer within the timeout", e);
+    } catch (InterruptedException e) {
+      future.cancel(false);
+      throw e;
+    }
+  }
+
+  /** SCRIPT EXISTS on the node that serves {@code key}: whether its calls will find the script cached. */
+  public boolean loaded(RedissonClient redisson, String key, long timeoutNanos)
+      throws InterruptedException, CallFailedException {
+    try {
+      List<Boolean> exists = await(ConnectGuard.of(redisson).send(() -> redisson.getScript(StringCodec.INSTANCE)
+          .scriptExistsAsync(key, new String[] {sha}).toCompletableFuture()), System.nanoTime() + timeoutNanos);
+      return !exists.isEmpty() && exists.get(0);
+    } catch (ExecutionException e) {
+      throw new CallFailedException("SCRIPT EXISTS failed: " + describe(e.getCause()), e.getCause());
+    }
+  }
+
+  /**
+   * SCRIPT LOAD now, so that the first calls do not meet NOSCRIPT (one round trip). It is the moment to connect: on a
+   * client that has not answered yet, it waits for Redisson's connect too, up to {@link #CONNECT_BUDGET_NANOS} (or the
+   * timeout, when longer); the calls themselves never wait longer than their timeout.
+   */
+  public void load(RedissonClient redisson, String key, long timeoutNanos)
+      throws InterruptedException, CallFailedException {
+    ConnectGuard guard = ConnectGuard.of(redisson);
+    long budget = guard.answered() ? timeoutNanos : Math.max(timeoutNanos, CONNECT_BUDGET_NANOS);
+    try {
+      await(guard.send(() -> redisson.getScript(StringCodec.INSTANCE).scriptLoadAsync(key, source)
+          .toCompletableFuture()), System.nanoTime() + budget);
+    } catch (ExecutionException e) {
+      throw new CallFailedException("SCRIPT LOAD failed: " + describe(e.getCause()), e.getCause());
+    }
+  }
+
+  static boolean isNoScript(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c.getMessage() != null && c.getMessage().contains("NOSCRIPT")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The cause in one short line: Redisson's messages can quote the whole script, its "Unable to write command into
+   * connection! Check CPU usage of the JVM..." means, to a user, that the Redis node cannot be reached, and the
+   * errors of an address that names the wrong kind of node say which address to use instead.
+   */
+  static String describe(Throwable t) {
+    if (t == null) {
+      return "unknown";
+    }
+    if (t instanceof RedisConnectionException) {
+      for (Throwable c = t.getCause(); c != null; c = c.getCause()) {
+        if (c instanceof RedisTimeoutException) {
+          return "Redis did not answer while connecting (it accepts connections but is silent, or speaks no TLS)";
+        }
+        if (c instanceof RedisException && !(c instanceof RedisConnectionException)) {
+          // the node answered, with an error, a command of the connection's set-up: SELECT, AUTH, HELLO
+          return "Redis refused the connection: " + shorten(String.valueOf(c.getMessage()));
+        }
+      }
+      return "Redis node unreachable (" + t.getClass().getSimpleName() + ")";
+    }
+    String message = String.valueOf(t.getMessage());
+    if (message.contains("MOVED")) {
+      return "the node is one node of a Redis Cluster and another node owns the key (MOVED): address the cluster "
+          + "as redis-cluster://host:port,host:port,...";
+    }
+    if (message.startsWith("READONLY")) {
+      return "the node is a read-only replica (READONLY): address its master, or the Sentinels that know it, as "
+          + "redis-sentinel://host:port,host:port,.../MASTER_NAME";
+    }
+    if (message.startsWith("CLUSTERDOWN")) {
+      return "the Redis Cluster is down (CLUSTERDOWN): a master failed and no replica has taken its slots yet";
+    }
+    return t.getClass().getSimpleName() + ": " + shorten(message);
+  }
+
+  /** Redisson's message without the channel, the command's parameters (a script, a password) and the future. */
+  private static String shorten(String message) {
+    for (String tail : new String[] {". channel:", ", params:"}) {
+      int end = message.indexOf(tail);
+      message = end > 0 ? message.substring(0, end) : message;
+    }
+    return message.length() > 300 ? message.substring(0, 300) + "..." : message;
+  }
+
+  private static String sha1(String text) {
+    try {
+      return HexFormat.of().formatHex(
+          MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-1 is required of every JVM", e);
+    }
+  }
+}

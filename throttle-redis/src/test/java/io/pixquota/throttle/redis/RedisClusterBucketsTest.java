@@ -1,0 +1,100 @@
+package io.pixquota.throttle.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.pixquota.harness.PrivateRedisServer;
+import io.pixquota.harness.RedisCluster;
+import io.pixquota.harness.RespConnection;
+import io.pixquota.throttle.BucketUnavailableException;
+import io.pixquota.throttle.FakeTime;
+import io.pixquota.throttle.TokenBucket;
+import io.pixquota.throttle.redis.internal.LuaScript;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.redisson.api.RedissonClient;
+
+/**
+ * Buckets on a real 3-master Redis Cluster, through the client the SDK builds from a {@code redis-cluster://}
+ * address; the bucket's clock is a test clock (client-clock mode), so every figure is exact.
+ */
+class RedisClusterBucketsTest {
+  private static RedisCluster cluster;
+  private static RedissonClient redisson;
+
+  @BeforeAll
+  static void start() {
+    cluster = RedisCluster.start(3);
+    redisson = RedisAddress.parse(cluster.url()).connect(Duration.ofSeconds(2));
+  }
+
+  @AfterAll
+  static void stop() {
+    redisson.shutdown();
+    cluster.close();
+  }
+
+  /** Two bucket names for every master, by the slot of their hash tag: master i's are at 2 i and 2 i + 1. */
+  private static List<String> twoNamesPerMaster() {
+    List<List<String>> byMaster = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+    for (int i = 0; byMaster.stream().anyMatch(names -> names.size() < 2); i++) {
+      String name = "spread-" + i;
+      List<String> names = byMaster.get(cluster.masterIndexAtStart(cluster.slot("{" + name + "}")));
+      if (names.size() < 2) {
+        names.add(name);
+      }
+    }
+    return byMaster.stream().flatMap(List::stream).toList();
+  }
+
+  private static int grantedAtOnce(TokenBucket bucket) throws Exception {
+    int granted = 0;
+    while (bucket.acquire(1, Duration.ZERO).granted()) {
+      granted++;
+    }
+    return granted;
+  }
+
+  @Test
+  void bucketsSpreadOverEveryMasterAndEachEnforcesItsOwnLimit() throws Exception {
+    FakeTime time = FakeTime.manual(1_000);
+    long noScriptBefore = LuaScript.TOKEN_BUCKET.noScriptCount();
+    List<TokenBucket> buckets = new ArrayList<>();
+    for (String name : twoNamesPerMaster()) {
+      buckets.add(RedisTokenBucket.create(redisson, TokenBucketConfig.custom(name).limit(8, 9)
+          .clientClock(time.clock()).build(), time));
+    }
+    for (TokenBucket bucket : buckets) {
+      assertThat(grantedAtOnce(bucket)).as("the burst of %s", bucket).isEqualTo(8);
+    }
+    time.advance(Duration.ofMillis(500));
+    for (TokenBucket bucket : buckets) {
+      assertThat(grantedAtOnce(bucket)).as("half a second's refill of %s", bucket).isEqualTo(4);
+    }
+    for (PrivateRedisServer master : cluster.masters()) {
+      try (RespConnection c = master.rawConnection()) {
+        assertThat(c.call("DBSIZE")).as("keys on master %d", master.port()).isEqualTo(2L);
+      }
+    }
+    assertThat(LuaScript.TOKEN_BUCKET.noScriptCount() - noScriptBefore)
+        .as("NOSCRIPT once per master, answered by EVAL on the node that owns the key").isEqualTo(3);
+  }
+
+  @Test
+  void aOneNodeAddressOnAClusterNodeIsAnErrorThatSaysWhatToUse() {
+    RedissonClient single = RedisAddress.parse(cluster.masters().get(0).uri().toString())
+        .connect(Duration.ofSeconds(1));
+    try {
+      String elsewhere = twoNamesPerMaster().get(5); // on master 2, not on master 0
+      TokenBucket bucket = RedisTokenBucket.create(single, TokenBucketConfig.of(elsewhere, 8, 9));
+      assertThatThrownBy(() -> bucket.acquire(1, Duration.ZERO)).isInstanceOf(BucketUnavailableException.class)
+          .hasMessageContaining("(MOVED)").hasMessageContaining("redis-cluster://");
+    } finally {
+      single.shutdown();
+    }
+  }
+}

@@ -1,0 +1,29 @@
+package io.pixquota.throttle.redis;
+
+import io.pixquota.testing.RedisExtension;
+import io.pixquota.testing.TestRedis;
+import io.pixquota.throttle.Limit;
+import io.pixquota.throttle.TokenBucket;
+import io.pixquota.throttle.TokenBucketContract;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** The contract for the Redis bucket in client-clock mode, on the shared test Redis (its TIME is ahead: no cap). */
+@ExtendWith(RedisExtension.class)
+class RedisTokenBucketOnClientClockTest extends TokenBucketContract {
+  private TestRedis redis;
+
+  @BeforeEach
+  void setUp(TestRedis redis) {
+    this.redis = redis;
+  }
+
+  @Override
+  protected TokenBucket bucket(String name, List<Limit> limits) {
+    TokenBucketConfig.Builder config = TokenBucketConfig.custom(name).keyPrefix(redis.keyPrefix())
+        .clientClock(time.clock());
+    limits.forEach(config::limit);
+    return RedisTokenBucket.create(redis.newRedisson(), config.build(), time);
+  }
+}

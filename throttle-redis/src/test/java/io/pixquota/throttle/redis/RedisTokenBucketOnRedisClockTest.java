@@ -1,0 +1,39 @@
+package io.pixquota.throttle.redis;
+
+import io.pixquota.testing.FakeClockRedis;
+import io.pixquota.throttle.Limit;
+import io.pixquota.throttle.TokenBucket;
+import io.pixquota.throttle.TokenBucketContract;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+
+/**
+ * The contract for the Redis bucket in its default mode, Redis's own {@code TIME}: a private redis-server whose wall
+ * clock follows the test's ({@link FakeClockRedis}). Setting the clock back is a failover to a node that is behind.
+ */
+class RedisTokenBucketOnRedisClockTest extends TokenBucketContract {
+  private RedisOnFakeTime redis;
+
+  @BeforeEach
+  void start() {
+    redis = new RedisOnFakeTime(time);
+  }
+
+  @AfterEach
+  void stop() {
+    redis.close();
+  }
+
+  @Override
+  protected boolean clockIsTheStores() {
+    return true;
+  }
+
+  @Override
+  protected TokenBucket bucket(String name, List<Limit> limits) {
+    TokenBucketConfig.Builder config = TokenBucketConfig.custom(name);
+    limits.forEach(config::limit);
+    return RedisTokenBucket.create(redis.redisson, config.build(), time);
+  }
+}

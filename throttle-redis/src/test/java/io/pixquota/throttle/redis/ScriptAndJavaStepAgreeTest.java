@@ -1,0 +1,149 @@
+package io.pixquota.throttle.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.pixquota.throttle.FakeTime;
+import io.pixquota.throttle.internal.BucketReply;
+import io.pixquota.throttle.internal.BucketStep;
+import io.pixquota.throttle.internal.StepSettings;
+import io.pixquota.throttle.redis.internal.LuaScript;
+import io.pixquota.throttle.redis.internal.ScriptProtocol;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.lifecycle.AfterContainer;
+import net.jqwik.api.lifecycle.BeforeContainer;
+import org.redisson.client.codec.StringCodec;
+
+/**
+ * {@code token_bucket.lua} and {@link BucketStep} (its Java twin, which the local bucket and the simulations run on)
+ * give the same answer, element for element, to random sequences of operations from replicas with different
+ * configurations, leases and rate adaptations: acquire, charge, refund, and cuts with and without a Retry-After,
+ * with time moving by 0 to 4 s between steps (so configurations lapse, holds end and keys expire), and fields of the
+ * hash overwritten now and then with garbage, out-of-range values and times far ahead or behind, as an operator, a bug
+ * or a failover could leave them (so both distrust and repair alike). Both sides get their arguments from one encoder
+ * ({@link ScriptProtocol}). Redis's own clock follows the test's ({@link io.pixquota.testing.FakeClockRedis}), so both
+ * sides see the same time.
+ */
+class ScriptAndJavaStepAgreeTest {
+  private static final FakeTime TIME = FakeTime.manual(10_000);
+  private static RedisOnFakeTime redis;
+  private static int run;
+  /** What the sequences went through, over every try: each kind must have happened, or the test proved little. */
+  private static final java.util.Map<String, Integer> SEEN = new java.util.TreeMap<>();
+
+  private static final List<StepSettings> REPLICAS = List.of(
+      new StepSettings(30_000_000, new StepSettings.Adaptation(0.85, 0.005, 0.25, 15_000_000,
+          5_000_000), "r0", List.of(new StepSettings.LimitArgs("8.0", "9.0"))),
+      new StepSettings(2_000_000, new StepSettings.Adaptation(0.5, 0.1, 0.3, 2_000_000, 0), "r1",
+          List.of(new StepSettings.LimitArgs("10.0", "10.0"), new StepSettings.LimitArgs("30.0", "0.5"))),
+      new StepSettings(5_000_000, new StepSettings.Adaptation(0.9, 0.02, 0.5, 3_600_000_000L,
+          1_000_000), "r2", List.of(new StepSettings.LimitArgs("4.0", "2.5"))));
+
+  private static final String[] FIELDS = {"u", "e", "k", "f", "p", "g", "h", "o", "w", "a", "q", "x", "t:8.0:9.0",
+      "t:4.0:2.5", "c:8.0:9.0", "c:0:0", "c:5.0:1.0", "c:4.0:2.5,oops"};
+
+  @BeforeContainer
+  static void start() {
+    redis = new RedisOnFakeTime(TIME);
+  }
+
+  @AfterContainer
+  static void stop() {
+    redis.close();
+    System.out.println("ScriptAndJavaStepAgreeTest saw: " + SEEN);
+    assertThat(SEEN).as("the sequences reached every case").containsKeys("repaired", "cut", "old news",
+        "not counted", "refused", "held", "lone cut", "configurations > 1");
+  }
+
+  private static void seen(String what) {
+    SEEN.merge(what, 1, Integer::sum);
+  }
+
+  @Property(tries = 60)
+  void theScriptAndItsJavaTwinGiveTheSameAnswers(@ForAll long seed) throws Exception {
+    Random r = new Random(seed);
+    String key = "agree:{" + (++run) + "}:tb";
+    BucketStep.State model = new BucketStep.State();
+    long[] lastGeneration = new long[REPLICAS.size()];
+    for (int step = 0; step < 80; step++) {
+      TIME.advanceMillis(r.nextInt(4) == 0 ? 0 : r.nextInt(r.nextBoolean() ? 300 : 4_000));
+      if (r.nextInt(8) == 0) {
+        String field = FIELDS[r.nextInt(FIELDS.length)];
+        String value = garbage(r, field);
+        model.put(field, value, TIME.micros());
+        redis.redisson.getMap(key, StringCodec.INSTANCE).fastPut(field, value);
+      }
+      int who = r.nextInt(REPLICAS.size());
+      StepSettings replica = REPLICAS.get(who);
+      BucketStep.Op op = BucketStep.Op.values()[r.nextInt(10) < 6 ? 0 : 1 + r.nextInt(3)];
+      double cost = new double[] {1, 1, 0.5, 2.5}[r.nextInt(4)];
+      long arg = switch (op) {
+        case ACQUIRE -> new long[] {0, 100_000, 5_000_000, 86_400_000_000L}[r.nextInt(4)];
+        case CUT -> new long[] {0, 0, 1_000_000, 3_000_000, 86_400_000_000L}[r.nextInt(5)];
+        default -> 0;
+      };
+      Long booked = op == BucketStep.Op.CUT ? (r.nextInt(4) == 0 ? lastGeneration[who] - 1 : lastGeneration[who])
+          : null;
+      BucketReply expected = BucketStep.step(model, op, cost, arg, null, TIME.micros(), booked, replica);
+      BucketReply actual = ScriptProtocol.reply(LuaScript.TOKEN_BUCKET.call(redis.redisson, key,
+          ScriptProtocol.arguments(op, cost, arg, null, booked, replica), TimeUnit.SECONDS.toNanos(5), System::nanoTime)
+          .text());
+      String where = "seed " + seed + ", step " + step + ", " + op + " by replica " + who;
+      assertThat(actual.outcome()).as(where + ": outcome").isEqualTo(expected.outcome());
+      assertThat(actual.waitMicros()).as(where + ": wait").isEqualTo(expected.waitMicros());
+      assertThat(actual.remaining()).as(where + ": remaining")
+          .isCloseTo(expected.remaining(), within(1e-9 * Math.max(1, Math.abs(expected.remaining()))));
+      assertThat(actual.nowMicros()).as(where + ": now").isEqualTo(expected.nowMicros());
+      assertThat(actual.epoch()).as(where + ": epoch").isEqualTo(expected.epoch());
+      assertThat(actual.generation()).as(where + ": generation").isEqualTo(expected.generation());
+      assertThat(actual.factor()).as(where + ": factor").isCloseTo(expected.factor(), within(1e-12));
+      assertThat(actual.holdUntilMicros()).as(where + ": hold").isEqualTo(expected.holdUntilMicros());
+      assertThat(actual.configurations()).as(where + ": configurations").isEqualTo(expected.configurations());
+      assertThat(actual.repaired()).as(where + ": repaired").isEqualTo(expected.repaired());
+      assertThat(actual.others()).as(where + ": others").isEqualTo(expected.others());
+      if (op == BucketStep.Op.ACQUIRE) {
+        lastGeneration[who] = expected.generation();
+      }
+      if (!expected.repaired().isEmpty()) {
+        seen("repaired");
+        expected.repaired().forEach(f -> seen("repaired " + f));
+      }
+      if (op == BucketStep.Op.CUT) {
+        seen(new String[] {"old news", "cut", "not counted"}[expected.outcome()]);
+        if (expected.outcome() == 1 && model.hash().containsKey("p")) {
+          seen("lone cut");
+        }
+      }
+      if (op == BucketStep.Op.ACQUIRE && !expected.done()) {
+        seen("refused");
+      }
+      if (expected.holdUntilMicros() > expected.nowMicros()) {
+        seen("held");
+      }
+      if (expected.configurations() > 1) {
+        seen("configurations > 1");
+      }
+    }
+  }
+
+  /** A value that field should not hold, or an extreme one it may: both sides must read it alike. */
+  private static String garbage(Random r, String field) {
+    long now = TIME.micros();
+    String[] any = {"nan", "inf", "-inf", "garbage", "", "1e400", "-5", "0", "0.5", "2", "1.5"};
+    String[] times = {Long.toString(now + 60_000_000), Long.toString(now + 86_400_000_000L),
+        Long.toString(now - 86_400_000_000L), "9223372036854775806", Long.toString(now + 500_000),
+        Long.toString(now)};
+    boolean time = List.of("u", "e", "k", "g", "h", "o").contains(field) || field.startsWith("c:");
+    if (field.equals("a") || field.equals("q")) {
+      return new String[] {"1", "3", "40", "1000", "1001", "-1", "x"}[r.nextInt(7)];
+    }
+    if (field.equals("w")) {
+      return new String[] {"r0", "r1", "r2", "bad id!", ""}[r.nextInt(5)];
+    }
+    return time && r.nextBoolean() ? times[r.nextInt(times.length)] : any[r.nextInt(any.length)];
+  }
+}
