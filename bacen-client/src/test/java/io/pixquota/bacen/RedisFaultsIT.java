@@ -12,6 +12,7 @@ import io.pixquota.mock.MockBacen;
 import io.pixquota.mock.MockConfig;
 import io.pixquota.testing.TestRedis;
 import io.pixquota.throttle.Acquisition;
+import io.pixquota.throttle.Awaits;
 import io.pixquota.throttle.BucketUnavailableException;
 import io.pixquota.throttle.redis.RedisTokenBucket;
 import io.pixquota.throttle.redis.TokenBucketConfig;
@@ -59,16 +60,8 @@ class RedisFaultsIT {
         pool.shutdown();
         assertThat(pool.awaitTermination(1, TimeUnit.SECONDS)).isTrue();
         redis.resume();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        Acquisition after = null;
-        while (after == null && System.nanoTime() < deadline) {
-          try {
-            after = bucket.acquire(1, Duration.ZERO);
-          } catch (BucketUnavailableException stillCatchingUp) {
-            Thread.sleep(50);
-          }
-        }
-        assertThat(after).as("works again once Redis answers").isNotNull();
+        Acquisition after = Awaits.value("works again once Redis answers", Duration.ofSeconds(10),
+            () -> bucket.acquire(1, Duration.ZERO));
       } finally {
         redisson.shutdown();
       }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.pixquota.harness.PrivateRedisServer;
 import io.pixquota.testing.TestRedis;
+import io.pixquota.throttle.Awaits;
 import io.pixquota.throttle.RedisUnavailablePolicy;
 import io.pixquota.throttle.StdErrCapture;
 import io.pixquota.throttle.Throttle;
@@ -64,15 +65,14 @@ class RedisRecoveryIT {
 
   /** Calls until one is served, at most 15 s; 100 ms apart so that a failing Redisson is not hammered. */
   private boolean servedWithin15s(OkHttpClient client) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
-    while (System.nanoTime() < deadline) {
-      if (Integer.valueOf(200).equals(get(client)) && registry.get("bacen.throttle.fallback.active").gauge()
-          .value() == 0) {
-        return true;
-      }
-      Thread.sleep(100);
+    try {
+      Awaits.until("served by the shared bucket again", Duration.ofSeconds(15), Duration.ofMillis(100),
+          () -> Integer.valueOf(200)
+          .equals(get(client)) && registry.get("bacen.throttle.fallback.active").gauge().value() == 0);
+      return true;
+    } catch (AssertionError notYet) {
+      return false;
     }
-    return false;
   }
 
   @Test

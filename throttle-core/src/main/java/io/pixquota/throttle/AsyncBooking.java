@@ -4,45 +4,34 @@ import io.pixquota.throttle.internal.Async;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import java.util.function.Consumer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * One request's slot, booked and waited for without a thread ({@link Throttle#book}): the bucket is asked with its
- * async operation, the wait happens on the process's one timer thread, the slot is checked again when it comes (late,
- * its state lost, its rate cut: then it books again), and only then is it handed to the caller, who sends with
- * {@link Throttle#send}. A class with a horizon ({@link Priority#BATCH}) stands in its bucket's line first, so that one
- * of its callers asks at a time, and asks again later, holding nothing, when no slot is free within its horizon.
+ * One request's slot, booked and waited for without a thread ({@link Throttle#book}): asked with the bucket's async
+ * operation, waited for on the process's one timer thread, checked again when it comes (late, its state lost, its rate
+ * cut: booked again), then handed to the caller, who sends with {@link Throttle#send}. A class with a horizon
+ * ({@link Priority#BATCH}) stands in its bucket's line first, and asks again later, holding nothing, when no slot is
+ * free within its horizon.
  *
  * <p>Where a booking is ({@code state}), and what moves it:
- * <table>
- *   <caption>transitions</caption>
- *   <tr><th>from</th><th>event</th><th>to</th></tr>
- *   <tr><td>NEW</td><td>{@link #start} (no horizon)</td><td>ASKING</td></tr>
- *   <tr><td>NEW</td><td>{@link #start} (a horizon)</td><td>QUEUED</td></tr>
- *   <tr><td>QUEUED</td><td>the call before it in line booked or gave up</td><td>ASKING</td></tr>
- *   <tr><td>QUEUED</td><td>its max wait ended in line</td><td>DONE (refused)</td></tr>
- *   <tr><td>ASKING</td><td>the bucket booked a slot</td><td>WAITING</td></tr>
- *   <tr><td>ASKING</td><td>no slot within the horizon, one within the max wait</td><td>DEFERRED</td></tr>
- *   <tr><td>ASKING</td><td>refused, or the bucket failed</td><td>DONE (failed)</td></tr>
- *   <tr><td>DEFERRED</td><td>the time to ask again came</td><td>ASKING</td></tr>
- *   <tr><td>WAITING</td><td>the slot came and is good</td><td>DUE (the caller has the {@link Slot})</td></tr>
- *   <tr><td>WAITING</td><td>the slot came and went bad</td><td>ASKING</td></tr>
- *   <tr><td>DUE</td><td>{@link #missed}: the send found the slot gone bad</td><td>ASKING</td></tr>
- *   <tr><td>QUEUED, DEFERRED, WAITING</td><td>{@link #cancel}</td><td>DONE (cancelled; a booked slot's tokens are
- *       given back)</td></tr>
- *   <tr><td>ASKING</td><td>{@link #cancel}</td><td>DONE when the bucket answers</td></tr>
- * </table>
+ * <pre>
+ * from                      event                                           to
+ * NEW                       start (a class with a horizon: QUEUED first)    ASKING
+ * QUEUED                    the call before it in line booked or gave up    ASKING
+ * QUEUED                    its max wait ended in line                      DONE, refused
+ * ASKING                    booked / no slot within the horizon / refused   WAITING / DEFERRED / DONE
+ * DEFERRED                  the time to ask again came                      ASKING
+ * WAITING                   the slot came: good / gone bad                  DUE (the caller has the Slot) / ASKING
+ * DUE                       missed: the send found the slot gone bad        ASKING
+ * QUEUED DEFERRED WAITING   cancel (a booked slot's tokens given back)      DONE, cancelled
+ * ASKING                    cancel                                          DONE, when the bucket answers
+ * </pre>
  * Leaving ASKING or DEFERRED lets the next caller of its class's line ask. Callbacks run on the thread of the event
  * (the store's I/O thread, the timer, the canceller), never under a lock: {@code onDue} must not block, and hands the
  * send to the client; {@code onFailure} is called at most once. Threadsafe.
  */
 public final class AsyncBooking {
-  private static final Logger LOG = LoggerFactory.getLogger(AsyncBooking.class);
-
   private enum State { NEW, QUEUED, ASKING, DEFERRED, WAITING, DUE, DONE }
 
   private final Booking booking;
@@ -52,8 +41,7 @@ public final class AsyncBooking {
   private Consumer<Slot> onDue;
   private Consumer<IOException> onFailure;
   private Future<?> timer;
-  private Future<?> queuedUntil; // a QUEUED call's max wait
-  private CompletableFuture<Void> turn; // while it asks in its class's line: done passes the turn on
+  private LinePlace line; // a class with a horizon: its place in its bucket's line
   private Slot handed;
 
   AsyncBooking(Booking booking, SlotWaits waits) {
@@ -62,11 +50,9 @@ public final class AsyncBooking {
   }
 
   /**
-   * Asks for the slot: {@code onDue} gets it when it has come (again after each {@link #missed}), or
-   * {@code onFailure} the reason there is none: {@link ThrottleRefusedException}, {@link BucketUnavailableException},
-   * an {@link InterruptedIOException} when cancelled.
-   *
-   * @throws IllegalStateException when started before
+   * Asks for the slot: {@code onDue} gets it when it has come (again after each {@link #missed}), or {@code onFailure}
+   * why there is none ({@link ThrottleRefusedException}, {@link BucketUnavailableException}, an
+   * {@link InterruptedIOException} when cancelled). Throws {@link IllegalStateException} when started before.
    */
   public void start(Consumer<Slot> onDue, Consumer<IOException> onFailure) {
     Objects.requireNonNull(onDue, "onDue cannot be null");
@@ -96,43 +82,33 @@ public final class AsyncBooking {
     }
   }
 
-  /** The priority class the booking asks in. */
-  public Priority priority() {
-    return booking.priority;
-  }
-
   /** Sets the state; a call that leaves its class's line (booked, or done) lets the next one ask. */
   private void to(State next) {
     state = next;
-    if (turn != null && next != State.ASKING && next != State.DEFERRED) {
-      CompletableFuture<Void> mine = turn;
-      turn = null;
-      mine.complete(null);
+    if (line != null && next != State.ASKING && next != State.DEFERRED && next != State.QUEUED) {
+      line.leave();
     }
   }
 
   /** Joins its class's line on the bucket; refused if its max wait ends there. */
   private void queue() {
-    AskingLine.Place place = waits.line().join(booking.bucket);
+    LinePlace place = LinePlace.join(waits, booking);
     synchronized (this) {
-      if (state == State.QUEUED) {
-        queuedUntil = waits.time().schedule(this::queuedTooLong, booking.askedAtNanos() + booking.maxWait.toNanos());
-      }
+      line = place;
     }
-    place.before().whenComplete((ignored, failure) -> takeTurn(place.mine()));
+    place.await(waits, booking, this::takeTurn, this::queuedTooLong);
   }
 
   /** The call before it in line has booked or given up: ask, unless this one gave up meanwhile. */
-  private void takeTurn(CompletableFuture<Void> mine) {
+  private void takeTurn() {
     synchronized (this) {
-      if (state != State.QUEUED) {
-        mine.complete(null); // cancelled or out of time while in line: the next one asks
+      if (line == null || state != State.QUEUED) {
+        if (line != null) {
+          line.pass(); // cancelled or out of time while in line: the next one asks
+        }
         return;
       }
-      if (queuedUntil != null) {
-        queuedUntil.cancel(false);
-      }
-      turn = mine;
+      line.take();
       to(State.ASKING);
     }
     ask();
@@ -140,23 +116,27 @@ public final class AsyncBooking {
 
   /** Its max wait ended while it was in line: refused, never sent, nothing booked. */
   private void queuedTooLong() {
-    synchronized (this) {
-      if (state != State.QUEUED) {
-        return;
-      }
-      to(State.DONE);
+    if (!moved(State.QUEUED, State.DONE)) {
+      return;
     }
     waits.metrics().refused(booking.bucket.name(), booking.priority);
     onFailure.accept(ThrottleRefusedException.queuedTooLong(booking.bucket.name(), booking.priority,
         booking.maxWait));
   }
 
+  /** Moves from {@code from} to {@code to}, if the booking is still in {@code from}. */
+  private synchronized boolean moved(State from, State next) {
+    if (state != from) {
+      return false;
+    }
+    to(next);
+    return true;
+  }
+
   /** Asks the bucket for a slot without blocking; its answer comes on the store's I/O thread. */
   private void ask() {
-    synchronized (this) {
-      if (state != State.ASKING) {
-        return;
-      }
+    if (!moved(State.ASKING, State.ASKING)) {
+      return;
     }
     try {
       booking.bucket.acquireAsync(booking.cost, booking.askWait()).whenComplete(this::answered);
@@ -186,7 +166,7 @@ public final class AsyncBooking {
         if (!booking.take(a)) { // no slot within its class's horizon: ask again when the bucket said one is free
           if (canceled) {
             to(State.DONE);
-            failed = new InterruptedIOException("call canceled while waiting to ask for its slot; not sent");
+            failed = SlotWaits.canceledWhile(false);
           } else {
             to(State.DEFERRED);
             timer = waits.time().schedule(this::askAgain, booking.slotNanos());
@@ -194,7 +174,7 @@ public final class AsyncBooking {
         } else if (canceled) {
           to(State.DONE);
           giveBack = true;
-          failed = new InterruptedIOException("call canceled while waiting for its slot; not sent");
+          failed = SlotWaits.canceledWhile(true);
         } else {
           to(State.WAITING);
           timer = waits.time().schedule(this::due, booking.slotNanos());
@@ -204,8 +184,13 @@ public final class AsyncBooking {
         failed = refused;
       }
     }
+    ended(failed, giveBack);
+  }
+
+  /** Outside the lock: gives a booked slot's tokens back (without waiting for the store), then reports the end. */
+  private void ended(IOException failed, boolean giveBack) {
     if (giveBack) {
-      giveBack();
+      SlotWaits.giveBackAsync(booking.bucket, booking.cost);
     }
     if (failed != null) {
       onFailure.accept(failed);
@@ -214,13 +199,9 @@ public final class AsyncBooking {
 
   /** The time to ask again has come (on the timer thread). */
   private void askAgain() {
-    synchronized (this) {
-      if (state != State.DEFERRED) {
-        return;
-      }
-      to(State.ASKING);
+    if (moved(State.DEFERRED, State.ASKING)) {
+      ask();
     }
-    ask();
   }
 
   /** The slot has come (on the timer thread): check it again, then book again or hand it over. */
@@ -285,22 +266,6 @@ public final class AsyncBooking {
     onFailure.accept(e);
   }
 
-  /** Gives the booked tokens back, without waiting for the store. */
-  private void giveBack() {
-    TokenBucket bucket = booking.bucket;
-    try {
-      bucket.refundAsync(booking.cost).whenComplete((left, failure) -> {
-        if (failure != null) {
-          LOG.debug("Bucket '{}': could not give back {} tokens of an unsent call: {}", bucket.name(), booking.cost,
-              Async.cause(failure).toString());
-        }
-      });
-    } catch (RuntimeException e) {
-      LOG.debug("Bucket '{}': could not give back {} tokens of an unsent call: {}", bucket.name(), booking.cost,
-          e.toString());
-    }
-  }
-
   /**
    * Cancels the booking before its send: a booked slot's tokens are given back, and {@code onFailure} gets an
    * {@link InterruptedIOException}. Once the slot is handed over, the caller cancels its own send.
@@ -314,26 +279,16 @@ public final class AsyncBooking {
     synchronized (this) {
       canceled = true;
       before = state != State.DUE && state != State.DONE;
-      if (state == State.WAITING) {
-        timer.cancel(false);
-        to(State.DONE);
-        giveBack = true;
-        failed = new InterruptedIOException("call canceled while waiting for its slot; not sent");
-      } else if (state == State.DEFERRED || state == State.QUEUED) { // nothing booked: nothing to give back
-        Future<?> pending = state == State.DEFERRED ? timer : queuedUntil;
-        if (pending != null) {
-          pending.cancel(false);
+      if (state == State.WAITING || state == State.DEFERRED || state == State.QUEUED) {
+        giveBack = state == State.WAITING; // DEFERRED, QUEUED: nothing booked, nothing to give back
+        if (state != State.QUEUED) {
+          timer.cancel(false);
         }
+        failed = SlotWaits.canceledWhile(giveBack);
         to(State.DONE);
-        failed = new InterruptedIOException("call canceled while waiting to ask for its slot; not sent");
       }
     }
-    if (giveBack) {
-      giveBack();
-    }
-    if (failed != null) {
-      onFailure.accept(failed);
-    }
+    ended(failed, giveBack);
     return before;
   }
 

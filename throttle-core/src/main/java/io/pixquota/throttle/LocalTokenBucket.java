@@ -3,7 +3,7 @@ package io.pixquota.throttle;
 import io.pixquota.throttle.internal.BucketReply;
 import io.pixquota.throttle.internal.BucketStep;
 import io.pixquota.throttle.internal.Checks;
-import io.pixquota.throttle.internal.StateEpochs;
+import io.pixquota.throttle.internal.EpochHistory;
 import io.pixquota.throttle.internal.StepSettings;
 import io.pixquota.throttle.internal.StepStamp;
 import java.time.Duration;
@@ -29,10 +29,10 @@ public final class LocalTokenBucket implements TokenBucket {
   private final List<Limit> limits;
   private final double maxCost;
   private final LongSupplier nanoClock;
-  private final BucketStep.State state;
+  private final BucketStep.Hash state;
   private final RateAdaptation adaptation;
   private final StepSettings settings;
-  private final StateEpochs generations = new StateEpochs();
+  private final EpochHistory generations = new EpochHistory();
   private volatile double rateFactor = 1;
   private volatile int configurations = 1;
   private final LongAdder notCounted = new LongAdder();
@@ -46,7 +46,7 @@ public final class LocalTokenBucket implements TokenBucket {
    *                  {@link Acquisition#answeredAtNanos()} is read from it
    */
   public LocalTokenBucket(String name, List<Limit> limits, LongSupplier nanoClock) {
-    this(name, limits, nanoClock, new BucketStep.State(), DEFAULT_CONFIGURATION_LEASE,
+    this(name, limits, nanoClock, new BucketStep.Hash(), DEFAULT_CONFIGURATION_LEASE,
         RateAdaptation.defaults());
   }
 
@@ -54,7 +54,7 @@ public final class LocalTokenBucket implements TokenBucket {
    * A bucket over {@code state}, which other buckets may share (each with its own limits: a fleet whose replicas
    * disagree), with this configuration lease and rate adaptation (null: none).
    */
-  public LocalTokenBucket(String name, List<Limit> limits, LongSupplier nanoClock, BucketStep.State state,
+  public LocalTokenBucket(String name, List<Limit> limits, LongSupplier nanoClock, BucketStep.Hash state,
       Duration lease, RateAdaptation adaptation) {
     this.name = Checks.notBlank("name", name);
     this.limits = List.copyOf(limits);

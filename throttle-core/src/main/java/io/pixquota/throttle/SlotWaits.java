@@ -1,5 +1,6 @@
 package io.pixquota.throttle;
 
+import io.pixquota.throttle.internal.Async;
 import io.pixquota.throttle.internal.TimeSource;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -171,7 +172,28 @@ final class SlotWaits {
 
   private static void checkCanceled(BooleanSupplier canceled) throws InterruptedIOException {
     if (canceled.getAsBoolean()) {
-      throw new InterruptedIOException("call canceled while waiting for its slot; not sent");
+      throw canceledWhile(true);
+    }
+  }
+
+  /** The failure of a call cancelled before its send: booked ({@code true}), or not yet. */
+  static InterruptedIOException canceledWhile(boolean booked) {
+    return new InterruptedIOException(booked ? "call canceled while waiting for its slot; not sent"
+        : "call canceled while waiting to ask for its slot; not sent");
+  }
+
+  /** Gives back the tokens of a call that was never sent, without waiting for the store; best effort. */
+  static void giveBackAsync(TokenBucket bucket, double cost) {
+    try {
+      bucket.refundAsync(cost).whenComplete((left, failure) -> {
+        if (failure != null) {
+          LOG.debug("Bucket '{}': could not give back {} tokens of an unsent call: {}", bucket.name(), cost,
+              Async.cause(failure).toString());
+        }
+      });
+    } catch (RuntimeException e) {
+      LOG.debug("Bucket '{}': could not give back {} tokens of an unsent call: {}", bucket.name(), cost,
+          e.toString());
     }
   }
 

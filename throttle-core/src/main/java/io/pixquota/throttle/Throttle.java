@@ -116,7 +116,7 @@ public final class Throttle {
     Objects.requireNonNull(exchange, "exchange cannot be null");
     Booking booking = booking(request);
     waits.book(booking, request.canceled());
-    return leave(booking, request.canceled(), exchange);
+    return sleepSendAndSettle(booking, request.canceled(), exchange);
   }
 
   /**
@@ -156,7 +156,7 @@ public final class Throttle {
       // without a thread; sleeping here would hold the client's thread and make the calls behind it late too.
       throw new SlotMissedException(booking.bucket.name());
     }
-    return leave(booking, canceled != null ? canceled : () -> false, exchange);
+    return sleepSendAndSettle(booking, canceled != null ? canceled : () -> false, exchange);
   }
 
   boolean owns(Slot slot) {
@@ -164,7 +164,7 @@ public final class Throttle {
   }
 
   /** Sleeps until the booked slot, sends, and settles the answer: one path for every HTTP client. */
-  private <R> R leave(Booking booking, BooleanSupplier canceled, Exchange<R> exchange) throws IOException {
+  private <R> R sleepSendAndSettle(Booking booking, BooleanSupplier canceled, Exchange<R> exchange) throws IOException {
     SlotWaits.Leaving slot = waits.sleepAndLeave(booking, canceled);
     String name = booking.bucket.name();
     long late = slot.lateNanos();

@@ -20,12 +20,19 @@ public final class Awaits {
    * @throws AssertionError naming {@code what} when it still does not hold after {@code within}
    */
   public static void until(String what, Duration within, BooleanSupplier condition) throws InterruptedException {
+    until(what, within, Duration.ofMillis(POLL_MILLIS), condition);
+  }
+
+  /** {@link #until(String, Duration, BooleanSupplier)}, asking every {@code every} (a store that must not be hammered)
+      . */
+  public static void until(String what, Duration within, Duration every, BooleanSupplier condition)
+      throws InterruptedException {
     long deadline = System.nanoTime() + within.toNanos();
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() - deadline > 0) {
         throw new AssertionError("not within " + within.toMillis() + " ms: " + what);
       }
-      Thread.sleep(POLL_MILLIS);
+      Thread.sleep(every.toMillis());
     }
   }
 

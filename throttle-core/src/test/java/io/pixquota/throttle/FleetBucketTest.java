@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 class FleetBucketTest {
   private static final Duration LEASE = Duration.ofSeconds(30);
   private final FakeTime time = FakeTime.manual(1_000);
-  private final BucketStep.State shared = new BucketStep.State();
+  private final BucketStep.Hash shared = new BucketStep.Hash();
 
   private LocalTokenBucket replica(double capacity, double rate) {
     return new LocalTokenBucket("pix", List.of(Limit.of(capacity, rate)), time::nanoTime, shared, LEASE,
@@ -203,7 +203,7 @@ class FleetBucketTest {
         .isEqualTo(TokenBucket.Refusal.CUT);
 
     LocalTokenBucket alone = new LocalTokenBucket("alone", List.of(Limit.of(8, 9)), time::nanoTime,
-        new BucketStep.State(), LEASE, RateAdaptation.defaults());
+        new BucketStep.Hash(), LEASE, RateAdaptation.defaults());
     for (int i = 0; i < 3; i++) {
       Acquisition booked = alone.acquire(1, Duration.ofDays(1));
       time.advanceMillis(10);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.pixquota.throttle.Awaits;
 import io.pixquota.throttle.FakeTime;
 import io.pixquota.throttle.Limit;
 import io.pixquota.throttle.LocalTokenBucket;
@@ -252,11 +253,8 @@ class PixClientAsyncTest {
     try (PixClient client = client(bucket, Duration.ofSeconds(10))) {
       client.getPixAsync(E2E).get(10, TimeUnit.SECONDS);
       CompletableFuture<Pix> waiting = client.getPixAsync(E2E); // its slot is about 1 s away
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-      while (TimeSource.systemTimerTasks() == 0) { // booked, and waiting on the process's timer
-        assertThat(System.nanoTime()).as("the call waits on the timer within 5 s").isLessThan(deadline);
-        TimeUnit.MILLISECONDS.sleep(1);
-      }
+      Awaits.until("the call booked, and waiting on the process's timer", Duration.ofSeconds(5),
+          () -> TimeSource.systemTimerTasks() > 0);
       assertThat(waiting.cancel(false)).isTrue();
       assertThat(TimeSource.systemTimerTasks()).as("its timer task taken back: it can never be sent").isZero();
       double left = bucket.charge(1e-9) + 1e-9;

@@ -10,7 +10,7 @@ import java.util.TreeMap;
 
 /**
  * {@code token_bucket.lua}'s step in Java, operation for operation and in the same order of floating-point
- * operations, over a {@link State} that plays the Redis hash (expiry included); {@link StoredState} is its reading
+ * operations, over a {@link Hash} that plays the Redis hash (expiry included); {@link StoredState} is its reading
  * half. {@link io.pixquota.throttle.LocalTokenBucket} runs on it, and so do the simulations; a differential test
  * runs random sequences, corrupted fields included, through both this and the script. The script's header is the
  * specification; the Redis module's {@code ScriptProtocol} encodes what the script is sent and reads what it
@@ -29,7 +29,7 @@ public final class BucketStep {
   public enum Op { ACQUIRE, CHARGE, REFUND, CUT }
 
   /** The bucket's hash, and when it expires on the store's clock (null: never); starts missing. Not threadsafe. */
-  public static final class State {
+  public static final class Hash {
     Map<String, String> hash = new HashMap<>();
     Long expiresAtMillis;
 
@@ -70,7 +70,7 @@ public final class BucketStep {
    * @param argMicros    acquire: the max wait; cut: the provider's Retry-After; else 0
    * @param booked       cut: the rate generation the refused call was booked under; else null
    */
-  public static BucketReply step(State s, Op op, double cost, long argMicros, Long clientMicros, long storeNowMicros,
+  public static BucketReply step(Hash s, Op op, double cost, long argMicros, Long clientMicros, long storeNowMicros,
       Long booked, StepSettings settings) {
     long storeMillis = Math.floorDiv(storeNowMicros, 1000);
     if (s.expiresAtMillis != null && storeMillis > s.expiresAtMillis) {
@@ -372,7 +372,7 @@ public final class BucketStep {
   }
 
   /** The live configurations other than the caller's, for tests: id to lease end. */
-  static Map<String, Long> leases(State s) {
+  static Map<String, Long> leases(Hash s) {
     Map<String, Long> out = new TreeMap<>();
     s.hash.forEach((f, v) -> {
       if (f.startsWith("c:")) {

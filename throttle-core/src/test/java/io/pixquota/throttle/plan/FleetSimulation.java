@@ -85,7 +85,7 @@ final class FleetSimulation {
   static Outcome run(Setup s, long seed) {
     Random random = new Random(seed);
     AtomicLong clock = new AtomicLong();
-    BucketStep.State shared = new BucketStep.State();
+    BucketStep.Hash shared = new BucketStep.Hash();
     List<LocalTokenBucket> buckets = new ArrayList<>();
     for (Replica r : s.replicas()) {
       buckets.add(new LocalTokenBucket("sim", List.of(r.limit()), clock::get, shared,

@@ -18,7 +18,6 @@ import io.pixquota.throttle.plan.QuotaPlan;
 import io.pixquota.throttle.plan.QuotaPlanner;
 import io.pixquota.throttle.redis.RedisTesting;
 import io.pixquota.throttle.redis.RedisTokenBucket;
-import io.pixquota.throttle.redis.TokenBucketConfig;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -70,8 +69,7 @@ class LateWakeUpTest {
   }
 
   private RedisTokenBucket bucket(TestRedis redis, String name, double capacity, double rate) {
-    return RedisTesting.create(redis.newRedisson(), TokenBucketConfig.custom(name).keyPrefix(redis.keyPrefix())
-        .clientClock(time.clock()).limit(capacity, rate).build(), time);
+    return RedisTesting.onFakeTime(redis.newRedisson(), redis.keyPrefix(), name, capacity, rate, time);
   }
 
   private void call(ThrottlingInterceptor throttle, int times) throws Exception {

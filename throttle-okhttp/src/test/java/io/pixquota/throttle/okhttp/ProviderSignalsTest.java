@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.pixquota.testing.RedisExtension;
 import io.pixquota.testing.TestRedis;
+import io.pixquota.throttle.Awaits;
 import io.pixquota.throttle.FakeTime;
 import io.pixquota.throttle.RateAdaptation;
 import io.pixquota.throttle.StdErrCapture;
@@ -89,13 +90,8 @@ class ProviderSignalsTest {
   private void tick(ArrivalRecorder recorder, int arrivals) throws InterruptedException {
     int sleptBefore = time.sleepCalls();
     time.advanceMillis(10);
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (time.sleepCalls() == sleptBefore && recorder.count() < arrivals) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("the caller neither slept again nor sent its request");
-      }
-      Thread.sleep(1);
-    }
+    Awaits.until("the caller slept again or sent its request", Duration.ofSeconds(10),
+        () -> time.sleepCalls() != sleptBefore || recorder.count() >= arrivals);
   }
 
   private double counter(String name) {

@@ -64,8 +64,7 @@ class ThrottleExchangeTest {
   }
 
   private RedisTokenBucket bucket(String name, double capacity, double rate) {
-    return RedisTesting.create(redisson, TokenBucketConfig.custom(name).keyPrefix(redis.keyPrefix())
-        .clientClock(time.clock()).limit(capacity, rate).build(), time);
+    return RedisTesting.onFakeTime(redisson, redis.keyPrefix(), name, capacity, rate, time);
   }
 
   private ThrottleBuilder throttle(TokenBucket bucket) {

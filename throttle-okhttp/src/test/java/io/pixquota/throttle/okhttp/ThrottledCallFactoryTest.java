@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.within;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.pixquota.testing.RedisExtension;
 import io.pixquota.testing.TestRedis;
+import io.pixquota.throttle.Awaits;
 import io.pixquota.throttle.FakeTime;
 import io.pixquota.throttle.Priority;
 import io.pixquota.throttle.Throttle;
@@ -15,7 +16,6 @@ import io.pixquota.throttle.ThrottleRefusedException;
 import io.pixquota.throttle.ThrottleTesting;
 import io.pixquota.throttle.redis.RedisTesting;
 import io.pixquota.throttle.redis.RedisTokenBucket;
-import io.pixquota.throttle.redis.TokenBucketConfig;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
@@ -79,8 +79,7 @@ class ThrottledCallFactoryTest {
   }
 
   private RedisTokenBucket bucket(String name, double capacity, double rate) {
-    return RedisTesting.create(redisson, TokenBucketConfig.custom(name).keyPrefix(redis.keyPrefix())
-        .clientClock(time.clock()).limit(capacity, rate).build(), time);
+    return RedisTesting.onFakeTime(redisson, redis.keyPrefix(), name, capacity, rate, time);
   }
 
   private ThrottledCallFactory calls(ThrottleBuilder throttle) {
@@ -128,13 +127,7 @@ class ThrottledCallFactoryTest {
 
   /** Waits (really, at most 10 s) until {@code n} calls wait for their slot on the timer. */
   private void awaitWaiting(int n) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (time.scheduledTasks() != n) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError(time.scheduledTasks() + " calls wait on the timer, expected " + n);
-      }
-      Thread.sleep(1);
-    }
+    Awaits.until(n + " calls waiting on the timer", Duration.ofSeconds(10), () -> time.scheduledTasks() == n);
   }
 
   private List<Double> arrivalMillisAfter(long t0) {

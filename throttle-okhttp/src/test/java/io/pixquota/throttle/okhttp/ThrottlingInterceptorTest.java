@@ -21,7 +21,6 @@ import io.pixquota.throttle.ThrottleTesting;
 import io.pixquota.throttle.TokenBucket;
 import io.pixquota.throttle.redis.RedisTesting;
 import io.pixquota.throttle.redis.RedisTokenBucket;
-import io.pixquota.throttle.redis.TokenBucketConfig;
 import io.pixquota.throttle.redis.internal.LuaScript;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -72,8 +71,7 @@ class ThrottlingInterceptorTest {
   }
 
   private RedisTokenBucket bucket(String name, double capacity, double rate) {
-    return RedisTesting.create(redisson, TokenBucketConfig.custom(name).keyPrefix(redis.keyPrefix())
-        .clientClock(time.clock()).limit(capacity, rate).build(), time);
+    return RedisTesting.onFakeTime(redisson, redis.keyPrefix(), name, capacity, rate, time);
   }
 
   private ThrottleBuilder throttle(TokenBucket bucket) {

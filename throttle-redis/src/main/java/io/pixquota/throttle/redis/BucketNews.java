@@ -1,7 +1,7 @@
 package io.pixquota.throttle.redis;
 
 import io.pixquota.throttle.internal.BucketReply;
-import io.pixquota.throttle.internal.StateEpochs;
+import io.pixquota.throttle.internal.EpochHistory;
 import io.pixquota.throttle.internal.TimeSource;
 import java.time.Duration;
 import java.util.List;
@@ -24,8 +24,8 @@ final class BucketNews {
   private final String bucket;
   private final String myConfiguration;
   private final TimeSource time;
-  final StateEpochs epochs = new StateEpochs();
-  final StateEpochs generations = new StateEpochs();
+  final EpochHistory epochs = new EpochHistory();
+  final EpochHistory generations = new EpochHistory();
   private volatile double rateFactor = 1;
   private volatile int configurations = 1;
   private volatile long holdEndsNanos;

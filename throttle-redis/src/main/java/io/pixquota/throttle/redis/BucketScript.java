@@ -151,7 +151,7 @@ final class BucketScript {
       throw unavailable(e);
     }
     try {
-      return BucketStates.read(config, text);
+      return StateScriptReader.read(config, text);
     } catch (IllegalArgumentException e) {
       throw new BucketUnavailableException(config.name(), e.getMessage(), e);
     }

@@ -1,5 +1,6 @@
 package io.pixquota.throttle.redis;
 
+import io.pixquota.throttle.FakeTime;
 import io.pixquota.throttle.internal.TimeSource;
 import org.redisson.api.RedissonClient;
 
@@ -9,6 +10,16 @@ import org.redisson.api.RedissonClient;
  */
 public final class RedisTesting {
   private RedisTesting() {}
+
+  /**
+   * The shared fixture of the adapters' tests: a Redis bucket of one limit under the test's key prefix, deciding on
+   * {@code time} (client-clock mode) and stamping its answers with it.
+   */
+  public static RedisTokenBucket onFakeTime(RedissonClient redisson, String keyPrefix, String name, double capacity,
+      double rate, FakeTime time) {
+    return create(redisson, TokenBucketConfig.custom(name).keyPrefix(keyPrefix).clientClock(time.clock())
+        .limit(capacity, rate).build(), time);
+  }
 
   /** {@link RedisTokenBucket#create(RedissonClient, TokenBucketConfig)}, its answers stamped on {@code time}. */
   public static RedisTokenBucket create(RedissonClient redisson, TokenBucketConfig config, TimeSource time) {

@@ -67,7 +67,7 @@ class ScriptAndJavaStepAgreeTest {
   void theScriptAndItsJavaTwinGiveTheSameAnswers(@ForAll long seed) throws Exception {
     Random r = new Random(seed);
     String key = "agree:{" + (++run) + "}:tb";
-    BucketStep.State model = new BucketStep.State();
+    BucketStep.Hash model = new BucketStep.Hash();
     long[] lastGeneration = new long[REPLICAS.size()];
     for (int step = 0; step < 80; step++) {
       TIME.advanceMillis(r.nextInt(4) == 0 ? 0 : r.nextInt(r.nextBoolean() ? 300 : 4_000));

@@ -17,8 +17,8 @@ import java.util.Map;
  * ({@link BucketStep#factorAt}), capped at its capacity. Fields the script would not trust are left out, as the next
  * call will reset them.
  */
-final class BucketStates {
-  private BucketStates() {}
+final class StateScriptReader {
+  private StateScriptReader() {}
 
   /**
    * @param text "&lt;Redis TIME in microseconds&gt; &lt;field&gt;=&lt;value&gt; ..."

@@ -8,7 +8,7 @@ import java.util.ArrayDeque;
  * was lost (a restart without persistence, a failover, a deleted key) with slots still booked in it. Replies may
  * arrive out of order across threads; a late reply from a dead epoch does not bring it back. Threadsafe.
  */
-public final class StateEpochs {
+public final class EpochHistory {
   /** Dead epochs remembered: far more than states a bucket goes through within one max wait. */
   private static final int REMEMBERED = 32;
 
