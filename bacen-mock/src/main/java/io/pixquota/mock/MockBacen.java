@@ -144,7 +144,7 @@ public final class MockBacen implements AutoCloseable {
       String path = exchange.getRequestURI().getPath();
       String method = exchange.getRequestMethod();
       if (path.startsWith("/admin/")) {
-        admin(exchange, method, path);
+        MockAdmin.handle(this, exchange, method, path);
       } else if (path.equals("/oauth/token") && method.equals("POST")) {
         sessions.token(exchange);
       } else if (path.startsWith("/api/v2/") || path.startsWith("/policies/")) {
@@ -156,37 +156,6 @@ public final class MockBacen implements AutoCloseable {
       LOG.warn("request failed: {}", e.toString());
       Answers.sendProblem(exchange, 500, "ErroInternoDoServidor", "Erro interno do servidor", null);
     }
-  }
-
-  private void admin(HttpExchange exchange, String method, String path) throws IOException {
-    if (!adminAllowed(exchange.getRemoteAddress().getAddress(), config.adminFromAnywhere())) {
-      Answers.sendProblem(exchange, 403, "AcessoNegado", "Acesso negado",
-          "admin endpoints answer loopback callers only");
-      return;
-    }
-    if (path.equals("/admin/stats") && method.equals("GET")) {
-      boolean events = String.valueOf(exchange.getRequestURI().getQuery()).contains("events=true");
-      Map<String, Object> integrators = new LinkedHashMap<>();
-      for (String id : config.integrators().keySet()) {
-        integrators.put(id, stats(id, events));
-      }
-      Map<String, Object> body = new LinkedHashMap<>();
-      body.put("policy", policyJson());
-      body.put("windowMillis", config.policy().periodMillis());
-      body.put("originNanoTime", originNanos); // events' atMicros count from this System.nanoTime()
-      body.put("integrators", integrators);
-      Answers.send(exchange, Answers.json(200, body));
-    } else if (path.equals("/admin/reset") && method.equals("POST")) {
-      reset();
-      exchange.sendResponseHeaders(204, -1);
-    } else {
-      Answers.sendProblem(exchange, 404, "NaoEncontrado", "Recurso não encontrado", "no such admin endpoint");
-    }
-  }
-
-  /** Admin endpoints answer loopback callers only, unless configured to answer anyone. */
-  static boolean adminAllowed(InetAddress caller, boolean fromAnywhere) {
-    return fromAnywhere || caller.isLoopbackAddress();
   }
 
   private void api(HttpExchange exchange, String method, String path) throws IOException {
@@ -287,7 +256,7 @@ public final class MockBacen implements AutoCloseable {
     Answers.send(exchange, Answers.json(200, body));
   }
 
-  private Map<String, Object> policyJson() {
+  Map<String, Object> policyJson() {
     QuotaPolicy p = config.policy();
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("kind", p.kind().name());

@@ -174,11 +174,11 @@ class MockApiTest {
 
   @Test
   void adminAnswersLoopbackCallersOnlyUnlessToldOtherwise() throws Exception {
-    assertThat(MockBacen.adminAllowed(InetAddress.getByName("127.0.0.1"), false)).isTrue();
-    assertThat(MockBacen.adminAllowed(InetAddress.getByName("::1"), false)).isTrue();
-    assertThat(MockBacen.adminAllowed(InetAddress.getByName("10.1.2.3"), false)).isFalse();
-    assertThat(MockBacen.adminAllowed(InetAddress.getByName("192.168.0.9"), false)).isFalse();
-    assertThat(MockBacen.adminAllowed(InetAddress.getByName("10.1.2.3"), true)).isTrue();
+    assertThat(MockAdmin.adminAllowed(InetAddress.getByName("127.0.0.1"), false)).isTrue();
+    assertThat(MockAdmin.adminAllowed(InetAddress.getByName("::1"), false)).isTrue();
+    assertThat(MockAdmin.adminAllowed(InetAddress.getByName("10.1.2.3"), false)).isFalse();
+    assertThat(MockAdmin.adminAllowed(InetAddress.getByName("192.168.0.9"), false)).isFalse();
+    assertThat(MockAdmin.adminAllowed(InetAddress.getByName("10.1.2.3"), true)).isTrue();
   }
 
   @Test

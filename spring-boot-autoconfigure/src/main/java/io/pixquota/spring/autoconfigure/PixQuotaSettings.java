@@ -111,7 +111,7 @@ final class PixQuotaSettings {
   }
 
   /** The provider's settings, when a base URL is set; null otherwise (no PixClient). */
-  private static PixClientConfig provider(PixQuotaProperties.Provider p, PixClientConfig.Builder c,
+  private static PixClientConfig provider(PixQuotaProviderProperties p, PixClientConfig.Builder c,
       Duration maxWait) {
     if (p.getBaseUrl() == null) {
       for (Map.Entry<String, Object> e : Map.<String, Object>of("pixquota.provider.token-url",

@@ -1,0 +1,43 @@
+package io.pixquota.mock;
+
+import com.sun.net.httpserver.HttpExchange;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** The mock's {@code /admin/*} endpoints: the audit ({@code GET /admin/stats}) and {@code POST /admin/reset}. */
+final class MockAdmin {
+  private MockAdmin() {}
+
+  static void handle(MockBacen mock, HttpExchange exchange, String method, String path) throws IOException {
+    if (!adminAllowed(exchange.getRemoteAddress().getAddress(), mock.config().adminFromAnywhere())) {
+      Answers.sendProblem(exchange, 403, "AcessoNegado", "Acesso negado",
+          "admin endpoints answer loopback callers only");
+      return;
+    }
+    if (path.equals("/admin/stats") && method.equals("GET")) {
+      boolean events = String.valueOf(exchange.getRequestURI().getQuery()).contains("events=true");
+      Map<String, Object> integrators = new LinkedHashMap<>();
+      for (String id : mock.config().integrators().keySet()) {
+        integrators.put(id, mock.stats(id, events));
+      }
+      Map<String, Object> body = new LinkedHashMap<>();
+      body.put("policy", mock.policyJson());
+      body.put("windowMillis", mock.config().policy().periodMillis());
+      body.put("originNanoTime", mock.originNanoTime()); // events' atMicros count from this System.nanoTime()
+      body.put("integrators", integrators);
+      Answers.send(exchange, Answers.json(200, body));
+    } else if (path.equals("/admin/reset") && method.equals("POST")) {
+      mock.reset();
+      exchange.sendResponseHeaders(204, -1);
+    } else {
+      Answers.sendProblem(exchange, 404, "NaoEncontrado", "Recurso não encontrado", "no such admin endpoint");
+    }
+  }
+
+  /** Admin endpoints answer loopback callers only, unless configured to answer anyone. */
+  static boolean adminAllowed(InetAddress caller, boolean fromAnywhere) {
+    return fromAnywhere || caller.isLoopbackAddress();
+  }
+}

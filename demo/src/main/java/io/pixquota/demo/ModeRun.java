@@ -1,0 +1,144 @@
+package io.pixquota.demo;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.pixquota.harness.ForeignConsumer;
+import io.pixquota.harness.ReplicaProcess;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * One run of the demo: its replica processes started and fired together, the foreign consumer or the person's calls
+ * beside them, the Redis commands counted, and what every replica and the mock saw read into a {@link ModeResult}.
+ */
+final class ModeRun {
+  private final DemoMain demo;
+  private final PrintStream out;
+  private final boolean terminal;
+  private final ObjectMapper json = new ObjectMapper();
+  private final HttpClient http = HttpClient.newHttpClient();
+
+  ModeRun(DemoMain demo, PrintStream out, boolean terminal) {
+    this.demo = demo;
+    this.out = out;
+    this.terminal = terminal;
+  }
+
+  /** A run of one replica per entry of {@code each}, with its arguments. */
+  ModeResult run(String name, ReplicaCommand.Mode replicaMode, List<List<String>> each, URI provider,
+      String redisUrl) throws Exception {
+    post(provider.resolve("/admin/reset"));
+    String bucketName = "demo-" + System.currentTimeMillis();
+    ModeResult result = new ModeResult(name);
+    List<ReplicaProcess> children = new ArrayList<>();
+    try {
+      for (int i = 1; i <= each.size(); i++) {
+        List<String> args = new ArrayList<>(List.of("replica", "--bacen-url", provider.toString(),
+            "--redis-url", redisUrl, "--mode", replicaMode.name(),
+            "--start-on-stdin", "--capacity", Double.toString(demo.bucket.capacity), "--rate",
+            Double.toString(demo.bucket.rate),
+            "--max-wait-ms", Long.toString(demo.maxWaitMs), "--bucket-name", bucketName,
+            "--replica-id", Integer.toString(i)));
+        args.addAll(each.get(i - 1));
+        children.add(ReplicaProcess.start(DemoMain.class, args, ProcessBuilder.Redirect.INHERIT));
+      }
+      // Every replica has started its JVM, its Redis connections and its token: now fire them all together.
+      for (ReplicaProcess child : children) {
+        child.awaitReady();
+      }
+      long startAt = System.currentTimeMillis() + 300;
+      try (RedisCommandCount counter = replicaMode == ReplicaCommand.Mode.THROTTLED
+          ? RedisCommandCount.start(redisUrl, startAt) : null) {
+        for (ReplicaProcess child : children) {
+          child.go(startAt);
+        }
+        ForeignConsumer foreign = demo.foreignRate == null ? null
+            : ForeignConsumer.paced(provider, demo.foreignRate, startAt, demo.durationSeconds);
+        if ((foreign != null || demo.priorities) && !demo.jsonOnly && terminal) {
+          out.printf(Locale.ROOT, "  %s: running for %d s...%n", name, demo.durationSeconds);
+        }
+        ProgressLine progress = new ProgressLine(out, name,
+            demo.priorities || demo.foreignRate != null ? " calls" : "/" + demo.calls,
+            terminal && !demo.jsonOnly);
+        List<Thread> readers = new ArrayList<>();
+        List<Exception> failures = new ArrayList<>();
+        for (ReplicaProcess child : children) {
+          Thread t = new Thread(() -> {
+            try {
+              read(child.result(progress::take), result);
+            } catch (IOException | RuntimeException e) {
+              synchronized (failures) {
+                failures.add(e);
+              }
+            }
+          });
+          t.start();
+          readers.add(t);
+        }
+        for (Thread t : readers) {
+          t.join();
+        }
+        progress.end();
+        if (!failures.isEmpty()) {
+          throw new IllegalStateException("a replica failed (see its error output above)", failures.get(0));
+        }
+        if (foreign != null) {
+          foreign.join();
+          result.foreign = true;
+        }
+        if (counter != null) {
+          counter.settle();
+          result.redisCommands = counter.commands();
+          result.redisCountPartial = counter.partial();
+        }
+      }
+      for (int i = 0; i < children.size(); i++) {
+        if (children.get(i).finish() != 0) {
+          throw new IllegalStateException("replica " + (i + 1) + " failed (see its error output above)");
+        }
+      }
+    } finally {
+      children.forEach(ReplicaProcess::close);
+    }
+    JsonNode all = json.readTree(get(provider.resolve("/admin/stats?events=true")));
+    JsonNode stats = all.path("integrators").path("demo");
+    result.providerMaxInWindow = stats.path("maxInWindow").asLong();
+    result.providerOriginNanoTime = all.path("originNanoTime").asLong();
+    result.providerEvents = json.convertValue(stats.path("events"), new TypeReference<List<Map<String, Object>>>() {});
+    if (demo.timeline) {
+      System.err.println(result.timeline(16));
+    }
+    return result;
+  }
+
+  private void read(String resultJson, ModeResult result) throws IOException {
+    JsonNode node = json.readTree(resultJson);
+    List<CallRecord> records = json.convertValue(node.get("calls"), new TypeReference<List<CallRecord>>() {});
+    synchronized (result) {
+      result.callsByReplica.put(node.get("replica").asText(), records);
+      result.replicaStartNanoTime.put(node.get("replica").asText(), node.path("startNanoTime").asLong());
+      result.effectiveRate.put(node.get("replica").asText(), json.convertValue(node.path("effectiveRate"),
+          new TypeReference<List<double[]>>() {}));
+      result.jitterMaxMs = Math.max(result.jitterMaxMs, node.path("latenessMaxMs").asDouble()
+          + node.path("answerMaxMs").asDouble());
+    }
+  }
+
+  private void post(URI uri) throws IOException, InterruptedException {
+    http.send(HttpRequest.newBuilder(uri).POST(HttpRequest.BodyPublishers.noBody()).build(),
+        HttpResponse.BodyHandlers.discarding());
+  }
+
+  private String get(URI uri) throws IOException, InterruptedException {
+    return http.send(HttpRequest.newBuilder(uri).GET().build(), HttpResponse.BodyHandlers.ofString()).body();
+  }
+}
