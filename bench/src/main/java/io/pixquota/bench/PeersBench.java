@@ -71,7 +71,7 @@ final class PeersBench implements Callable<Integer> {
       description = "Arrival rate / limiter rate in the fairness scenario (default ${DEFAULT-VALUE}).")
   double fairOverload;
 
-  @Option(names = "--samples", defaultValue = "5000",
+  @Option(names = "--samples", defaultValue = "20000",
       description = "Latency samples of each kind per run (default ${DEFAULT-VALUE}).")
   int samples;
 
@@ -136,7 +136,7 @@ final class PeersBench implements Callable<Integer> {
       out.setLength(0);
       // the short scenarios first: their tables are out before the long saturation runs
       if (scenarios.contains("latency")) {
-        LatencyScenario.run(redis.uri(), runs, samples, limiters);
+        LatencyScenario.run(redis.uri(), runs, samples, limiters, childLog);
       }
       if (scenarios.contains("hot")) {
         HotScenario.run(redis.uri(), runs, hotSeconds, hotThreads, limiters, childLog);

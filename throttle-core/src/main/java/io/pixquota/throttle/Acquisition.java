@@ -46,6 +46,12 @@ public final class Acquisition {
     return new Acquisition(granted, waitTime, remaining, slotMicros, answeredAtNanos, null);
   }
 
+  /** {@link #of}, stamped at once: one object on a bucket's hot path, not a copy. */
+  public static Acquisition of(boolean granted, Duration waitTime, double remaining, long slotMicros,
+      long answeredAtNanos, Object stamp) {
+    return new Acquisition(granted, waitTime, remaining, slotMicros, answeredAtNanos, stamp);
+  }
+
   /** This answer with a stamp of its bucket's own (which state and which rate booked it, say). */
   public Acquisition withStamp(Object stamp) {
     return new Acquisition(granted, waitTime, remaining, slotMicros, answeredAtNanos, stamp);

@@ -90,7 +90,7 @@ public final class LocalTokenBucket implements TokenBucket {
     long nanos = nanoClock.getAsLong();
     BucketReply r = step(BucketStep.Op.ACQUIRE, cost, maxWaitMicros, null, nanos);
     return Acquisition.of(r.done(), Duration.of(r.waitMicros(), ChronoUnit.MICROS), r.remaining(),
-        r.nowMicros() + r.waitMicros(), nanos).withStamp(new StepStamp(r.epoch(), r.generation()));
+        r.nowMicros() + r.waitMicros(), nanos, new StepStamp(r.epoch(), r.generation()));
   }
 
   @Override

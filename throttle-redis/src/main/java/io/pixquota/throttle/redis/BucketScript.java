@@ -18,6 +18,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 
@@ -38,6 +39,8 @@ final class BucketScript {
   private final StepSettings settings;
   private final BucketNews news;
   private final FleetChannel channel;
+  private final LuaScript.Target target;
+  private final LongSupplier clock;
 
   BucketScript(RedissonClient redisson, TokenBucketConfig config, TimeSource time, StepSettings settings,
       BucketNews news, FleetChannel channel) {
@@ -49,6 +52,8 @@ final class BucketScript {
     this.settings = settings;
     this.news = news;
     this.channel = channel;
+    this.target = LuaScript.target(redisson, key);
+    this.clock = time::nanoTime;
   }
 
   /** A reply read, and when it arrived by the bucket's clock. */
@@ -58,8 +63,8 @@ final class BucketScript {
       throws BucketUnavailableException, InterruptedException {
     channel.subscribe();
     try {
-      return observe(SCRIPT.call(redisson, key, args(op, cost, argMicros, booked), config.redisTimeout().toNanos(),
-          time::nanoTime));
+      return observe(SCRIPT.call(target, args(op, cost, argMicros, booked), config.redisTimeout().toNanos(),
+          clock));
     } catch (LuaScript.CallFailedException e) {
       throw unavailable(e);
     }
@@ -71,8 +76,8 @@ final class BucketScript {
    */
   CompletableFuture<Answer> runAsync(BucketStep.Op op, double cost, long argMicros, Long booked) {
     channel.subscribe();
-    return SCRIPT.callAsync(redisson, key, args(op, cost, argMicros, booked), config.redisTimeout().toNanos(),
-        time::nanoTime).handle((reply, failure) -> {
+    return SCRIPT.callAsync(target, args(op, cost, argMicros, booked), config.redisTimeout().toNanos(), clock)
+        .handle((reply, failure) -> {
           try {
             if (failure != null) {
               throw unavailable(failure);

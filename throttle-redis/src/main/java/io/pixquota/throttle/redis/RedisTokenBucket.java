@@ -149,7 +149,7 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
   private static Acquisition acquisition(BucketScript.Answer answer) {
     BucketReply r = answer.reply();
     return Acquisition.of(r.done(), Duration.of(r.waitMicros(), ChronoUnit.MICROS), r.remaining(),
-        r.nowMicros() + r.waitMicros(), answer.receivedAtNanos()).withStamp(new StepStamp(r.epoch(), r.generation()));
+        r.nowMicros() + r.waitMicros(), answer.receivedAtNanos(), new StepStamp(r.epoch(), r.generation()));
   }
 
   /**

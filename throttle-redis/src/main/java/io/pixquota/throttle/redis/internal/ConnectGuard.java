@@ -54,7 +54,7 @@ public final class ConnectGuard {
    */
   public <T> CompletableFuture<T> send(Supplier<CompletableFuture<T>> command) {
     if (answered) {
-      return watched(command.get());
+      return command.get(); // the hot path: nothing more to learn from the reply
     }
     CompletableFuture<T> result = new CompletableFuture<>();
     connecting.execute(() -> {

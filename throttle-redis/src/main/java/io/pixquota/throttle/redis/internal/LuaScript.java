@@ -76,14 +76,31 @@ public final class LuaScript {
   public record Reply(String text, long receivedAtNanos) {}
 
   /**
+   * Where a script runs: a key, and the client's script API and connect guard, made once per key (not per call: the
+   * hot path of a bucket's every decision).
+   */
+  public record Target(RScript script, ConnectGuard guard, String key, List<Object> keys) {}
+
+  /** The target of calls on {@code key} through {@code redisson}. */
+  public static Target target(RedissonClient redisson, String key) {
+    return new Target(redisson.getScript(StringCodec.INSTANCE), ConnectGuard.of(redisson), key, List.of(key));
+  }
+
+  /**
    * Runs the script on {@code key} with {@code args}, waiting at most {@code timeoutNanos} of real time in all.
    *
    * @param clock read when the reply arrives, for {@link Reply#receivedAtNanos()}
    */
   public Reply call(RedissonClient redisson, String key, Object[] args, long timeoutNanos, LongSupplier clock)
       throws InterruptedException, CallFailedException {
+    return call(target(redisson, key), args, timeoutNanos, clock);
+  }
+
+  /** {@link #call(RedissonClient, String, Object[], long, LongSupplier)} on a target made once. */
+  public Reply call(Target target, Object[] args, long timeoutNanos, LongSupplier clock)
+      throws InterruptedException, CallFailedException {
     try {
-      return await(send(redisson, key, args, clock), System.nanoTime() + timeoutNanos);
+      return await(send(target, args, clock), System.nanoTime() + timeoutNanos);
     } catch (ExecutionException e) {
       throw e.getCause() instanceof CallFailedException f ? f
           : new CallFailedException("Redis call failed: " + describe(e.getCause()), e.getCause());
@@ -97,7 +114,12 @@ public final class LuaScript {
    */
   public CompletableFuture<Reply> callAsync(RedissonClient redisson, String key, Object[] args, long timeoutNanos,
       LongSupplier clock) {
-    return send(redisson, key, args, clock).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+    return callAsync(target(redisson, key), args, timeoutNanos, clock);
+  }
+
+  /** {@link #callAsync(RedissonClient, String, Object[], long, LongSupplier)} on a target made once. */
+  public CompletableFuture<Reply> callAsync(Target target, Object[] args, long timeoutNanos, LongSupplier clock) {
+    return send(target, args, clock).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
         .handle((reply, failure) -> {
           if (failure == null) {
             return reply;
@@ -109,14 +131,15 @@ public final class LuaScript {
   }
 
   /** EVALSHA, and on NOSCRIPT the body; failures as {@link CallFailedException}; no timeout of its own. */
-  private CompletableFuture<Reply> send(RedissonClient redisson, String key, Object[] args, LongSupplier clock) {
-    RScript script = redisson.getScript(StringCodec.INSTANCE);
+  private CompletableFuture<Reply> send(Target target, Object[] args, LongSupplier clock) {
+    RScript script = target.script();
+    String key = target.key();
     CompletableFuture<Reply> result = new CompletableFuture<>();
     // Completed on the thread that completes Redisson's future (its I/O thread): the receive time is not delayed by
     // however long the caller's thread takes to be scheduled again. Sent through the client's guard, so that
     // Redisson's lazy connect never blocks the caller; a caller that gives up first (result done) sends nothing.
-    CompletableFuture<String> sent = ConnectGuard.of(redisson).send(() -> script.<String>evalShaAsync(key,
-        RScript.Mode.READ_WRITE, sha, RScript.ReturnType.VALUE, List.of(key), args).toCompletableFuture());
+    CompletableFuture<String> sent = target.guard().send(() -> script.<String>evalShaAsync(key,
+        RScript.Mode.READ_WRITE, sha, RScript.ReturnType.VALUE, target.keys(), args).toCompletableFuture());
     result.whenComplete((reply, failure) -> sent.cancel(false));
     sent.whenComplete((text, failure) -> {
           if (failure == null) {
@@ -125,7 +148,7 @@ public final class LuaScript {
             result.completeExceptionally(new CallFailedException("Redis call failed: "
                 + describe(Async.cause(failure)), Async.cause(failure)));
           } else {
-            sendBody(script, key, args, clock, result);
+            sendBody(script, key, target.keys(), args, clock, result);
           }
         });
     return result;
@@ -136,11 +159,11 @@ public final class LuaScript {
    * EVALSHA was, so it reaches the node that owns the key now (a separate SCRIPT LOAD can reach a stale master during
    * a cluster failover), runs the script, and leaves it cached there: one extra round trip, once per node.
    */
-  private void sendBody(RScript script, String key, Object[] args, LongSupplier clock,
+  private void sendBody(RScript script, String key, List<Object> keys, Object[] args, LongSupplier clock,
       CompletableFuture<Reply> result) {
     noScript.increment();
     LOG.debug("Script {} not in the cache of the node that serves '{}' (NOSCRIPT); sending its body", sha, key);
-    script.<String>evalAsync(key, RScript.Mode.READ_WRITE, source, RScript.ReturnType.VALUE, List.of(key), args)
+    script.<String>evalAsync(key, RScript.Mode.READ_WRITE, source, RScript.ReturnType.VALUE, keys, args)
         .whenComplete((text, again) -> {
           if (again == null) {
             result.complete(new Reply(text, clock.getAsLong()));
