@@ -32,7 +32,7 @@ import okhttp3.ResponseBody;
  * timeout, and each caller waits for it at most its {@code maxWait}, interruptibly. A lifetime outside
  * [1 s, {@value #MAX_LIFETIME_SECONDS} s] is clamped into it; none or a non-positive one counts as 300 s.
  */
-public final class OAuthTokenSource {
+final class OAuthTokenSource {
   /** A token is refreshed at least daily, whatever lifetime the endpoint claims: {@value} s. */
   static final long MAX_LIFETIME_SECONDS = 86_400;
   /** What an endpoint that says nothing about the lifetime gets: {@value} s. */

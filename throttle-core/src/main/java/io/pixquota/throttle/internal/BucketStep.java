@@ -64,6 +64,15 @@ public final class BucketStep {
   private BucketStep() {}
 
   /**
+   * A limit's tokens refilled from {@code fromMicros} to {@code toMicros} at {@code factor} of its refill, capped at
+   * its capacity: the script's arithmetic, in its order (the step and the operator's read of the state both use it).
+   */
+  public static double refilled(double capacity, double refill, double stored, double factor, long fromMicros,
+      long toMicros) {
+    return Math.min(capacity, stored + refill * factor * (double) (toMicros - fromMicros) / 1000000);
+  }
+
+  /**
    * One step at {@code storeNowMicros} (the store's clock: Redis TIME).
    *
    * @param clientMicros the caller's clock (client-clock mode), or null for the store's
@@ -159,7 +168,7 @@ public final class BucketStep {
         tokens[i] = capacity[i];
         known[i] = true;
       } else if (stored != null) {
-        tokens[i] = Math.min(capacity[i], stored + refill[i] * fLast * (double) (at - r.last) / 1000000);
+        tokens[i] = refilled(capacity[i], refill[i], stored, fLast, r.last, at);
         known[i] = true;
         double toFull = (capacity[i] - tokens[i]) / (refill[i] * fNow);
         if (toFull > busiest) {

@@ -12,10 +12,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Reads {@code bucket_state.lua}'s reply into a {@link BucketState}, with the script's own arithmetic (see
+ * Reads {@code bucket_state.lua}'s reply into a {@link BucketState}, with the step's own arithmetic (see
  * {@code token_bucket.lua}): each limit refilled from {@code u} to now at the factor of {@code u}
- * ({@link BucketStep#factorAt}), capped at its capacity. Fields the script would not trust are left out, as the next
- * call will reset them.
+ * ({@link BucketStep#factorAt}, {@link BucketStep#refilled}), capped at its capacity. Fields the script would not
+ * trust are left out, as the next call will reset them.
  */
 final class StateScriptReader {
   private StateScriptReader() {}
@@ -64,7 +64,7 @@ final class StateScriptReader {
       }
       double capacity = Double.parseDouble(limit[1]);
       double refill = Double.parseDouble(limit[2]);
-      double t = Math.min(capacity, stored + refill * factorThen * (now - last) / 1e6);
+      double t = BucketStep.refilled(capacity, refill, stored, factorThen, last, now);
       tokens = Math.min(tokens, t);
       rate = Math.min(rate, refill * factorNow);
       if (t < 1) {
