@@ -114,6 +114,15 @@ public final class Checks {
     return v;
   }
 
+  /** A name that goes into a store's key: 1 to 64 letters, digits, '.', '_', ':' or '-'. */
+  public static String keyName(String field, String value) {
+    if (value == null || !value.matches("[A-Za-z0-9._:-]{1,64}")) {
+      throw new IllegalArgumentException(field + " must be 1 to 64 letters, digits, '.', '_', ':' or '-', but was '"
+          + value + "'");
+    }
+    return value;
+  }
+
   /** Not null and not blank. */
   public static String notBlank(String field, String value) {
     Objects.requireNonNull(value, field + " cannot be null");

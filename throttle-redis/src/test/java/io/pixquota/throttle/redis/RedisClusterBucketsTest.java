@@ -6,8 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.pixquota.harness.PrivateRedisServer;
 import io.pixquota.harness.RedisCluster;
 import io.pixquota.harness.RespConnection;
+import io.pixquota.throttle.BucketGroup;
 import io.pixquota.throttle.BucketUnavailableException;
 import io.pixquota.throttle.FakeTime;
+import io.pixquota.throttle.Limit;
 import io.pixquota.throttle.TokenBucket;
 import io.pixquota.throttle.redis.internal.LuaScript;
 import java.time.Duration;
@@ -96,5 +98,33 @@ class RedisClusterBucketsTest {
     } finally {
       single.shutdown();
     }
+  }
+
+  @Test
+  void aGroupDecidesItsBucketsAndCreditsInOneSlotOfTheCluster() throws Exception {
+    RedisBucketGroup group = RedisBucketGroup.create(redisson, "dict-12345678", "pq-test:", Duration.ofSeconds(5));
+    BucketGroup.GroupBucket user = new BucketGroup.GroupBucket("u:someone", Limit.of(100, 2 / 60.0));
+    BucketGroup.GroupBucket psp = new BucketGroup.GroupBucket("ENTRIES_READ_PARTICIPANT_ANTISCAN",
+        Limit.of(250, 25 / 60.0));
+    BucketGroup.Credit credit = new BucketGroup.Credit("E12345678202612011200abcdefghijk",
+        List.of(new BucketGroup.Give(user, BucketGroup.Give.Kind.REFUND, 1)), Duration.ofMinutes(5));
+    BucketGroup.Acquired a = group.acquire(List.of(new BucketGroup.Take(user, 20, 1, false),
+        new BucketGroup.Take(psp, 3, 1, true)), Duration.ZERO, List.of(), List.of(credit));
+    assertThat(a.granted()).isTrue();
+    assertThat(a.remaining()).containsExactly(80.0, 247.0);
+    assertThat(group.redeem(credit.id(), 2)).isTrue();
+    assertThat(group.redeem(credit.id(), 2)).as("a credit is given once").isFalse();
+    long slot = cluster.slot("{dict-12345678}");
+    for (String key : List.of(group.key("u:someone"), group.key("ENTRIES_READ_PARTICIPANT_ANTISCAN"))) {
+      assertThat(cluster.slot(key)).as("the slot of %s", key).isEqualTo(slot);
+    }
+    long keys = 0;
+    for (PrivateRedisServer master : cluster.masters()) {
+      try (RespConnection c = master.rawConnection()) {
+        keys += master.port() == cluster.masters().get(cluster.masterIndexAtStart(slot)).port()
+            ? 0 : (Long) c.call("DBSIZE");
+      }
+    }
+    assertThat(keys).as("no key of the group on the other masters").isZero();
   }
 }

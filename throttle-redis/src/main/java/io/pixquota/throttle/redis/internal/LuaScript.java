@@ -34,6 +34,8 @@ public final class LuaScript {
   private static final Logger LOG = LoggerFactory.getLogger(LuaScript.class);
   /** The token bucket's script ({@code token_bucket.lua}), one per process. */
   public static final LuaScript TOKEN_BUCKET = fromResource("token_bucket.lua");
+  /** The bucket group's script: several buckets decided together. */
+  public static final LuaScript BUCKET_GROUP = fromResource("bucket_group.lua");
 
   /** How long a preload waits for a client that has not connected yet: a cold JVM on a busy machine takes seconds. */
   public static final long CONNECT_BUDGET_NANOS = TimeUnit.SECONDS.toNanos(10);
@@ -83,7 +85,12 @@ public final class LuaScript {
 
   /** The target of calls on {@code key} through {@code redisson}. */
   public static Target target(RedissonClient redisson, String key) {
-    return new Target(redisson.getScript(StringCodec.INSTANCE), ConnectGuard.of(redisson), key, List.of(key));
+    return target(redisson, key, List.of(key));
+  }
+
+  /** The target of calls on {@code keys}, routed by {@code key} (keys of one hash tag: one slot of a Cluster). */
+  public static Target target(RedissonClient redisson, String key, List<Object> keys) {
+    return new Target(redisson.getScript(StringCodec.INSTANCE), ConnectGuard.of(redisson), key, List.copyOf(keys));
   }
 
   /**

@@ -1,0 +1,169 @@
+package io.pixquota.throttle;
+
+import io.pixquota.throttle.internal.Checks;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Token buckets decided together, in one round trip to their store: a call that needs several (a DICT lookup: the
+ * end user's anti-scan bucket and the participant's buckets) books every one of them or none. A bucket exists on
+ * demand, full, sized by the {@link GroupBucket} that names it, and leaves nothing behind once it is full again (a
+ * million end users touched once cost nothing an hour later).
+ *
+ * <p>Each {@link Take} says whether its bucket's shortage may be waited for ({@link Take#waits()}: the slot is booked
+ * ahead, as a {@link TokenBucket} does) or refuses at once ({@link Acquired#retryAfter()} says when the bucket will
+ * have room: a person typing a key must not wait minutes for an end user's refill). {@link Give}s ride on the same
+ * round trip: refunds (after an answer that cost less than was booked), calibrations (lower a bucket to what the
+ * provider says remains, never raise it). A {@link Credit} is remembered with a booking's gives, to be
+ * {@link #redeem redeemed} once, by any process, when the call's outcome earns it (a settled payment).
+ *
+ * <p>Implemented by {@link LocalBucketGroup} (in memory) and, in pixquota-redis, by {@code RedisBucketGroup}.
+ * Implementations are threadsafe.
+ */
+public interface BucketGroup {
+  /** The group's name: the scope of its buckets' names, and of its credits. */
+  String name();
+
+  /**
+   * Applies {@code gives}, then books every take or none: granted when every waiting take's slot is within
+   * {@code maxWait} and every non-waiting take's bucket holds its need now. A refusal books nothing (the gives still
+   * apply, and the credits are remembered: they ride on this round trip, whatever its decision).
+   *
+   * @param credits remembered for a later {@link #redeem}
+   * @throws IllegalArgumentException   for bad input, before any I/O
+   * @throws BucketUnavailableException when the store does not answer in time or fails
+   */
+  Acquired acquire(List<Take> takes, Duration maxWait, List<Give> gives, List<Credit> credits)
+      throws BucketUnavailableException, InterruptedException;
+
+  /**
+   * {@link #acquire} without blocking a thread on the store's answer. The default answers on the calling thread.
+   *
+   * @throws IllegalArgumentException for bad input, before any I/O
+   */
+  default CompletionStage<Acquired> acquireAsync(List<Take> takes, Duration maxWait, List<Give> gives,
+      List<Credit> credits) {
+    try {
+      return CompletableFuture.completedFuture(acquire(takes, maxWait, gives, credits));
+    } catch (BucketUnavailableException e) {
+      return CompletableFuture.failedFuture(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /** Applies gives (and remembers credits) on their own, one round trip. */
+  void give(List<Give> gives, List<Credit> credits) throws BucketUnavailableException, InterruptedException;
+
+  /**
+   * Gives a remembered credit's tokens back, once: the first call anywhere gets true, every later one false (as does
+   * an unknown or expired id). A credit is read back from the store, so it is not trusted: each of its refunds gives
+   * at most {@code maxRefund} (and nothing when it does not parse).
+   *
+   * @param maxRefund the most one refund of a credit may give, {@code >= 0}
+   */
+  boolean redeem(String creditId, double maxRefund) throws BucketUnavailableException, InterruptedException;
+
+  /**
+   * One bucket of the group: its name within the group (an end user's pseudonym, a policy) and its one limit.
+   *
+   * @param name 1 to 64 letters, digits, '.', '_', ':' or '-'
+   */
+  record GroupBucket(String name, Limit limit) {
+    public GroupBucket {
+      Checks.keyName("bucket name", name);
+      if (limit == null) {
+        throw new NullPointerException("limit cannot be null");
+      }
+    }
+  }
+
+  /**
+   * What a call takes from one bucket: {@code cost} tokens, once the bucket holds {@code need} (a provider that
+   * admits a call at 1 token and charges its answer's cost after, into debt, as DICT does, has {@code need} 1 and a
+   * worst-case {@code cost} above it; a classic bucket has {@code need == cost}).
+   *
+   * @param cost  {@code 0 <= cost <= capacity}; 0 to touch a bucket only for a give
+   * @param need  {@code 0 <= need <= cost}: the tokens the bucket must hold for the take
+   * @param waits whether a shortage is waited for (a slot booked ahead) or refuses at once
+   */
+  record Take(GroupBucket bucket, double cost, double need, boolean waits) {
+    public Take {
+      if (bucket == null) {
+        throw new NullPointerException("bucket cannot be null");
+      }
+      if (!(cost >= 0) || cost > bucket.limit().capacity() || Double.isInfinite(cost)) {
+        throw new IllegalArgumentException("cost must be within 0..capacity " + bucket.limit().capacity()
+            + " of bucket '" + bucket.name() + "', but was " + cost);
+      }
+      if (!(need >= 0) || need > cost) {
+        throw new IllegalArgumentException("need must be within 0..cost " + cost + " of bucket '" + bucket.name()
+            + "', but was " + need);
+      }
+    }
+
+    /** A take that needs what it costs. */
+    public Take(GroupBucket bucket, double cost, boolean waits) {
+      this(bucket, cost, cost, waits);
+    }
+  }
+
+  /**
+   * Tokens given to one bucket: {@code REFUND} adds (never beyond its capacity), {@code LOWER_TO} sets it to at most
+   * {@code amount} (never raises it).
+   */
+  record Give(GroupBucket bucket, Kind kind, double amount) {
+    /** What a give does. */
+    public enum Kind { REFUND, LOWER_TO }
+
+    public Give {
+      if (bucket == null || kind == null) {
+        throw new NullPointerException("bucket and kind cannot be null");
+      }
+      if (!Double.isFinite(amount) || (kind == Kind.REFUND && amount < 0)) {
+        throw new IllegalArgumentException(kind + " of bucket '" + bucket.name() + "' must be finite"
+            + (kind == Kind.REFUND ? " and >= 0" : "") + ", but was " + amount);
+      }
+    }
+  }
+
+  /**
+   * Refunds to make later, once, under an id (a payment's end-to-end id), kept for {@code ttl}.
+   *
+   * @param id 1 to 64 letters, digits, '.', '_', ':' or '-'
+   */
+  record Credit(String id, List<Give> gives, Duration ttl) {
+    public Credit {
+      Checks.keyName("credit id", id);
+      gives = List.copyOf(gives);
+      if (ttl == null || ttl.isNegative() || ttl.isZero() || ttl.compareTo(Duration.ofDays(7)) > 0) {
+        throw new IllegalArgumentException("credit ttl must be within (0, 7 days], but was " + ttl);
+      }
+      for (Give g : gives) {
+        if (g.kind() != Give.Kind.REFUND) {
+          throw new IllegalArgumentException("a credit only refunds, but was given " + g.kind());
+        }
+      }
+    }
+  }
+
+  /**
+   * The group's answer.
+   *
+   * @param granted         whether every take was booked
+   * @param waitTime        the wait until the booked slot (granted), or the wait a refused booking would have needed
+   * @param refusedBy       the non-waiting take's bucket that had too few tokens; null when none did
+   * @param retryAfter      when {@code refusedBy} will have its cost; zero when none refused
+   * @param remaining       each take's bucket's tokens after the decision, in the takes' order
+   * @param answeredAtNanos when the answer reached this process (the throttle's clock)
+   */
+  record Acquired(boolean granted, Duration waitTime, GroupBucket refusedBy, Duration retryAfter,
+      List<Double> remaining, long answeredAtNanos) {
+    public Acquired {
+      remaining = List.copyOf(remaining);
+    }
+  }
+}
