@@ -27,7 +27,11 @@ final class MockAdmin {
       body.put("windowMillis", mock.config().policy().periodMillis());
       body.put("originNanoTime", mock.originNanoTime()); // events' atMicros count from this System.nanoTime()
       body.put("integrators", integrators);
+      body.put("dict", mock.dictStats());
       Answers.send(exchange, Answers.json(200, body));
+    } else if (path.startsWith("/admin/dict/entries/") && method.equals("POST")) {
+      mock.registerDictKey(path.substring("/admin/dict/entries/".length()));
+      exchange.sendResponseHeaders(204, -1);
     } else if (path.equals("/admin/reset") && method.equals("POST")) {
       mock.reset();
       exchange.sendResponseHeaders(204, -1);

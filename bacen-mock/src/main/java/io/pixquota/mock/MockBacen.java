@@ -47,9 +47,11 @@ public final class MockBacen implements AutoCloseable {
   private final ExecutorService executor;
   private final long originNanos = System.nanoTime();
   private final AtomicInteger threadIds = new AtomicInteger();
+  private final DictApi dict;
 
   private MockBacen(MockConfig config) throws IOException {
     this.config = config;
+    this.dict = new DictApi(config.dict(), this::delay);
     this.sessions = new Sessions(config.integrators(), config.tokenTtlSeconds());
     this.quota = config.redisUrl() == null ? new LocalQuota(config.policy())
         : new RedisSlidingWindowQuota(config.policy(), config.redisUrl(), "bacen-mock:");
@@ -120,10 +122,21 @@ public final class MockBacen implements AutoCloseable {
     return originNanos;
   }
 
-  /** Clears counters and the audit, and refills every quota. */
+  /** Clears counters and the audit, and refills every quota, the DICT's buckets included. */
   public void reset() {
     audit.reset();
     quota.reset();
+    dict.state().reset();
+  }
+
+  /** The DICT's audit: per participant and policy, and per payer (as {@code GET /admin/stats} serves it). */
+  public Map<String, Object> dictStats() {
+    return dict.state().stats();
+  }
+
+  /** Registers a DICT key (beyond the ones the mock knows from the start). */
+  public void registerDictKey(String key) {
+    dict.directory().add(key);
   }
 
   @Override
@@ -143,7 +156,9 @@ public final class MockBacen implements AutoCloseable {
     try (exchange) {
       String path = exchange.getRequestURI().getPath();
       String method = exchange.getRequestMethod();
-      if (path.startsWith("/admin/")) {
+      if (DictApi.handles(path)) {
+        dict.handle(exchange, method, path);
+      } else if (path.startsWith("/admin/")) {
         MockAdmin.handle(this, exchange, method, path);
       } else if (path.equals("/oauth/token") && method.equals("POST")) {
         sessions.token(exchange);

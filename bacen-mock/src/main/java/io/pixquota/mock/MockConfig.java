@@ -22,10 +22,12 @@ import java.util.Objects;
  * @param redisUrl          when set, the quota (a sliding window) lives in Redis, shared by every instance
  * @param adminFromAnywhere whether /admin answers requests from other hosts than loopback
  * @param threads           request threads
+ * @param dict              the DICT's rate-limiting policies ({@link DictPolicies#v120()} by default)
  */
 public record MockConfig(String bind, int port, QuotaPolicy policy, String policyName,
     Map<String, String> integrators, long tokenTtlSeconds, long latencyMs, long jitterMs, boolean retryAfter,
-    long retryAfterSeconds, Map<Integer, Double> statusCosts, String redisUrl, boolean adminFromAnywhere, int threads) {
+    long retryAfterSeconds, Map<Integer, Double> statusCosts, String redisUrl, boolean adminFromAnywhere, int threads,
+    DictPolicies dict) {
 
   public MockConfig {
     Objects.requireNonNull(integrators, "integrators cannot be null");
@@ -33,6 +35,7 @@ public record MockConfig(String bind, int port, QuotaPolicy policy, String polic
     Objects.requireNonNull(bind, "bind cannot be null");
     Objects.requireNonNull(policy, "policy cannot be null");
     Objects.requireNonNull(policyName, "policyName cannot be null");
+    Objects.requireNonNull(dict, "dict cannot be null");
     if (port < 0 || port > 65535) {
       throw new IllegalArgumentException("port must be within 0..65535, but was " + port);
     }
@@ -94,6 +97,7 @@ public record MockConfig(String bind, int port, QuotaPolicy policy, String polic
     private String redisUrl;
     private boolean adminFromAnywhere;
     private int threads = 64;
+    private DictPolicies dict = DictPolicies.v120();
 
     private Builder() {}
 
@@ -166,10 +170,16 @@ public record MockConfig(String bind, int port, QuotaPolicy policy, String polic
       return this;
     }
 
+    /** The DICT's policies; default the spec's v1.2.0. */
+    public Builder dict(DictPolicies policies) {
+      this.dict = policies;
+      return this;
+    }
+
     public MockConfig build() {
       Map<String, String> ids = integrators.isEmpty() ? Map.of("demo", "demo-secret") : integrators;
       return new MockConfig(bind, port, policy, policyName, ids, tokenTtlSeconds, latencyMs, jitterMs, retryAfter,
-          retryAfterSeconds, statusCosts, redisUrl, adminFromAnywhere, threads);
+          retryAfterSeconds, statusCosts, redisUrl, adminFromAnywhere, threads, dict);
     }
   }
 
@@ -177,6 +187,6 @@ public record MockConfig(String bind, int port, QuotaPolicy policy, String polic
   public String toString() {
     return "MockConfig{bind=" + bind + ", port=" + port + ", policy=" + policy + ", integrators="
         + integrators.keySet() + ", latencyMs=" + latencyMs + ", jitterMs=" + jitterMs + ", retryAfter="
-        + retryAfter + ", statusCosts=" + statusCosts + ", shared=" + (redisUrl != null) + "}";
+        + retryAfter + ", statusCosts=" + statusCosts + ", shared=" + (redisUrl != null) + ", " + dict + "}";
   }
 }

@@ -79,6 +79,12 @@ public final class MockMain implements Callable<Integer> {
   @Option(names = "--threads", defaultValue = "64", description = "Request threads (default ${DEFAULT-VALUE}).")
   int threads;
 
+  @Option(names = "--dict-counting", defaultValue = "v1.2.0",
+      description = "The DICT's policies: v1.2.0 (the spec's) or later:<category A..H> (every key type, a person-type "
+          + "split, a 404 costing 20 at the user scope and 3 at the participant's, the participant's anti-scan "
+          + "bucket by its category) (default ${DEFAULT-VALUE}).")
+  String dictCounting;
+
   /** The configuration these options describe (after parsing); validated. */
   public MockConfig config() {
     QuotaPolicy quota = switch (policy) {
@@ -88,7 +94,8 @@ public final class MockMain implements Callable<Integer> {
     };
     MockConfig.Builder b = MockConfig.builder().bind(bind).port(port).policy(quota).policyName(policyName)
         .tokenTtlSeconds(tokenTtl).latency(latencyMs, jitterMs).retryAfter(!noRetryAfter)
-        .retryAfterSeconds(retryAfterSeconds).redisUrl(redisUrl).adminFromAnywhere(adminFromAnywhere).threads(threads);
+        .retryAfterSeconds(retryAfterSeconds).redisUrl(redisUrl).adminFromAnywhere(adminFromAnywhere).threads(threads)
+        .dict(DictPolicies.parse(dictCounting));
     integrators.forEach(b::integrator);
     statusCosts.forEach(b::statusCost);
     return b.build();
@@ -102,6 +109,7 @@ public final class MockMain implements Callable<Integer> {
     System.out.println("quota per integrator: " + config.policy()
         + (config.redisUrl() != null ? ", shared through Redis" : ""));
     System.out.println("integrators: " + String.join(", ", List.copyOf(config.integrators().keySet())));
+    System.out.println("DICT policies: " + config.dict() + " at /api/v2/entries/{key}");
     System.out.println("admin endpoints: " + (config.adminFromAnywhere() ? "any caller" : "loopback callers only"));
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
