@@ -3,11 +3,17 @@ package io.pixquota.bacen;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.pixquota.bacen.dict.DictClient;
+import io.pixquota.bacen.dict.DictClientConfig;
+import io.pixquota.bacen.dict.DictKey;
+import io.pixquota.bacen.dict.DictLookup;
+import io.pixquota.bacen.dict.DictPolicies;
 import io.pixquota.bacen.pix.PixClient;
 import io.pixquota.bacen.pix.PixClientConfig;
 import io.pixquota.bacen.pix.TestEnv;
 import io.pixquota.throttle.Acquisition;
 import io.pixquota.throttle.Limit;
+import io.pixquota.throttle.LocalBucketGroup;
 import io.pixquota.throttle.LocalTokenBucket;
 import io.pixquota.throttle.Priority;
 import io.pixquota.throttle.RateAdaptation;
@@ -365,6 +371,108 @@ class BadInputTableTest {
     @Override
     public double refund(double cost) {
       throw new AssertionError("no I/O expected");
+    }
+  }
+
+  private static Map<String, String> dictEnv(String... pairs) {
+    Map<String, String> env = new java.util.HashMap<>(Map.of("DICT_BASE_URL", "https://dict.example.com",
+        "DICT_PARTICIPANT", "12345678", "DICT_PAYER_SECRET", "a-secret-of-the-psp-0001"));
+    for (int i = 0; i < pairs.length; i += 2) {
+      if (pairs[i + 1] == null) {
+        env.remove(pairs[i]);
+      } else {
+        env.put(pairs[i], pairs[i + 1]);
+      }
+    }
+    return env;
+  }
+
+  /** A DICT client on an in-memory mirror and an address nothing listens on: a row that reached I/O would fail. */
+  private static DictClient dict() {
+    return DictClient.builder(DictClientConfig.builder().baseUrl(URI.create("http://127.0.0.1:9"))
+        .participant("12345678").payerSecret("a-secret-of-the-psp-0001").build())
+        .bucketGroup(new LocalBucketGroup("dict", System::nanoTime)).build();
+  }
+
+  static Stream<Arguments> dictRows() {
+    return Stream.of(
+        row("DICT key: CPF with wrong check digits", () -> DictKey.parse("12345678900"),
+            IllegalArgumentException.class, "key has 11 digits but is not a CPF: its check digits are wrong"),
+        row("DICT key: CNPJ with wrong check digits", () -> DictKey.parse("11222333000180"),
+            IllegalArgumentException.class, "key has 14 digits but is not a CNPJ: its check digits are wrong"),
+        row("DICT key: phone without +", () -> DictKey.parse("5561999990001"), IllegalArgumentException.class,
+            "key is not a CPF, a CNPJ, a phone (+E.164), an e-mail or an EVP (UUID)"),
+        row("DICT key: phone too short", () -> DictKey.parse("+5561"), IllegalArgumentException.class,
+            "key looks like a phone but is not E.164 (+ and 8 to 15 digits)"),
+        row("DICT key: e-mail in upper case", () -> DictKey.parse("Maria@Example.com"),
+            IllegalArgumentException.class,
+            "key looks like an e-mail but is not one DICT accepts (lower case, local@domain.tld)"),
+        row("DICT key: 78 characters", () -> DictKey.parse("a".repeat(66) + "@example.com"),
+            IllegalArgumentException.class, "key must be 1 to 77 characters, but was 78"),
+        row("DICT key: EVP in upper case", () -> DictKey.parse("123E4567-E89B-12D3-A456-426614174000"),
+            IllegalArgumentException.class,
+            "key is not a CPF, a CNPJ, a phone (+E.164), an e-mail or an EVP (UUID)"),
+        row("DICT key: null", () -> DictKey.parse(null), NullPointerException.class, "key cannot be null"),
+        row("DICT lookup: malformed key, before any I/O", () -> dict().getEntry("not a key", "12345678909"),
+            IllegalArgumentException.class,
+            "key is not a CPF, a CNPJ, a phone (+E.164), an e-mail or an EVP (UUID)"),
+        row("DICT lookup: blank payer id", () -> dict().getEntry("maria@example.com", " "),
+            IllegalArgumentException.class, "payerId must not be blank"),
+        row("DICT lookup: payer id of 257 characters", () -> dict().getEntry("maria@example.com", "x".repeat(257)),
+            IllegalArgumentException.class, "payerId must be at most 256 characters, but had 257"),
+        row("DICT lookup: malformed end-to-end id", () -> dict().getEntry(DictLookup.of("maria@example.com",
+            "12345678909").withEndToEndId("E123456782026")), IllegalArgumentException.class,
+            "endToEndId must be E + ISPB (8) + yyyyMMddHHmm + 11 letters or digits, but was 'E12345678...' (13 "
+                + "characters)"),
+        row("DICT settlement: malformed end-to-end id", () -> dict().paymentSettled("nope"),
+            IllegalArgumentException.class, "endToEndId must be E + ISPB (8) + yyyyMMddHHmm + 11 letters or digits, "
+                + "but was 'nope...' (4 characters)"),
+        row("DICT config: participant secret missing", () -> DictClientConfig.builder()
+            .baseUrl(URI.create("https://dict.example.com")).participant("12345678").build(),
+            IllegalStateException.class, "payerSecret is required: PI-PayerId is pseudonymised with it"),
+        row("DICT config: participant secret too short", () -> DictClientConfig.builder().payerSecret("short"),
+            IllegalArgumentException.class, "payerSecret must be at least 16 characters, but had 5"),
+        row("DICT config: ISPB of 7 digits", () -> DictClientConfig.builder().participant("1234567"),
+            IllegalArgumentException.class, "participant must be the 8-digit ISPB, but was '1234567'"),
+        row("DICT config: unknown policy", () -> DictClientConfig.builder().policy("ENTRIES_WRITE", 10, 1,
+            Duration.ofMinutes(1)), IllegalArgumentException.class, "no DICT policy 'ENTRIES_WRITE' in the v1.2.0 "
+                + "table; it has [ENTRIES_READ_USER_ANTISCAN, ENTRIES_READ_PARTICIPANT_ANTISCAN, ENTRIES_READ]"),
+        row("DICT config: unknown category", () -> DictPolicies.parse("later:Z"), IllegalArgumentException.class,
+            "DICT policies must be v1.2.0 or later:<category A..H>, but was 'later:Z'"),
+        row("DICT config: maxWait not below callTimeout", () -> DictClientConfig.builder()
+            .baseUrl(URI.create("https://dict.example.com")).participant("12345678")
+            .payerSecret("a-secret-of-the-psp-0001").maxWait(Duration.ofSeconds(10)).build(),
+            IllegalStateException.class, "maxWait 10000 ms must be shorter than callTimeout 10000 ms, which counts "
+                + "the wait"),
+        row("DICT env: secret missing", () -> DictClientConfig.fromEnvironment(dictEnv("DICT_PAYER_SECRET", null)),
+            IllegalArgumentException.class, "DICT_PAYER_SECRET is required"),
+        row("DICT env: secret too short, not echoed", () -> DictClientConfig.fromEnvironment(dictEnv(
+            "DICT_PAYER_SECRET", "hunter2")), IllegalArgumentException.class,
+            "DICT_PAYER_SECRET is invalid: payerSecret must be at least 16 characters, but had 7"),
+        row("DICT env: unknown table", () -> DictClientConfig.fromEnvironment(dictEnv("DICT_POLICIES", "v9")),
+            IllegalArgumentException.class, "DICT_POLICIES is invalid ('v9'): DICT policies must be v1.2.0 or "
+                + "later:<category A..H>, but was 'v9'"),
+        row("DICT env: unknown policy in the sizes", () -> DictClientConfig.fromEnvironment(dictEnv(
+            "DICT_POLICY_SIZES", "ENTRIES_READX=10/1/60")), IllegalArgumentException.class,
+            "DICT_POLICY_SIZES is invalid ('ENTRIES_READX=10/1/60'): no DICT policy 'ENTRIES_READX' in the v1.2.0 "
+                + "table; it has [ENTRIES_READ_USER_ANTISCAN, ENTRIES_READ_PARTICIPANT_ANTISCAN, ENTRIES_READ]"),
+        row("DICT env: sizes without a period", () -> DictClientConfig.fromEnvironment(dictEnv(
+            "DICT_POLICY_SIZES", "ENTRIES_READ=10/1")), IllegalArgumentException.class,
+            "DICT_POLICY_SIZES is invalid ('ENTRIES_READ=10/1'): each item must be NAME=capacity/tokens/"
+                + "periodSeconds, but one was 'ENTRIES_READ=10/1'"),
+        row("DICT env: Redis URL with a password, not echoed", () -> DictClientConfig.fromEnvironment(dictEnv(
+            "REDIS_URL", "redis://:pw-secret@")), IllegalArgumentException.class, null));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("dictRows")
+  void eachMalformedDictInputHasItsExactOutcome(String what, ThrowingCallable call, Class<? extends Throwable> type,
+      String message) {
+    var thrown = assertThatThrownBy(call).isExactlyInstanceOf(type);
+    if (message != null) {
+      thrown.hasMessage(message);
+    } else {
+      thrown.satisfies(e -> assertThat(e.getMessage()).startsWith("REDIS_URL is invalid").doesNotContain("pw-secret"));
     }
   }
 

@@ -1,0 +1,181 @@
+package io.pixquota.bacen.dict;
+
+import io.pixquota.throttle.BucketGroup.Credit;
+import io.pixquota.throttle.BucketGroup.Give;
+import io.pixquota.throttle.BucketGroup.GroupBucket;
+import io.pixquota.throttle.BucketGroup.Take;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What this process owes the mirror and has not sent yet, and what it has in flight. An answer's refunds, its
+ * calibrations and its credit ride on the next lookup's round trip (or on a flush of their own after the flush delay),
+ * so a lookup costs one round trip. Pending gives are merged per bucket, refunds first and the lowest calibration
+ * after: the merge can only leave the mirror lower than the gives in their order would (safe), and keeps the ledger
+ * as small as the buckets touched. A batch that fails is put back. Credits beyond {@link #MAX_CREDITS} waiting are
+ * dropped, oldest first, and counted (Redis down for long: the mirror then stays lower, never higher). Threadsafe.
+ */
+final class DictLedger {
+  static final int MAX_CREDITS = 10_000;
+  /** The most buckets one round trip carries gives for; the rest wait for the next. */
+  static final int MAX_BUCKETS_PER_TRIP = 64;
+
+  private static final class Owed {
+    final GroupBucket bucket;
+    double refund;
+    double lowerTo = Double.POSITIVE_INFINITY;
+
+    Owed(GroupBucket bucket) {
+      this.bucket = bucket;
+    }
+  }
+
+  /** Gives and credits to send in one round trip. */
+  record Batch(List<Give> gives, List<Credit> credits) {
+    static final Batch EMPTY = new Batch(List.of(), List.of());
+
+    boolean isEmpty() {
+      return gives.isEmpty() && credits.isEmpty();
+    }
+  }
+
+  private final Map<String, Owed> owed = new LinkedHashMap<>();
+  private final Deque<Credit> credits = new ArrayDeque<>();
+  private final Map<String, Double> inFlight = new HashMap<>();
+  /** The participant's buckets as the last booking's answer left them. */
+  private final Map<String, Seen> seen = new HashMap<>();
+
+  private record Seen(double tokens, long atNanos) {}
+  private long creditsDropped;
+
+  /** A lookup's takes are booked and its call is about to leave. */
+  synchronized void begin(List<Take> takes) {
+    for (Take t : takes) {
+      inFlight.merge(t.bucket().name(), t.cost(), Double::sum);
+      Owed o = owed.get(t.bucket().name());
+      if (o != null && o.lowerTo != Double.POSITIVE_INFINITY) {
+        o.lowerTo -= t.cost(); // DICT's reading did not count this booking: the owed calibration leaves it booked
+      }
+    }
+  }
+
+  /** A lookup's call is over (answered or not). */
+  synchronized void end(List<Take> takes) {
+    for (Take t : takes) {
+      inFlight.computeIfPresent(t.bucket().name(), (k, v) -> v - t.cost() > 1e-9 ? v - t.cost() : null);
+    }
+  }
+
+  /** A booking's answer: the participant's buckets (waiting takes) as it left them, at {@code atNanos}. */
+  synchronized void seen(List<Take> takes, List<Double> remaining, long atNanos) {
+    for (int i = 0; i < takes.size(); i++) {
+      if (takes.get(i).waits()) {
+        Seen last = seen.get(takes.get(i).bucket().name());
+        if (last == null || atNanos - last.atNanos() >= 0) {
+          seen.put(takes.get(i).bucket().name(), new Seen(remaining.get(i), atNanos));
+        }
+      }
+    }
+  }
+
+  /**
+   * What this process believes a bucket holds now: the last booking's answer refilled since (a participant's), or
+   * {@code fallback} (an end user's: its own booking), plus the refunds owed to it.
+   */
+  synchronized double believed(GroupBucket bucket, double fallback, long nowNanos) {
+    Seen last = seen.get(bucket.name());
+    double base = last == null ? fallback : Math.min(bucket.limit().capacity(),
+        last.tokens() + bucket.limit().refillPerSecond() * Math.max(0, nowNanos - last.atNanos()) / 1e9);
+    Owed o = owed.get(bucket.name());
+    return base + (o == null ? 0 : o.refund);
+  }
+
+  /** What this process's lookups in flight have booked on a bucket (DICT has not charged them yet). */
+  synchronized double inFlight(String bucket) {
+    return inFlight.getOrDefault(bucket, 0.0);
+  }
+
+  /** Adds an answer's gives and its credit (may be null). */
+  synchronized void owe(List<Give> gives, Credit credit) {
+    for (Give g : gives) {
+      Owed o = owed.computeIfAbsent(g.bucket().name(), k -> new Owed(g.bucket()));
+      if (g.kind() == Give.Kind.REFUND) {
+        o.refund += g.amount();
+      } else {
+        o.lowerTo = Math.min(o.lowerTo, g.amount());
+      }
+    }
+    if (credit != null) {
+      credits.addLast(credit);
+      while (credits.size() > MAX_CREDITS) {
+        credits.removeFirst();
+        creditsDropped++;
+      }
+    }
+  }
+
+  /** Takes up to {@link #MAX_BUCKETS_PER_TRIP} buckets' gives and the credits, to send now. */
+  synchronized Batch take() {
+    if (owed.isEmpty() && credits.isEmpty()) {
+      return Batch.EMPTY;
+    }
+    List<Give> gives = new ArrayList<>();
+    List<Give> lowers = new ArrayList<>();
+    Iterator<Owed> it = owed.values().iterator();
+    for (int n = 0; it.hasNext() && n < MAX_BUCKETS_PER_TRIP; n++) {
+      Owed o = it.next();
+      it.remove();
+      if (o.refund > 0) {
+        gives.add(new Give(o.bucket, Give.Kind.REFUND, Math.min(o.refund, o.bucket.limit().capacity())));
+      }
+      if (o.lowerTo != Double.POSITIVE_INFINITY) {
+        lowers.add(new Give(o.bucket, Give.Kind.LOWER_TO, o.lowerTo));
+      }
+    }
+    gives.addAll(lowers);
+    List<Credit> out = new ArrayList<>();
+    while (!credits.isEmpty() && out.size() < MAX_BUCKETS_PER_TRIP) {
+      out.add(credits.removeFirst());
+    }
+    return new Batch(List.copyOf(gives), List.copyOf(out));
+  }
+
+  /** A batch that did not reach the mirror: owed again. */
+  synchronized void putBack(Batch batch) {
+    owe(batch.gives(), null);
+    for (int i = batch.credits().size() - 1; i >= 0; i--) {
+      credits.addFirst(batch.credits().get(i));
+    }
+    while (credits.size() > MAX_CREDITS) {
+      credits.removeLast();
+      creditsDropped++;
+    }
+  }
+
+  /** The credit remembered under {@code id}, if it has not left this process yet: taken out (so it is given once). */
+  synchronized Credit takeCredit(String id) {
+    for (Iterator<Credit> it = credits.iterator(); it.hasNext(); ) {
+      Credit c = it.next();
+      if (c.id().equals(id)) {
+        it.remove();
+        return c;
+      }
+    }
+    return null;
+  }
+
+  synchronized boolean isEmpty() {
+    return owed.isEmpty() && credits.isEmpty();
+  }
+
+  /** Credits dropped because too many waited (counted in {@code bacen.dict.credits{outcome=dropped}}). */
+  synchronized long creditsDropped() {
+    return creditsDropped;
+  }
+}

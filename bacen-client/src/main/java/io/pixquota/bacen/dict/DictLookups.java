@@ -1,0 +1,200 @@
+package io.pixquota.bacen.dict;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import io.pixquota.throttle.BucketGroup;
+import io.pixquota.throttle.BucketGroup.Acquired;
+import io.pixquota.throttle.BucketGroup.Give;
+import io.pixquota.throttle.BucketGroup.Take;
+import io.pixquota.throttle.Priority;
+import io.pixquota.throttle.internal.TimeSource;
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One lookup's way through the mirror, the steps its blocking and async forms share: checked before any I/O, the
+ * negative cache, the booking's answer read as a go, a retry (a batch lookup asks again, without booking ahead) or a
+ * typed refusal, and the answer settled (refunds, calibration from DICT's headers, the credit) into the ledger.
+ */
+final class DictLookups {
+  /** A lookup checked and planned: nothing here has touched the network. */
+  record Prepared(DictKey key, PayerIds.Pseudonym payer, DictPolicy.PayerType payerType, String endToEndId,
+      Priority priority, DictBuckets.Plan plan, long deadlineNanos) {}
+
+  /** What a booking's answer means: go after {@code waitNanos}, or ask again after {@code retryNanos}. */
+  record Decision(boolean go, long waitNanos, long retryNanos) {}
+
+  private final DictClientConfig config;
+  private final DictBuckets buckets;
+  private final DictLedger ledger;
+  private final DictMetrics metrics;
+  private final PayerIds payers;
+  private final Cache<String, Boolean> notFound; // null: no negative cache
+  private final TimeSource time;
+  private final Runnable flushNow;
+  private final Runnable flushSoon;
+
+  DictLookups(DictClientConfig config, DictBuckets buckets, DictLedger ledger, DictMetrics metrics,
+      Cache<String, Boolean> notFound, TimeSource time, Runnable flushNow, Runnable flushSoon) {
+    this.config = config;
+    this.buckets = buckets;
+    this.ledger = ledger;
+    this.metrics = metrics;
+    this.payers = new PayerIds(config.payerSecret());
+    this.notFound = notFound;
+    this.time = time;
+    this.flushNow = flushNow;
+    this.flushSoon = flushSoon;
+  }
+
+  /** @throws IllegalArgumentException naming the field, before any I/O; DictNotFoundException from the cache */
+  Prepared prepare(DictLookup lookup) {
+    Objects.requireNonNull(lookup, "lookup cannot be null");
+    DictKey key = DictKey.parse(lookup.key());
+    PayerIds.Pseudonym payer = payers.of(lookup.payerId());
+    String e2eid = lookup.endToEndId() == null ? EndToEndIds.next(config.participant(), Instant.now())
+        : EndToEndIds.check(lookup.endToEndId());
+    Priority priority = lookup.priority() == null ? config.defaultPriority() : lookup.priority();
+    if (notFound != null && notFound.getIfPresent(key.value()) != null) {
+      metrics.lookup("not_found_cached", 1);
+      throw new DictNotFoundException(key, true);
+    }
+    return new Prepared(key, payer, lookup.payerType(), e2eid, priority,
+        buckets.plan(key.type(), payer.bucket(), lookup.payerType()),
+        time.nanoTime() + config.maxWait().toNanos());
+  }
+
+  /** The longest a booking of this lookup may be ahead: none for a batch lookup (it asks again instead). */
+  Duration maxWait(Prepared p) {
+    return p.priority() == Priority.BATCH ? Duration.ZERO : config.maxWait();
+  }
+
+  /**
+   * Reads a booking's answer.
+   *
+   * @throws DictUserRefusedException when the end user's bucket refused
+   * @throws DictThrottledException   when the participant's buckets have no slot within the max wait
+   */
+  Decision decide(Prepared p, Acquired a) {
+    if (a.granted()) {
+      long waitNanos = Math.max(0, a.waitTime().toNanos() - (time.nanoTime() - a.answeredAtNanos()));
+      metrics.waited(Duration.ofNanos(waitNanos));
+      return new Decision(true, waitNanos, 0);
+    }
+    if (a.refusedBy() != null) {
+      DictPolicy policy = p.plan().policies().get(p.plan().takes().stream().map(Take::bucket).toList()
+          .indexOf(a.refusedBy()));
+      metrics.refused(policy.name(), policy.scope(), 1);
+      metrics.lookup("user_refused", 1);
+      throw new DictUserRefusedException(policy.name(), a.retryAfter());
+    }
+    long retry = a.waitTime().toNanos();
+    if (p.priority() == Priority.BATCH && time.nanoTime() + retry <= p.deadlineNanos()) {
+      return new Decision(false, 0, Math.max(retry, 1_000_000));
+    }
+    metrics.refused("participant", DictPolicy.Scope.PSP, 1);
+    metrics.lookup("throttled", 1);
+    throw new DictThrottledException("the participant's DICT buckets have no slot within maxWait "
+        + config.maxWait().toMillis() + " ms (the next is " + a.waitTime().toMillis() + " ms ahead); not sent", null);
+  }
+
+  /** The store did not answer: the lookup is not sent. */
+  DictThrottledException unavailable(Exception e) {
+    metrics.lookup("throttled", 1);
+    return new DictThrottledException("the DICT mirror's store did not answer (" + e.getMessage() + "); not sent", e);
+  }
+
+  /** No answer came (I/O, the call timeout): DICT may have charged it, so nothing is given back. */
+  DictCallException failed(Prepared p, IOException e) {
+    ledger.end(p.plan().takes());
+    metrics.lookup("failed", 1);
+    return new DictCallException("DICT did not answer the lookup: " + e.getMessage(), 0, e);
+  }
+
+  /**
+   * Settles an answer into the ledger and reads it.
+   *
+   * @throws DictException for anything but a 200
+   */
+  DictEntry answer(Prepared p, Acquired booked, DictHttp.Answer answer) {
+    ledger.end(p.plan().takes());
+    settle(p, booked, answer);
+    int status = answer.status();
+    if (status == 200) {
+      try {
+        DictEntry entry = DictXml.entry(answer.body(), p.endToEndId());
+        metrics.lookup("found", 1);
+        return entry;
+      } catch (IOException | IllegalArgumentException e) {
+        metrics.lookup("failed", 1);
+        throw new DictCallException("DICT's 200 is not a GetEntryResponse: " + e.getMessage(), 200, e);
+      }
+    }
+    if (status == 404) {
+      metrics.lookup("not_found", 1);
+      if (notFound != null) {
+        notFound.put(p.key().value(), Boolean.TRUE);
+      }
+      throw new DictNotFoundException(p.key(), false);
+    }
+    if (status == 429) {
+      String policy = emptyPolicy(p, answer);
+      metrics.providerRefused(policy == null ? "unknown" : policy, 1);
+      metrics.lookup("provider_refused", 1);
+      throw new DictRateLimitedException(policy);
+    }
+    metrics.lookup("failed", 1);
+    String problem = DictXml.problem(answer.body());
+    throw new DictCallException("DICT answered " + status + (problem == null ? "" : " " + problem), status, null);
+  }
+
+  /**
+   * Refunds what the answer did not cost; lowers a bucket to what DICT says remains, less what this process still
+   * has in flight on it, when that is below what the mirror held (never raises it; a 429 naming an empty bucket
+   * lowers it to minus one worst-case answer, the debt DICT's 0 may hide); remembers a 200's credit. A lowering that
+   * moves the mirror by more than a token is sent at once, the rest rides on the next lookup.
+   */
+  private void settle(Prepared p, Acquired booked, DictHttp.Answer answer) {
+    DictBuckets.Plan plan = p.plan();
+    List<Give> gives = new ArrayList<>(DictBuckets.refunds(plan, answer.status()));
+    DictHeaders.Readings readings = DictHeaders.read(answer.header(), plan);
+    metrics.headersIgnored(readings.ignored());
+    boolean urgent = false;
+    for (DictHeaders.Reading r : readings.readings()) {
+      Take t = plan.takes().get(r.take());
+      if (r.policy().scope() == DictPolicy.Scope.PSP) {
+        metrics.providerRemaining(r.policy().name(), r.remaining());
+      }
+      double target = answer.status() == 429 && r.remaining() == 0 ? -r.policy().worstCost()
+          : r.remaining() - ledger.inFlight(t.bucket().name());
+      double refund = t.cost() - r.policy().cost(answer.status());
+      double believed = ledger.believed(t.bucket(), booked.remaining().get(r.take()), time.nanoTime()) + refund;
+      if (target < believed) {
+        gives.add(new Give(t.bucket(), Give.Kind.LOWER_TO, target));
+        metrics.lowered(r.policy().name());
+        urgent |= target < believed - 1;
+      }
+    }
+    BucketGroup.Credit credit = answer.status() == 200
+        ? DictBuckets.credit(plan, p.endToEndId(), config.creditTtl()) : null;
+    ledger.owe(gives, credit);
+    if (urgent) {
+      flushNow.run();
+    } else if (!gives.isEmpty() || credit != null) {
+      flushSoon.run();
+    }
+  }
+
+  /** The policy DICT's headers name with nothing left (the one that refused), or null. */
+  private static String emptyPolicy(Prepared p, DictHttp.Answer answer) {
+    for (DictHeaders.Reading r : DictHeaders.read(answer.header(), p.plan()).readings()) {
+      if (r.remaining() == 0) {
+        return r.policy().name();
+      }
+    }
+    return null;
+  }
+}

@@ -1,0 +1,90 @@
+package io.pixquota.bacen.dict;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.dataformat.xml.XmlMapper;
+import java.io.IOException;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * DICT's XML, read with Jackson's XML module: {@code GetEntryResponse}, a problem's type, the policies' bucket states.
+ * Anything that is not the spec's shape is an {@link IllegalArgumentException} naming the element.
+ */
+final class DictXml {
+  private static final XmlMapper XML = new XmlMapper();
+
+  /** A policy's bucket state at the provider. */
+  record PolicyState(String name, String scope, Double availableTokens, double capacity, double refillTokens,
+      long refillPeriodSeconds) {}
+
+  private DictXml() {}
+
+  static DictEntry entry(byte[] body, String endToEndId) throws IOException {
+    JsonNode e = XML.readTree(body).path("Entry");
+    JsonNode account = e.path("Account");
+    JsonNode owner = e.path("Owner");
+    DictKey.Type type;
+    try {
+      type = DictKey.Type.valueOf(text(e, "KeyType"));
+    } catch (IllegalArgumentException bad) {
+      throw new IllegalArgumentException("Entry/KeyType is not a key type: " + e.path("KeyType").asText(), bad);
+    }
+    return new DictEntry(text(e, "Key"), type, text(account, "Participant"), text(account, "Branch"),
+        text(account, "AccountNumber"), text(account, "AccountType"), text(owner, "Type"), text(owner, "TaxIdNumber"),
+        text(owner, "Name"), date(e, "CreationDate"), date(e, "KeyOwnershipDate"), endToEndId);
+  }
+
+  /** The problem's name (the last segment of its type), or null when the body is not a problem. */
+  static String problem(byte[] body) {
+    try {
+      String type = XML.readTree(body).path("type").asText("");
+      int slash = type.lastIndexOf('/');
+      return type.isEmpty() ? null : type.substring(slash + 1);
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  /** {@code ListPoliciesResponse}'s or {@code GetBucketStateResponse}'s policies. */
+  static List<PolicyState> policies(byte[] body) throws IOException {
+    JsonNode root = XML.readTree(body);
+    List<PolicyState> out = new ArrayList<>();
+    JsonNode policies = root.has("Policies") ? root.path("Policies").path("Policy") : root.path("Policy");
+    if (policies.isArray()) {
+      for (JsonNode p : policies) {
+        out.add(policy(p));
+      }
+    } else if (!policies.isMissingNode()) {
+      out.add(policy(policies));
+    }
+    return out;
+  }
+
+  private static PolicyState policy(JsonNode p) {
+    try {
+      return new PolicyState(text(p, "Name"), p.path("Scope").asText(""), p.has("AvailableTokens")
+          ? Double.parseDouble(text(p, "AvailableTokens")) : null, Double.parseDouble(text(p, "Capacity")),
+          Double.parseDouble(text(p, "RefillTokens")), Long.parseLong(text(p, "RefillPeriodSec")));
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("a Policy's numbers do not read: " + e.getMessage(), e);
+    }
+  }
+
+  private static String text(JsonNode node, String field) {
+    JsonNode v = node.get(field);
+    if (v == null || v.isContainerNode() || v.asText().isEmpty()) {
+      throw new IllegalArgumentException("the answer has no " + field);
+    }
+    return v.asText();
+  }
+
+  private static OffsetDateTime date(JsonNode node, String field) {
+    try {
+      return OffsetDateTime.parse(text(node, field));
+    } catch (DateTimeParseException e) {
+      throw new IllegalArgumentException(field + " is not a date-time", e);
+    }
+  }
+}
