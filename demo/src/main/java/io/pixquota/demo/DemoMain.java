@@ -93,6 +93,14 @@ public final class DemoMain implements Callable<Integer> {
           + "calls in the BATCH class (priorities).")
   boolean priorities;
 
+  @Option(names = "--dict", description = "The DICT scan scenario: honest users of two replicas and a scanner, "
+      + "direct vs through the SDK's mirror of DICT's policies.")
+  boolean dict;
+
+  @Option(names = "--dict-counting", defaultValue = "later:F", description = "With --dict: the DICT policies, "
+      + "v1.2.0 or later:<category A..H> (default ${DEFAULT-VALUE}: a 404 costs the participant 3, a small bucket).")
+  String dictCounting;
+
   @Option(names = "--json", description = "Print only a JSON object {\"direct\": {...}, \"throttled\": {...}}.")
   boolean jsonOnly;
 
@@ -125,6 +133,9 @@ public final class DemoMain implements Callable<Integer> {
       } catch (IllegalArgumentException e) {
         throw bad((redisUrlOption != null ? "--redis-url" : "REDIS_URL") + " is invalid: " + e.getMessage());
       }
+    }
+    if (dict) {
+      return dict(ownRedis ? null : redisUrl);
     }
     try (PrivateRedisServer redis = ownRedis ? PrivateRedisServer.start() : null;
         MockBacen mock = bacenUrl == null ? MockBacen.start(MockConfig.builder().latency(latencyMs, jitterMs).build())
@@ -198,6 +209,28 @@ public final class DemoMain implements Callable<Integer> {
       }
       ModeResult throttled = results.get("throttled");
       return throttled != null && throttled.tooManyRequests() > 0 ? 2 : 0;
+    }
+  }
+
+  /** {@code --dict}: 15 s per run and DICT answering in 20 ms, unless {@code --duration}, {@code --latency-ms}. */
+  private int dict(String redisUrl) throws Exception {
+    if (foreignRate != null || priorities || bacenUrl != null) {
+      throw bad("--dict runs on its own, against the embedded judge: without --foreign-rate, --priorities or "
+          + "--bacen-url");
+    }
+    try {
+      io.pixquota.bacen.dict.DictPolicies.parse(dictCounting);
+    } catch (IllegalArgumentException e) {
+      throw bad("--dict-counting is invalid: " + e.getMessage());
+    }
+    long seconds = spec.commandLine().getParseResult().hasMatchedOption("--duration") ? durationSeconds : 15;
+    if (seconds < 3 || seconds > 3600) {
+      throw bad("--duration must be within 3..3600 s with --dict, but was " + seconds);
+    }
+    try (PrivateRedisServer redis = redisUrl == null ? PrivateRedisServer.start() : null) {
+      long latency = spec.commandLine().getParseResult().hasMatchedOption("--latency-ms") ? latencyMs : 20;
+      return new DictDemo(out, jsonOnly, dictCounting, seconds * 1000L, latency, report)
+          .run(redis != null ? redis.uri().toString() : redisUrl, mode != Mode.THROTTLED, mode != Mode.DIRECT);
     }
   }
 
