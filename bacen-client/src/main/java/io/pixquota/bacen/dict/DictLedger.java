@@ -18,8 +18,9 @@ import java.util.Map;
  * calibrations and its credit ride on the next lookup's round trip (or on a flush of their own after the flush delay),
  * so a lookup costs one round trip. Pending gives are merged per bucket, refunds first and the lowest calibration
  * after: the merge can only leave the mirror lower than the gives in their order would (safe), and keeps the ledger
- * as small as the buckets touched. A batch that fails is put back. Credits beyond {@link #MAX_CREDITS} waiting are
- * dropped, oldest first, and counted (Redis down for long: the mirror then stays lower, never higher). Threadsafe.
+ * as small as the buckets touched. A batch whose round trip fails keeps only its calibrations ({@link #failed}).
+ * Credits beyond {@link #MAX_CREDITS} waiting are dropped, oldest first, and counted. Either way the mirror stays
+ * lower than it could, never higher. Threadsafe.
  */
 final class DictLedger {
   static final int MAX_CREDITS = 10_000;
@@ -53,6 +54,7 @@ final class DictLedger {
 
   private record Seen(double tokens, long atNanos) {}
   private long creditsDropped;
+  private long refundsDropped;
 
   /** A lookup's takes are booked and its call is about to leave. */
   synchronized void begin(List<Take> takes) {
@@ -146,16 +148,21 @@ final class DictLedger {
     return new Batch(List.copyOf(gives), List.copyOf(out));
   }
 
-  /** A batch that did not reach the mirror: owed again. */
-  synchronized void putBack(Batch batch) {
-    owe(batch.gives(), null);
-    for (int i = batch.credits().size() - 1; i >= 0; i--) {
-      credits.addFirst(batch.credits().get(i));
+  /**
+   * A batch whose round trip failed. Redis may have applied it all the same (a timeout after the command left: it
+   * runs once Redis answers again), so only what is harmless twice is owed again: its calibrations (a lowering
+   * applied twice lowers once). Its refunds and credits are dropped and counted: given twice, they would leave the
+   * mirror above DICT; dropped, it is lower until its buckets refill.
+   */
+  synchronized void failed(Batch batch) {
+    for (Give g : batch.gives()) {
+      if (g.kind() == Give.Kind.LOWER_TO) {
+        owe(List.of(g), null);
+      } else {
+        refundsDropped++;
+      }
     }
-    while (credits.size() > MAX_CREDITS) {
-      credits.removeLast();
-      creditsDropped++;
-    }
+    creditsDropped += batch.credits().size();
   }
 
   /** The credit remembered under {@code id}, if it has not left this process yet: taken out (so it is given once). */
@@ -174,8 +181,13 @@ final class DictLedger {
     return owed.isEmpty() && credits.isEmpty();
   }
 
-  /** Credits dropped because too many waited (counted in {@code bacen.dict.credits{outcome=dropped}}). */
+  /** Credits dropped: too many waited, or their round trip failed ({@code bacen.dict.credits{outcome=dropped}}). */
   synchronized long creditsDropped() {
     return creditsDropped;
+  }
+
+  /** Refunds dropped because their round trip failed ({@code bacen.dict.refunds.dropped}). */
+  synchronized long refundsDropped() {
+    return refundsDropped;
   }
 }

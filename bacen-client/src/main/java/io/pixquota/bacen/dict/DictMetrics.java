@@ -16,6 +16,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * credits; the wait for a slot; the mirror's round trips; headers dropped as untrusted.
  */
 final class DictMetrics {
+  private static final String CREDITS = "Credits of settled payments: remembered, redeemed, unknown (none or "
+      + "spent), dropped (too many waiting, or their round trip failed)";
   private final MeterRegistry registry;
   private final Timer wait;
   private final Counter headersIgnored;
@@ -38,9 +40,11 @@ final class DictMetrics {
     for (String outcome : new String[] {"remembered", "redeemed", "unknown"}) {
       credits(outcome);
     }
-    FunctionCounter.builder("bacen.dict.credits", ledger, DictLedger::creditsDropped).description("Credits of "
-        + "settled payments: remembered, redeemed, unknown (none or spent), dropped (too many waiting)")
+    FunctionCounter.builder("bacen.dict.credits", ledger, DictLedger::creditsDropped).description(CREDITS)
         .tag("outcome", "dropped").register(registry);
+    FunctionCounter.builder("bacen.dict.refunds.dropped", ledger, DictLedger::refundsDropped).description("Refunds "
+        + "of answers dropped because their round trip to Redis failed (Redis may have applied them: never twice)")
+        .register(registry);
   }
 
   void lookup(String outcome, int n) {
@@ -81,8 +85,7 @@ final class DictMetrics {
   }
 
   private Counter credits(String outcome) {
-    return Counter.builder("bacen.dict.credits").description("Credits of settled payments: remembered, redeemed, "
-        + "unknown (none or spent), dropped (too many waiting)").tag("outcome", outcome).register(registry);
+    return Counter.builder("bacen.dict.credits").description(CREDITS).tag("outcome", outcome).register(registry);
   }
 
   void waited(Duration d) {

@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The mirror's round trips: a booking carries what the ledger owes (so a lookup costs one), a flush sends what is
  * still owed after the flush delay, or at once for a calibration that matters; a redeem flushes first, so that a
- * credit remembered by this process is found. A failed flush is put back and tried again, logged once per outage.
+ * credit remembered by this process is found. A failed round trip keeps only its calibrations ({@link
+ * DictLedger#failed}); they are tried again, logged once per outage.
  * Threadsafe.
  */
 final class DictMirror {
@@ -65,7 +66,7 @@ final class DictMirror {
       ledger.seen(takes, a.remaining(), a.answeredAtNanos());
       return a;
     } catch (BucketUnavailableException | InterruptedException | RuntimeException e) {
-      ledger.putBack(owed);
+      ledger.failed(owed);
       throw e;
     }
   }
@@ -77,7 +78,7 @@ final class DictMirror {
     CompletableFuture<Acquired> out = new CompletableFuture<>();
     group.acquireAsync(takes, maxWait, owed.gives(), owed.credits()).whenComplete((a, failure) -> {
       if (failure != null) {
-        ledger.putBack(owed);
+        ledger.failed(owed);
         out.completeExceptionally(Async.cause(failure));
       } else {
         sent(owed);
@@ -114,7 +115,7 @@ final class DictMirror {
         group.give(b.gives(), b.credits());
         sent(b);
       } catch (BucketUnavailableException | InterruptedException | RuntimeException e) {
-        ledger.putBack(b);
+        ledger.failed(b);
         throw e;
       }
     }
@@ -144,12 +145,13 @@ final class DictMirror {
     try {
       flushAll();
       if (failing.compareAndSet(true, false)) {
-        log.info("DICT mirror: owed refunds and credits reach the store again");
+        log.info("DICT mirror: round trips reach the store again");
       }
     } catch (BucketUnavailableException | RuntimeException e) {
       if (failing.compareAndSet(false, true)) {
-        log.warn("DICT mirror: owed refunds and credits do not reach the store ({}); kept, tried again every {} s "
-            + "(the mirror stays lower meanwhile, never higher)", e.getMessage(), RETRY.toSeconds());
+        log.warn("DICT mirror: a round trip with owed refunds and credits failed ({}); they are dropped, since Redis "
+            + "may have applied them (the mirror stays lower until its buckets refill, never higher); calibrations are "
+            + "tried again every {} s", e.getMessage(), RETRY.toSeconds());
       }
       if (flushScheduled.compareAndSet(false, true)) {
         schedule(RETRY);

@@ -101,28 +101,43 @@ class DictMirrorUnderFailureTest {
             .build())) {
       RedissonClient redisson = Redisson.create(TestRedis.redissonConfig(redis.uri().toString()));
       SimpleMeterRegistry registry = new SimpleMeterRegistry();
-      try (DictClient dict = DictClient.builder(config(mock.url()).flushDelay(Duration.ofMillis(100))
+      try (DictClient dict = DictClient.builder(config(mock.url()).flushDelay(Duration.ofSeconds(1))
           .redisTimeout(Duration.ofMillis(300)).build()).redisson(redisson).meterRegistry(registry).build()) {
         redis.pause();
         try {
-          assertThatThrownBy(() -> dict.getEntry("user1@example.com", "someone"))
+          assertThatThrownBy(() -> dict.getEntry("user1@example.com", "another-user"))
               .isInstanceOf(DictThrottledException.class).hasMessageContaining("not sent");
         } finally {
           redis.resume();
         }
         DictEntry e = dict.getEntry("user1@example.com", "someone"); // booked 20 at the user, owes 19 back
         redis.pause();
-        Thread.sleep(700); // the flush meets the frozen Redis, twice; the refund is kept
-        redis.resume();
+        try {
+          Awaits.until("the flush, 1 s after the answer, sent to the frozen Redis", Duration.ofSeconds(10),
+              () -> registry.get("bacen.dict.mirror.round.trips").tag("kind", "flush").counter().count() >= 1);
+          Thread.sleep(600); // past its 300 ms timeout: failed, as far as the client knows
+        } finally {
+          redis.resume(); // Redis runs the command it had received
+        }
         String key = "pixquota:{dict-" + ISPB + "}:b:u:" + new PayerIds(SECRET).of("someone").bucket();
-        Awaits.until("the refund landed: the user's bucket full again, its key gone", Duration.ofSeconds(10),
-            () -> !redisson.getBucket(key, StringCodec.INSTANCE).isExists());
-        assertThat(registry.get("bacen.dict.mirror.round.trips").tag("kind", "flush").counter().count())
-            .as("a flush that met the frozen Redis, and the one that landed").isGreaterThanOrEqualTo(2);
-        assertThat(dict.paymentSettled(e.endToEndId())).as("its credit landed too, once").isTrue();
+        Awaits.until("the refund applied by Redis once it answered: 100 - 20 + 19", Duration.ofSeconds(10),
+            () -> tokens(redisson, key) >= 99);
+        Thread.sleep(2_000); // past the flush's retry (1 s)
+        assertThat(tokens(redisson, key)).as("not given twice: 99 and 2 s of refill at 2 a minute, not 100")
+            .isLessThan(99.2);
+        assertThat(registry.get("bacen.dict.refunds.dropped").functionCounter().count())
+            .as("the user's 19 and the participant's 2, not sent again").isEqualTo(2);
+        assertThat(registry.get("bacen.dict.credits").tag("outcome", "dropped").functionCounter().count())
+            .as("its credit was in the same round trip").isEqualTo(1);
+        assertThat(dict.paymentSettled(e.endToEndId())).as("Redis remembered the credit all the same").isTrue();
       } finally {
         redisson.shutdown();
       }
     }
+  }
+
+  private static double tokens(RedissonClient redisson, String key) {
+    String v = (String) redisson.getBucket(key, StringCodec.INSTANCE).get();
+    return v == null ? 100 : Double.parseDouble(v.split(" ")[0]);
   }
 }
