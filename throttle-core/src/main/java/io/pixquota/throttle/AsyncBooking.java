@@ -21,18 +21,24 @@ import java.util.function.Consumer;
  * QUEUED                    the call before it in line booked or gave up    ASKING
  * QUEUED                    its max wait ended in line                      DONE, refused
  * ASKING                    booked / no slot within the horizon / refused   WAITING / DEFERRED / DONE
+ * ASKING                    a pool's permit: not its turn yet               PERMIT
+ * PERMIT                    its turn may have come / max wait ended         ASKING / DONE, refused
  * DEFERRED                  the time to ask again came                      ASKING
  * WAITING                   the slot came: good / gone bad                  DUE (the caller has the Slot) / ASKING
  * DUE                       missed: the send found the slot gone bad        ASKING
  * QUEUED DEFERRED WAITING   cancel (a booked slot's tokens given back)      DONE, cancelled
+ * PERMIT                    cancel (its place in the pool's line left)      DONE, cancelled
  * ASKING                    cancel                                          DONE, when the bucket answers
  * </pre>
- * Leaving ASKING or DEFERRED lets the next caller of its class's line ask. Callbacks run on the thread of the event
- * (the store's I/O thread, the timer, the canceller), never under a lock: {@code onDue} must not block, and hands the
- * send to the client; {@code onFailure} is called at most once. Threadsafe.
+ * A permit (a route with a pool, {@link AsyncPermit}) is taken with the slot, kept while the booking asks again after
+ * a miss, and given back when the booking ends without a send (DONE) or holds off (DEFERRED); once the slot is handed
+ * over, the send gives it back after the answer. Leaving ASKING or DEFERRED lets the next caller of its class's line
+ * ask. Callbacks run on the thread of the event (the store's I/O thread, the timer, the canceller), never under a
+ * lock: {@code onDue} must not block, and hands the send to the client; {@code onFailure} is called at most once.
+ * Threadsafe.
  */
 public final class AsyncBooking {
-  private enum State { NEW, QUEUED, ASKING, DEFERRED, WAITING, DUE, DONE }
+  private enum State { NEW, QUEUED, ASKING, PERMIT, DEFERRED, WAITING, DUE, DONE }
 
   private final Booking booking;
   private final SlotWaits waits;
@@ -80,6 +86,10 @@ public final class AsyncBooking {
     } else {
       ask();
     }
+  }
+
+  ThrottleMetrics metrics() {
+    return waits.metrics();
   }
 
   /** Sets the state; a call that leaves its class's line (booked, or done) lets the next one ask. */
@@ -139,14 +149,51 @@ public final class AsyncBooking {
       return;
     }
     try {
-      booking.bucket.acquireAsync(booking.cost, booking.askWait()).whenComplete(this::answered);
+      if (booking.needsPermit()) {
+        booking.pool.takeAsync(booking.waiter, booking.slotAsk()).whenComplete((answer, failure) ->
+            AsyncPermit.answered(this, booking, answer, failure));
+      } else {
+        booking.bucket.acquireAsync(booking.cost, booking.askWait()).whenComplete(this::answered);
+      }
     } catch (RuntimeException e) {
       fail(new IOException("could not ask bucket '" + booking.bucket.name() + "' for a slot: " + e.getMessage(), e));
     }
   }
 
+  /** The pool's answer is a place in line: wait for its turn (PERMIT), or end (cancelled, out of time). */
+  void waitForPermit(int ahead) {
+    IOException failed = null;
+    boolean wait = false;
+    synchronized (this) {
+      if (state != State.ASKING) {
+        return;
+      }
+      if (canceled) {
+        to(State.DONE);
+        failed = SlotWaits.canceledWhile(false);
+      } else if (booking.leftToWait().isZero()) {
+        to(State.DONE);
+        waits.metrics().permits().refusedCall(booking.pool, booking.priority);
+        failed = ThrottleRefusedException.noPermit(booking.pool.name(), ahead, booking.maxWait);
+      } else {
+        to(State.PERMIT);
+        wait = true;
+      }
+    }
+    if (wait) {
+      booking.pool.turn(booking.waiter, booking.leftToWait()).whenComplete((v, e) -> {
+        if (moved(State.PERMIT, State.ASKING)) {
+          ask();
+        }
+      });
+    } else {
+      booking.pool.leave(booking.waiter);
+      onFailure.accept(failed);
+    }
+  }
+
   /** The bucket answered: wait for the slot on the timer, or fail. On the store's thread: nothing here blocks. */
-  private void answered(Acquisition a, Throwable failure) {
+  void answered(Acquisition a, Throwable failure) {
     if (failure != null) {
       Throwable cause = Async.cause(failure);
       if (cause instanceof BucketUnavailableException) {
@@ -192,9 +239,16 @@ public final class AsyncBooking {
     if (giveBack) {
       SlotWaits.giveBackAsync(booking.bucket, booking.cost);
     }
+    if (failed != null || released()) {
+      booking.releasePermit(); // ended without a send, or holding off until it asks again: holds nothing
+    }
     if (failed != null) {
       onFailure.accept(failed);
     }
+  }
+
+  private synchronized boolean released() {
+    return state == State.DEFERRED || state == State.DONE;
   }
 
   /** The time to ask again has come (on the timer thread). */
@@ -230,6 +284,7 @@ public final class AsyncBooking {
       }
     }
     if (failed != null) {
+      booking.releasePermit();
       onFailure.accept(failed);
     } else if (slot == null) {
       ask();
@@ -245,24 +300,34 @@ public final class AsyncBooking {
    * @return false when it will not (cancelled meanwhile, or not its current slot): report the failure yourself
    */
   public boolean missed(Slot slot) {
+    boolean release = false;
+    boolean again = false;
     synchronized (this) {
       if (state != State.DUE || handed != slot || canceled) {
-        return false;
+        release = handed == slot; // its send will not happen: the permit goes back
+      } else {
+        handed = null;
+        to(State.ASKING);
+        again = true;
       }
-      handed = null;
-      to(State.ASKING);
     }
-    ask();
-    return true;
+    if (release) {
+      booking.releasePermit();
+    }
+    if (again) {
+      ask();
+    }
+    return again;
   }
 
-  private void fail(IOException e) {
+  void fail(IOException e) {
     synchronized (this) {
       if (state == State.DONE || state == State.DUE) {
         return;
       }
       to(State.DONE);
     }
+    booking.releasePermit();
     onFailure.accept(e);
   }
 
@@ -276,10 +341,15 @@ public final class AsyncBooking {
     IOException failed = null;
     boolean giveBack = false;
     boolean before;
+    boolean leave = false;
     synchronized (this) {
       canceled = true;
       before = state != State.DUE && state != State.DONE;
-      if (state == State.WAITING || state == State.DEFERRED || state == State.QUEUED) {
+      if (state == State.PERMIT) {
+        leave = true;
+        failed = SlotWaits.canceledWhile(false);
+        to(State.DONE);
+      } else if (state == State.WAITING || state == State.DEFERRED || state == State.QUEUED) {
         giveBack = state == State.WAITING; // DEFERRED, QUEUED: nothing booked, nothing to give back
         if (state != State.QUEUED) {
           timer.cancel(false);
@@ -287,6 +357,9 @@ public final class AsyncBooking {
         failed = SlotWaits.canceledWhile(giveBack);
         to(State.DONE);
       }
+    }
+    if (leave) {
+      booking.pool.leave(booking.waiter);
     }
     ended(failed, giveBack);
     return before;

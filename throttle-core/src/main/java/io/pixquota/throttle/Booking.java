@@ -22,6 +22,9 @@ final class Booking {
   final Priority priority;
   final Duration maxWait;
   final Duration horizon; // null: as far as the max wait
+  final PermitPool pool; // null: the route has none
+  final PermitPool.Waiter waiter; // null without a pool
+  private volatile PermitPool.Permit permit; // the permit held, from its taking to its release
   private final Duration configuredMaxWait;
   private final SlotWaits waits;
   private final TimeSource time;
@@ -50,6 +53,46 @@ final class Booking {
     this.waits = waits;
     this.time = waits.time();
     this.askedAtNanos = time.nanoTime();
+    this.pool = plan.pool();
+    this.waiter = pool == null ? null : PermitPool.Waiter.of(priority);
+  }
+
+  /** Whether the call must take a permit before (or with) its slot: its route has a pool, and it holds none. */
+  boolean needsPermit() {
+    return pool != null && permit == null;
+  }
+
+  /** The slot to book with the permit, in the same decision when the pool can. */
+  PermitPool.SlotAsk slotAsk() {
+    return new PermitPool.SlotAsk(bucket, cost, askWait());
+  }
+
+  /** The pool's permit is the call's now; its wait for it is counted. */
+  void permitTaken(PermitPool.PermitAnswer answer) {
+    permit = answer.permit();
+    waits.metrics().permits().taken(pool, priority, Duration.ofNanos(Math.max(0, answer.answeredAtNanos()
+        - askedAtNanos)));
+  }
+
+  boolean holdsPermit() {
+    return permit != null;
+  }
+
+  /**
+   * Gives the permit back, once (the answer came, the call failed or was cancelled, or its slot was refused); no
+   * thread waits for the store: a release lost costs the permit's lease.
+   */
+  void releasePermit() {
+    PermitPool.Permit p = permit;
+    if (p == null) {
+      return;
+    }
+    permit = null;
+    try {
+      pool.release(p).whenComplete((held, failure) -> waits.metrics().permits().released(pool, held, failure));
+    } catch (RuntimeException e) {
+      waits.metrics().permits().released(pool, null, e);
+    }
   }
 
   /** How far ahead the next ask may book: what is left of the max wait, within the class's horizon. */

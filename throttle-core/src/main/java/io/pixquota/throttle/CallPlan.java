@@ -12,8 +12,9 @@ import java.util.Map;
  *
  * @param route   the route as logs name it: its rule, never a request's path (which holds ids)
  * @param charges what the call takes from each bucket; one today
+ * @param pool    the permit pool whose permit the call holds while in flight; null: none
  */
-record CallPlan(String route, List<Charge> charges) {
+record CallPlan(String route, List<Charge> charges, PermitPool pool) {
   /**
    * One bucket's part of a call.
    *

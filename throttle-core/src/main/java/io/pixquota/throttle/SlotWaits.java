@@ -31,6 +31,7 @@ final class SlotWaits {
   private final ThrottleMetrics metrics;
   private final AtomicLong lastLostWarnNanos;
   private final AskingLine line = new AskingLine();
+  private final PermitWaits permits = new PermitWaits(this);
 
   SlotWaits(Duration lateLimit, TimeSource time, ThrottleMetrics metrics) {
     this.lateLimitNanos = lateLimit.toNanos();
@@ -108,7 +109,8 @@ final class SlotWaits {
 
   private void askUntilBooked(Booking booking, BooleanSupplier canceled) throws IOException {
     checkCanceled(canceled); // cancelled while it waited for its turn: nothing booked, nothing to give back
-    while (!booking.take(acquire(booking.bucket, booking.cost, booking.askWait()))) {
+    while (!took(booking, booking.needsPermit() ? permits.take(booking, canceled)
+        : acquire(booking.bucket, booking.cost, booking.askWait()))) {
       try {
         long left;
         while ((left = booking.slotNanos() - time.nanoTime()) > 0) {
@@ -121,6 +123,24 @@ final class SlotWaits {
         throw new InterruptedIOException("interrupted while waiting to ask for its slot; not sent");
       }
     }
+  }
+
+  /**
+   * {@link Booking#take}, and a permit given back when the slot is not booked: refused, or deferred (a call that
+   * waits to ask again holds nothing).
+   */
+  static boolean took(Booking booking, Acquisition a) throws ThrottleRefusedException {
+    boolean booked;
+    try {
+      booked = booking.take(a);
+    } catch (ThrottleRefusedException e) {
+      booking.releasePermit();
+      throw e;
+    }
+    if (!booked) {
+      booking.releasePermit();
+    }
+    return booked;
   }
 
   /** Asks the bucket for a slot, blocking; an unavailable bucket is counted. */
@@ -163,9 +183,11 @@ final class SlotWaits {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       giveBack(booking.bucket, booking.cost);
+      booking.releasePermit();
       throw new InterruptedIOException("interrupted while waiting for its slot; not sent");
     } catch (InterruptedIOException e) {
       giveBack(booking.bucket, booking.cost);
+      booking.releasePermit();
       throw e;
     }
   }

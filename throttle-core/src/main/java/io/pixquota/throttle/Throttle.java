@@ -79,6 +79,20 @@ public final class Throttle {
     return buckets;
   }
 
+  /** The permit pools this throttle's routes hold permits of, each once (none: an empty list). */
+  public List<PermitPool> pools() {
+    List<PermitPool> pools = new ArrayList<>();
+    List<Route> all = new ArrayList<>(rules);
+    all.add(0, defaultRoute);
+    for (Route r : all) {
+      PermitPool p = r.plan().pool();
+      if (p != null && pools.stream().noneMatch(q -> q == p)) {
+        pools.add(p);
+      }
+    }
+    return pools;
+  }
+
   /** The configured max wait. */
   public Duration maxWait() {
     return maxWait;
@@ -115,8 +129,12 @@ public final class Throttle {
     Objects.requireNonNull(request, "request cannot be null");
     Objects.requireNonNull(exchange, "exchange cannot be null");
     Booking booking = booking(request);
-    waits.book(booking, request.canceled());
-    return sleepSendAndSettle(booking, request.canceled(), exchange);
+    try {
+      waits.book(booking, request.canceled());
+      return sleepSendAndSettle(booking, request.canceled(), exchange);
+    } finally {
+      booking.releasePermit(); // the answer came, or the call failed or was cancelled: its permit goes back
+    }
   }
 
   /**
@@ -151,12 +169,20 @@ public final class Throttle {
       throw new IllegalArgumentException("slot was booked by another throttle");
     }
     Booking booking = slot.booking();
-    if (booking.checkBeforeLeaving()) {
-      // Late (the client queued it), or its state lost or its rate cut since: not sent. The async caller books again
-      // without a thread; sleeping here would hold the client's thread and make the calls behind it late too.
-      throw new SlotMissedException(booking.bucket.name());
+    boolean missed = false;
+    try {
+      if (booking.checkBeforeLeaving()) {
+        // Late (the client queued it), or its state lost or its rate cut since: not sent. The async caller books
+        // again without a thread (keeping its permit); sleeping here would hold the client's thread.
+        missed = true;
+        throw new SlotMissedException(booking.bucket.name());
+      }
+      return sleepSendAndSettle(booking, canceled != null ? canceled : () -> false, exchange);
+    } finally {
+      if (!missed) {
+        booking.releasePermit();
+      }
     }
-    return sleepSendAndSettle(booking, canceled != null ? canceled : () -> false, exchange);
   }
 
   boolean owns(Slot slot) {

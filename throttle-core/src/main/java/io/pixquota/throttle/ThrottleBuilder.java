@@ -34,8 +34,13 @@ public final class ThrottleBuilder {
   private TimeSource time = TimeSource.SYSTEM;
   private String quotaSignal;
 
-  /** A rule as given: requests whose method (null: any) and path match go to {@code bucket} at {@code cost}. */
-  private record Rule(String method, Pattern path, TokenBucket bucket, double cost) {}
+  private PermitPool defaultPool;
+
+  /**
+   * A rule as given: requests whose method (null: any) and path match go to {@code bucket} at {@code cost}, holding a
+   * permit of {@code pool} (null: none) while in flight.
+   */
+  private record Rule(String method, Pattern path, TokenBucket bucket, double cost, PermitPool pool) {}
 
   /** What the throttle keeps of its builder. */
   record Settings(Duration maxWait, Priority defaultPriority, Map<Priority, Duration> horizons, Duration lateLimit,
@@ -52,7 +57,35 @@ public final class ThrottleBuilder {
   public ThrottleBuilder rule(String method, String pathRegex, TokenBucket bucket, double cost) {
     Objects.requireNonNull(pathRegex, "pathRegex cannot be null");
     Objects.requireNonNull(bucket, "bucket cannot be null");
-    rules.add(new Rule(method, Pattern.compile(pathRegex), bucket, Checks.tokens("cost", cost)));
+    rules.add(new Rule(method, Pattern.compile(pathRegex), bucket, Checks.tokens("cost", cost), null));
+    return this;
+  }
+
+  /**
+   * Requests whose method (null: any) and encoded path match go to {@code bucket} at {@code cost} and hold a permit
+   * of {@code pool} from their slot to their answer: both are decided in one round trip when the pool can
+   * ({@code RedisPermitPool.beside} the bucket), else the permit first, then the slot.
+   */
+  public ThrottleBuilder rule(String method, String pathRegex, TokenBucket bucket, double cost, PermitPool pool) {
+    Objects.requireNonNull(pathRegex, "pathRegex cannot be null");
+    Objects.requireNonNull(bucket, "bucket cannot be null");
+    Objects.requireNonNull(pool, "pool cannot be null");
+    rules.add(new Rule(method, Pattern.compile(pathRegex), bucket, Checks.tokens("cost", cost), pool));
+    return this;
+  }
+
+  /**
+   * Requests whose method (null: any) and encoded path match hold a permit of {@code pool} while in flight, and have
+   * no rate (BACEN's SPI: a cap on calls in flight, no per-second limit): the permit is their one decision.
+   */
+  public ThrottleBuilder rule(String method, String pathRegex, PermitPool pool) {
+    Objects.requireNonNull(pool, "pool cannot be null");
+    return rule(method, pathRegex, new UnlimitedBucket(pool.name(), time), 1, pool);
+  }
+
+  /** Requests that no rule matches also hold a permit of {@code pool} while in flight; default none. */
+  public ThrottleBuilder defaultPool(PermitPool pool) {
+    this.defaultPool = Objects.requireNonNull(pool, "pool cannot be null");
     return this;
   }
 
@@ -164,16 +197,26 @@ public final class ThrottleBuilder {
    */
   public Throttle build() {
     fits("requests no rule matches", 1, defaultBucket);
+    leases("requests no rule matches", defaultPool);
     for (Rule r : rules) {
       fits(Route.describe(r.method(), r.path()), r.cost(), r.bucket());
+      leases(Route.describe(r.method(), r.path()), r.pool());
     }
     ThrottleMetrics metrics = new ThrottleMetrics(registry);
     Map<TokenBucket, TokenBucket> wrapped = new IdentityHashMap<>(); // one decorator per bucket, however many rules
-    Route defaultRoute = route(null, null, defaultBucket, 1, wrapped, metrics);
+    Route defaultRoute = route(null, null, defaultBucket, 1, defaultPool, wrapped, metrics);
     List<Route> built = new ArrayList<>();
-    for (Rule r : rules) {
-      built.add(route(r.method(), r.path(), r.bucket(), r.cost(), wrapped, metrics));
+    Set<PermitPool> pools = Collections.newSetFromMap(new IdentityHashMap<>());
+    if (defaultPool != null) {
+      pools.add(defaultPool);
     }
+    for (Rule r : rules) {
+      built.add(route(r.method(), r.path(), r.bucket(), r.cost(), r.pool(), wrapped, metrics));
+      if (r.pool() != null) {
+        pools.add(r.pool());
+      }
+    }
+    pools.forEach(metrics.permits()::register);
     // Meters are made now, not on a call's path: registering a histogram for the first time took hundreds of
     // milliseconds on a cold, loaded JVM, between the lateness check and the send.
     wrapped.values().forEach(b -> metrics.register(b, defaultPriority));
@@ -181,12 +224,23 @@ public final class ThrottleBuilder {
     return new Throttle(settings, defaultRoute, built, given(), metrics);
   }
 
-  private Route route(String method, Pattern path, TokenBucket bucket, double cost,
+  private Route route(String method, Pattern path, TokenBucket bucket, double cost, PermitPool pool,
       Map<TokenBucket, TokenBucket> wrapped, ThrottleMetrics metrics) {
-    TokenBucket b = wrapped.computeIfAbsent(bucket, k -> unavailablePolicy == RedisUnavailablePolicy.FAIL_CLOSED ? k
+    TokenBucket b = bucket instanceof UnlimitedBucket ? bucket : wrapped.computeIfAbsent(bucket, k ->
+        unavailablePolicy == RedisUnavailablePolicy.FAIL_CLOSED || pool != null ? k
         : new FallbackTokenBucket(k, Math.min(localShare, planLocalShare), localRetryInterval, time, metrics));
     return new Route(method, path, new CallPlan(Route.describe(method, path),
-        List.of(new CallPlan.Charge(b, cost, responseCosts))));
+        List.of(new CallPlan.Charge(b, cost, responseCosts)), pool));
+  }
+
+  /** A permit is held from the slot's booking to the answer: its lease must outlast at least the max wait. */
+  private void leases(String route, PermitPool pool) {
+    if (pool != null && pool.lease().compareTo(maxWait) <= 0) {
+      throw new IllegalStateException(route + ": pool '" + pool.name() + "' leases its permits for "
+          + pool.lease().toMillis() + " ms, not longer than the max wait " + maxWait.toMillis() + " ms; a permit is "
+          + "held from the slot's booking to the answer, so its lease must be longer than the max wait plus the call's "
+          + "timeout");
+    }
   }
 
   /** The buckets as given, the default first, each once. */

@@ -104,8 +104,16 @@ final class ThrottleMetrics implements FallbackTokenBucket.Listener {
     }
   }
 
+  private final PermitMetrics permits;
+
   ThrottleMetrics(MeterRegistry registry) {
     this.registry = registry == null ? new CompositeMeterRegistry() : registry;
+    this.permits = new PermitMetrics(this.registry);
+  }
+
+  /** The meters of the throttle's permit pools. */
+  PermitMetrics permits() {
+    return permits;
   }
 
   /**

@@ -35,6 +35,12 @@ public final class ThrottleRefusedException extends ThrottleException {
         + "this process's other " + priority + " calls without a slot; the call was not sent");
   }
 
+  /** A call that spent its whole max wait in a permit pool's line: the calls in flight did not end soon enough. */
+  static ThrottleRefusedException noPermit(String pool, int ahead, Duration maxWait) {
+    return new ThrottleRefusedException(pool, maxWait, "waited its max wait " + maxWait.toMillis() + " ms for a "
+        + "permit of pool '" + pool + "' (" + ahead + " still ahead of it); the call was not sent");
+  }
+
   private ThrottleRefusedException(String bucket, Duration maxWait, String message) {
     super(bucket, message, null);
     this.neededWait = maxWait;

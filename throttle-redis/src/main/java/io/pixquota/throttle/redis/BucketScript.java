@@ -89,6 +89,12 @@ final class BucketScript {
         });
   }
 
+  /** The script's arguments; subscribes to the fleet's channel first, as a call does. */
+  Object[] arguments(BucketStep.Op op, double cost, long argMicros, Long booked) {
+    channel.subscribe();
+    return args(op, cost, argMicros, booked);
+  }
+
   private Object[] args(BucketStep.Op op, double cost, long argMicros, Long booked) {
     Long client = clientClock == null ? null : ChronoUnit.MICROS.between(Instant.EPOCH, clientClock.instant());
     return ScriptProtocol.arguments(op, cost, argMicros, client, booked, settings);
@@ -98,7 +104,7 @@ final class BucketScript {
    * Takes the news of a reply. A reply that is not the script's (a Redis that answers something else, a script of
    * another version) fails the call with a {@link BucketUnavailableException}, never an unchecked exception.
    */
-  private Answer observe(LuaScript.Reply text) throws BucketUnavailableException {
+  Answer observe(LuaScript.Reply text) throws BucketUnavailableException {
     BucketReply reply;
     try {
       reply = ScriptProtocol.reply(text.text());

@@ -47,6 +47,7 @@ import org.redisson.api.RedissonClient;
 public final class RedisTokenBucket implements TokenBucket, MeterBinder {
   private static final RateAdaptation UNUSED = RateAdaptation.defaults(); // the script's arguments when it is off
 
+  private final RedissonClient redisson;
   private final TokenBucketConfig config;
   private final double maxCost;
   private final BucketNews news;
@@ -54,7 +55,7 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
   private final BucketScript script;
 
   private RedisTokenBucket(RedissonClient redisson, TokenBucketConfig config, TimeSource time) {
-    Objects.requireNonNull(redisson, "redisson cannot be null");
+    this.redisson = Objects.requireNonNull(redisson, "redisson cannot be null");
     this.config = Objects.requireNonNull(config, "config cannot be null");
     this.maxCost = config.maxCost();
     RateAdaptation adaptation = config.rateAdaptation().orElse(UNUSED);
@@ -140,6 +141,20 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
 
   private final Object asyncOrder = new Object();
   private CompletableFuture<?> asyncTail = CompletableFuture.completedFuture(null); // guarded by asyncOrder
+
+  /** For a permit pool beside this bucket: the script's arguments of an acquire (checked as an acquire's are). */
+  Object[] acquireArgs(double cost, Duration maxWait) {
+    return script.arguments(BucketStep.Op.ACQUIRE, cost, checkedMaxWaitMicros(cost, maxWait), null);
+  }
+
+  /** For a permit pool beside this bucket: the bucket's reply, taken as news, as an acquisition. */
+  Acquisition acquisition(String reply, long receivedAtNanos) throws BucketUnavailableException {
+    return acquisition(script.observe(new LuaScript.Reply(reply, receivedAtNanos)));
+  }
+
+  RedissonClient redisson() {
+    return redisson;
+  }
 
   private long checkedMaxWaitMicros(double cost, Duration maxWait) {
     Checks.cost(cost, maxCost);

@@ -36,6 +36,14 @@ public final class LuaScript {
   public static final LuaScript TOKEN_BUCKET = fromResource("token_bucket.lua");
   /** The bucket group's script: several buckets decided together. */
   public static final LuaScript BUCKET_GROUP = fromResource("bucket_group.lua");
+  /** The permit pool's script: permits with leases, and a line of waiters. */
+  public static final LuaScript PERMIT_POOL = fromResource("permit_pool.lua");
+  /**
+   * The permit pool's script with the token bucket's step inside it ({@code token_bucket.lua} as a function where
+   * {@code permit_pool.lua} has its marker line): a permit and a rate slot in one decision.
+   */
+  public static final LuaScript PERMIT_AND_BUCKET = new LuaScript(text("permit_pool.lua").replace("\n--@BUCKET@\n",
+      "\nKO, AO = 1, 6\nlocal function bucket_step()\n" + text("token_bucket.lua") + "\nend\n"));
 
   /** How long a preload waits for a client that has not connected yet: a cold JVM on a busy machine takes seconds. */
   public static final long CONNECT_BUDGET_NANOS = TimeUnit.SECONDS.toNanos(10);
@@ -51,11 +59,15 @@ public final class LuaScript {
 
   /** Reads a script from the classpath, next to this class. */
   public static LuaScript fromResource(String name) {
+    return new LuaScript(text(name));
+  }
+
+  private static String text(String name) {
     try (InputStream in = LuaScript.class.getResourceAsStream(name)) {
       if (in == null) {
         throw new IllegalStateException("script resource missing: " + name);
       }
-      return new LuaScript(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

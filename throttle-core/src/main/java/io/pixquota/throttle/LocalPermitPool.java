@@ -1,0 +1,209 @@
+package io.pixquota.throttle;
+
+import io.pixquota.throttle.internal.Checks;
+import io.pixquota.throttle.internal.TimeSource;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Future;
+
+/**
+ * A {@link PermitPool} in memory, for one process and for tests: the same rules as the Redis pool (leases, permit ids
+ * never given twice, a line by class then arrival, waiters that stop asking lose their place after the waiter lease),
+ * on the throttle's clock. With a {@link LocalTokenBucket} it decides the slot and the permit together, under one
+ * lock; any other bucket is left to the caller. Threadsafe.
+ */
+public final class LocalPermitPool implements PermitPool {
+  /** How long a waiter keeps its place in line without asking again. */
+  static final Duration WAITER_LEASE = Duration.ofSeconds(3);
+
+  private final String name;
+  private final int capacity;
+  private final Duration lease;
+  private final TimeSource time;
+  private final Map<String, Long> held = new HashMap<>(); // permit id (its waiter's) -> lease end (nanos)
+  private final TreeMap<Long, String> line = new TreeMap<>(); // (class, ticket) -> waiter
+  private final Map<String, long[]> waiters = new HashMap<>(); // waiter -> {key in line, lease end}
+  private final Map<String, CompletableFuture<Void>> turns = new HashMap<>();
+  private long next;
+  private int lastInUse;
+  private long expiredLeases;
+  private long lateReleases;
+
+  /** A pool of {@code capacity} permits leased for {@code lease}, on the system clock. */
+  public LocalPermitPool(String name, int capacity, Duration lease) {
+    this(name, capacity, lease, TimeSource.SYSTEM);
+  }
+
+  LocalPermitPool(String name, int capacity, Duration lease, TimeSource time) {
+    this.name = Checks.keyName("pool name", name);
+    if (capacity < 1 || capacity > 100_000) {
+      throw new IllegalArgumentException("pool capacity must be within 1..100000, but was " + capacity);
+    }
+    this.capacity = capacity;
+    this.lease = Checks.positiveAtMostADay("lease", lease);
+    this.time = Objects.requireNonNull(time, "time cannot be null");
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public int capacity() {
+    return capacity;
+  }
+
+  @Override
+  public Duration lease() {
+    return lease;
+  }
+
+  @Override
+  public PermitAnswer take(Waiter waiter, SlotAsk slot) throws BucketUnavailableException, InterruptedException {
+    List<CompletableFuture<Void>> wake = new ArrayList<>();
+    PermitAnswer answer;
+    synchronized (this) {
+      long now = time.nanoTime();
+      int expired = reclaim(now, wake);
+      long[] w = waiters.computeIfAbsent(waiter.id(), id -> {
+        long key = (long) waiter.priority().ordinal() << 40 | ++next;
+        line.put(key, id);
+        return new long[] {key, 0};
+      });
+      w[1] = now + WAITER_LEASE.toNanos();
+      int ahead = line.headMap(w[0]).size() - (capacity - held.size()) + 1;
+      if (ahead > 0) {
+        lastInUse = held.size();
+        return new PermitAnswer(null, ahead, null, held.size(), expired, now);
+      }
+      Acquisition a = null;
+      if (slot != null && slot.bucket() instanceof LocalTokenBucket) {
+        a = slot.bucket().acquire(slot.cost(), slot.maxWait());
+      }
+      drop(waiter.id(), wake); // booked or refused, it leaves the line: a refused call asks again from its end
+      if (a != null && !a.granted()) {
+        answer = new PermitAnswer(null, 0, a, held.size(), expired, now); // both or neither: no permit
+        heads(wake);
+      } else {
+        held.put(waiter.id(), now + lease.toNanos());
+        answer = new PermitAnswer(new Permit(name, waiter.id(), now + lease.toNanos()), 0, a, held.size(), expired,
+            now);
+      }
+      lastInUse = held.size();
+    }
+    wake.forEach(f -> f.complete(null));
+    return answer;
+  }
+
+  @Override
+  public CompletionStage<Boolean> release(Permit permit) {
+    Objects.requireNonNull(permit, "permit cannot be null");
+    List<CompletableFuture<Void>> wake = new ArrayList<>();
+    boolean held;
+    synchronized (this) {
+      reclaim(time.nanoTime(), wake);
+      held = this.held.remove(permit.id()) != null;
+      if (!held) {
+        lateReleases++;
+      }
+      heads(wake);
+      lastInUse = this.held.size();
+    }
+    wake.forEach(f -> f.complete(null));
+    return CompletableFuture.completedFuture(held);
+  }
+
+  @Override
+  public void leave(Waiter waiter) {
+    List<CompletableFuture<Void>> wake = new ArrayList<>();
+    synchronized (this) {
+      drop(waiter.id(), wake);
+      heads(wake);
+    }
+    wake.forEach(f -> f.complete(null));
+  }
+
+  @Override
+  public CompletionStage<Void> turn(Waiter waiter, Duration atMost) {
+    CompletableFuture<Void> turn;
+    synchronized (this) {
+      turn = turns.computeIfAbsent(waiter.id(), id -> new CompletableFuture<>());
+      Long earliest = held.values().stream().min(Long::compare).orElse(null);
+      long until = time.nanoTime() + atMost.toNanos();
+      if (earliest != null && earliest < until) {
+        until = earliest + 1; // a lease ends first: the line moves then
+      }
+      Future<?> timer = time.schedule(() -> turn.complete(null), until);
+      turn.whenComplete((v, e) -> timer.cancel(false));
+    }
+    turn.whenComplete((v, e) -> {
+      synchronized (this) {
+        turns.remove(waiter.id(), turn);
+      }
+    });
+    return turn;
+  }
+
+  @Override
+  public synchronized Readings readings() {
+    return new Readings(lastInUse, expiredLeases, lateReleases);
+  }
+
+  /** Ends leases and waiter leases that are over; the waiters first in line then may take: wake them. */
+  private int reclaim(long now, List<CompletableFuture<Void>> wake) {
+    int expired = 0;
+    for (Iterator<Long> it = held.values().iterator(); it.hasNext(); ) {
+      if (it.next() - now <= 0) {
+        it.remove();
+        expired++;
+      }
+    }
+    expiredLeases += expired;
+    List<String> gone = new ArrayList<>();
+    waiters.forEach((id, w) -> {
+      if (w[1] - now <= 0) {
+        gone.add(id);
+      }
+    });
+    gone.forEach(id -> drop(id, wake));
+    if (expired > 0 || !gone.isEmpty()) {
+      heads(wake);
+    }
+    return expired;
+  }
+
+  private void drop(String waiter, List<CompletableFuture<Void>> wake) {
+    long[] w = waiters.remove(waiter);
+    if (w != null) {
+      line.remove(w[0]);
+    }
+  }
+
+  /** The waiters whose turn it is now (as many as permits are free): their turn futures complete. */
+  private void heads(List<CompletableFuture<Void>> wake) {
+    int free = capacity - held.size();
+    for (String id : line.values()) {
+      if (free-- <= 0) {
+        break;
+      }
+      CompletableFuture<Void> f = turns.get(id);
+      if (f != null) {
+        wake.add(f);
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "LocalPermitPool{" + name + ", " + capacity + " in flight, lease " + lease + "}";
+  }
+}

@@ -1,0 +1,131 @@
+package io.pixquota.throttle;
+
+import io.pixquota.throttle.internal.Checks;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * A cap on calls in flight, shared by the fleet: a call takes a {@link Permit} before it is sent and gives it back when
+ * its answer arrives, it fails, or it is cancelled. Every permit is leased: a holder that dies (a {@code kill -9}, a
+ * partition) costs the pool its permit until the lease ends, not for ever; a release after the lease ended frees
+ * nothing another call now holds (each permit has an id of its own, a fencing token). Callers without a permit wait in
+ * the pool's line: first come, first served within a {@link Priority} ({@code INTERACTIVE} before {@code BATCH}).
+ *
+ * <p>With a {@link SlotAsk}, a pool that can decide it with the bucket in one step (the same store, one slot of a
+ * Cluster) books the call's rate slot in the same decision as its permit, both or neither, in one round trip; one that
+ * cannot answers the permit alone ({@link PermitAnswer#acquisition()} null) and the caller books the slot after.
+ *
+ * <p>Implemented by {@link LocalPermitPool} (one process) and, in pixquota-redis, {@code RedisPermitPool}.
+ * Implementations are threadsafe.
+ */
+public interface PermitPool {
+  /** The pool's name, as meters and logs show it. */
+  String name();
+
+  /** How many calls may be in flight at once, fleet-wide. */
+  int capacity();
+
+  /** How long a permit lasts when its holder never gives it back. */
+  Duration lease();
+
+  /**
+   * A permit for {@code waiter} if it is its turn and one is free, else its place in line (kept while it asks again
+   * within the pool's waiter lease). One round trip.
+   *
+   * @param slot the rate slot to book in the same decision; null: none
+   * @throws BucketUnavailableException when the store does not answer
+   */
+  PermitAnswer take(Waiter waiter, SlotAsk slot) throws BucketUnavailableException, InterruptedException;
+
+  /** {@link #take} without blocking a thread; the default answers on the calling thread. */
+  default CompletionStage<PermitAnswer> takeAsync(Waiter waiter, SlotAsk slot) {
+    try {
+      return CompletableFuture.completedFuture(take(waiter, slot));
+    } catch (BucketUnavailableException e) {
+      return CompletableFuture.failedFuture(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /**
+   * Gives a permit back; without blocking (the release is best effort: a lost one costs its lease).
+   *
+   * @return completes with true when the permit was still held, false when its lease had ended (it freed nothing)
+   */
+  CompletionStage<Boolean> release(Permit permit);
+
+  /** {@code waiter} stops waiting (gave up, cancelled): its place is given to the next; best effort. */
+  void leave(Waiter waiter);
+
+  /**
+   * Completes when it may be {@code waiter}'s turn (a permit was given back or a lease ended while it was first in
+   * line), or after {@code atMost}, whichever comes first; then the waiter asks again with {@link #take}.
+   */
+  CompletionStage<Void> turn(Waiter waiter, Duration atMost);
+
+  /** What this process last saw of the pool; no I/O. */
+  Readings readings();
+
+  /** A caller waiting for a permit: an id of its own (its permit's too), and its class. */
+  record Waiter(String id, Priority priority) {
+    public Waiter {
+      Checks.keyName("waiter id", id);
+      Objects.requireNonNull(priority, "priority cannot be null");
+    }
+
+    /** A waiter with a fresh random id. */
+    public static Waiter of(Priority priority) {
+      byte[] b = new byte[12];
+      ThreadLocalRandom.current().nextBytes(b);
+      return new Waiter(Base64.getUrlEncoder().withoutPadding().encodeToString(b), priority);
+    }
+  }
+
+  /** A rate slot to book with the permit: the bucket, the call's cost on it, the longest wait for its slot. */
+  record SlotAsk(TokenBucket bucket, double cost, Duration maxWait) {
+    public SlotAsk {
+      Objects.requireNonNull(bucket, "bucket cannot be null");
+      Checks.notNegative("maxWait", maxWait);
+    }
+  }
+
+  /**
+   * One permit: its pool, its id (its waiter's id, unique to one call's ask: a fencing token, never held twice), and
+   * when its lease ends on the caller's clock.
+   */
+  record Permit(String pool, String id, long leaseEndsAtNanos) {
+    @Override
+    public String toString() {
+      return "Permit{" + pool + "#" + id + "}";
+    }
+  }
+
+  /**
+   * The pool's answer.
+   *
+   * @param permit          the permit taken; null when the waiter waits
+   * @param ahead           permits that must be given back before it is the waiter's turn (0 when it has one)
+   * @param acquisition     the bucket's answer to the {@link SlotAsk} decided with the permit; null when there was
+   *                        none, or when the pool could not decide it with the bucket (the caller books it)
+   * @param inUse           permits held fleet-wide after the decision
+   * @param expired         leases that had ended unreturned and were reclaimed in this decision (dead holders)
+   * @param answeredAtNanos when the answer reached this process, on the caller's clock
+   */
+  record PermitAnswer(Permit permit, int ahead, Acquisition acquisition, int inUse, int expired,
+      long answeredAtNanos) {}
+
+  /**
+   * What this process saw of the pool.
+   *
+   * @param inUse          permits held fleet-wide, as the last answer said
+   * @param expiredLeases  leases reclaimed unreturned, in answers to this process
+   * @param lateReleases   releases of this process that found their lease ended
+   */
+  record Readings(int inUse, long expiredLeases, long lateReleases) {}
+}

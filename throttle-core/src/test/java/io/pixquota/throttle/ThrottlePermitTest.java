@@ -1,0 +1,224 @@
+package io.pixquota.throttle;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A throttle's routes with a permit pool (the in-memory one): calls in flight never above the cap, blocking and
+ * async; the line first come first served, interactive before batch; a cancel or a max wait that ends in line leaves
+ * it; a rate and a cap on one route both hold; a holder that never gives back costs its lease. Real threads and the
+ * real clock, short leases: what is asserted is counts and order, not timing.
+ */
+class ThrottlePermitTest {
+  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+  private final ExecutorService pool = Executors.newCachedThreadPool();
+
+  @AfterEach
+  void stop() {
+    pool.shutdownNow();
+  }
+
+  /** A provider that counts calls in flight, and answers when the test lets it. */
+  private static final class Provider implements Exchange<Integer> {
+    final AtomicInteger inFlight = new AtomicInteger();
+    final AtomicInteger most = new AtomicInteger();
+    final List<String> order = new CopyOnWriteArrayList<>();
+    volatile CountDownLatch answer = new CountDownLatch(0);
+    final String name;
+
+    Provider(String name) {
+      this.name = name;
+    }
+
+    @Override
+    public Integer send() throws IOException {
+      int now = inFlight.incrementAndGet();
+      most.accumulateAndGet(now, Math::max);
+      order.add(Thread.currentThread().getName());
+      try {
+        answer.await(5, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException();
+      } finally {
+        inFlight.decrementAndGet();
+      }
+      return 200;
+    }
+
+    @Override
+    public int status(Integer response) {
+      return response;
+    }
+
+    @Override
+    public String header(Integer response, String name) {
+      return null;
+    }
+  }
+
+  private Throttle throttle(PermitPool permits, Duration maxWait) {
+    return Throttle.builder(new LocalTokenBucket("unused", List.of(Limit.of(100, 100)), System::nanoTime))
+        .rule(null, "/spi/.*", permits).maxWait(maxWait).meterRegistry(registry).build();
+  }
+
+  private Future<Integer> call(Throttle throttle, Provider p, String name, Priority priority) {
+    return pool.submit(() -> {
+      Thread.currentThread().setName(name);
+      return throttle.exchange(ThrottleRequest.of("POST", "/spi/pay").withPriority(priority), p);
+    });
+  }
+
+  @Test
+  void neverMoreThanTheCapInFlightAndTheLineIsServedInOrder() throws Exception {
+    Throttle throttle = throttle(new LocalPermitPool("spi", 2, Duration.ofSeconds(10)), Duration.ofSeconds(5));
+    Provider p = new Provider("spi");
+    p.answer = new CountDownLatch(1);
+    List<Future<Integer>> calls = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      calls.add(call(throttle, p, "c" + i, Priority.INTERACTIVE));
+      Awaits.until("c" + i + " asked", Duration.ofSeconds(5), () -> p.inFlight.get() == 2 || p.order.size() > 0);
+      Thread.sleep(20); // each in line after the one before it
+    }
+    Awaits.until("2 in flight, 4 in line", Duration.ofSeconds(5), () -> p.inFlight.get() == 2);
+    assertThat(p.order).containsExactly("c0", "c1");
+    p.answer.countDown();
+    for (Future<Integer> f : calls) {
+      assertThat(f.get(5, TimeUnit.SECONDS)).isEqualTo(200);
+    }
+    assertThat(p.most.get()).as("never above the cap").isEqualTo(2);
+    assertThat(p.order).as("first come, first served").containsExactly("c0", "c1", "c2", "c3", "c4", "c5");
+    assertThat(registry.get("bacen.throttle.pool.wait").tags("pool", "spi", "priority", "interactive").timer()
+        .count()).isEqualTo(6);
+  }
+
+  @Test
+  void aPersonGoesBeforeTheBatchInLine() throws Exception {
+    Throttle throttle = throttle(new LocalPermitPool("spi", 1, Duration.ofSeconds(10)), Duration.ofSeconds(5));
+    Provider p = new Provider("spi");
+    p.answer = new CountDownLatch(1);
+    Future<Integer> first = call(throttle, p, "holder", Priority.INTERACTIVE);
+    Awaits.until("the holder in flight", Duration.ofSeconds(5), () -> p.inFlight.get() == 1);
+    Future<Integer> batch = call(throttle, p, "batch", Priority.BATCH);
+    Thread.sleep(50);
+    Future<Integer> person = call(throttle, p, "person", Priority.INTERACTIVE);
+    Thread.sleep(50);
+    p.answer.countDown();
+    first.get(5, TimeUnit.SECONDS);
+    person.get(5, TimeUnit.SECONDS);
+    batch.get(5, TimeUnit.SECONDS);
+    assertThat(p.order).containsExactly("holder", "person", "batch");
+  }
+
+  @Test
+  void aCallThatWaitsPastItsMaxWaitInLineIsRefusedAndLeavesTheLine() throws Exception {
+    LocalPermitPool permits = new LocalPermitPool("spi", 1, Duration.ofSeconds(10));
+    Throttle throttle = throttle(permits, Duration.ofMillis(300));
+    Provider p = new Provider("spi");
+    p.answer = new CountDownLatch(1);
+    Future<Integer> holder = call(throttle, p, "holder", Priority.INTERACTIVE);
+    Awaits.until("the holder in flight", Duration.ofSeconds(5), () -> p.inFlight.get() == 1);
+    assertThatThrownBy(() -> throttle.exchange("POST", "/spi/pay", null, p))
+        .isInstanceOf(ThrottleRefusedException.class)
+        .hasMessageContaining("waited its max wait 300 ms for a permit of pool 'spi' (1 still ahead of it)");
+    p.answer.countDown();
+    holder.get(5, TimeUnit.SECONDS);
+    assertThat(throttle.exchange("POST", "/spi/pay", null, p)).as("the refused call left no place behind")
+        .isEqualTo(200);
+    assertThat(registry.get("bacen.throttle.pool.refused").tags("pool", "spi", "priority", "interactive")
+        .counter().count()).isEqualTo(1);
+  }
+
+  @Test
+  void asyncBookingsHoldNoThreadAndKeepTheCapAndACancelInLineLeavesIt() throws Exception {
+    Throttle throttle = throttle(new LocalPermitPool("spi", 2, Duration.ofSeconds(10)), Duration.ofSeconds(5));
+    Provider p = new Provider("spi");
+    p.answer = new CountDownLatch(1);
+    List<CompletableFuture<Integer>> done = new ArrayList<>();
+    List<AsyncBooking> bookings = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      AsyncBooking b = throttle.book(ThrottleRequest.of("POST", "/spi/pay"));
+      CompletableFuture<Integer> f = new CompletableFuture<>();
+      b.start(slot -> pool.submit(() -> {
+        try {
+          f.complete(throttle.send(slot, () -> false, p));
+        } catch (IOException e) {
+          f.completeExceptionally(e);
+        }
+      }), f::completeExceptionally);
+      bookings.add(b);
+      done.add(f);
+    }
+    Awaits.until("2 in flight", Duration.ofSeconds(5), () -> p.inFlight.get() == 2);
+    assertThat(bookings.get(4).cancel()).as("the last, in line").isTrue();
+    assertThatThrownBy(() -> done.get(4).get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(InterruptedIOException.class);
+    p.answer.countDown();
+    for (int i = 0; i < 4; i++) {
+      assertThat(done.get(i).get(5, TimeUnit.SECONDS)).isEqualTo(200);
+    }
+    assertThat(p.most.get()).isEqualTo(2);
+    assertThat(p.order).hasSize(4);
+  }
+
+  @Test
+  void aRateAndACapOnOneRouteBothHold() throws Exception {
+    LocalTokenBucket rate = new LocalTokenBucket("pix", List.of(Limit.of(2, 10)), System::nanoTime);
+    Throttle throttle = Throttle.builder(rate).rule(null, "/spi/.*", rate, 1,
+        new LocalPermitPool("spi", 3, Duration.ofSeconds(10))).maxWait(Duration.ofSeconds(5)).meterRegistry(registry)
+        .build();
+    Provider p = new Provider("spi");
+    p.answer = new CountDownLatch(1);
+    List<Future<Integer>> calls = new ArrayList<>();
+    long start = System.nanoTime();
+    for (int i = 0; i < 6; i++) {
+      calls.add(call(throttle, p, "c" + i, Priority.INTERACTIVE));
+    }
+    Awaits.until("3 in flight: the cap", Duration.ofSeconds(5), () -> p.inFlight.get() == 3);
+    double ms = (System.nanoTime() - start) / 1e6;
+    assertThat(ms).as("the third left at its rate slot, 100 ms after the burst of 2").isGreaterThanOrEqualTo(95);
+    Thread.sleep(300);
+    assertThat(p.inFlight.get()).as("the rate has room again; the cap holds").isEqualTo(3);
+    p.answer.countDown();
+    for (Future<Integer> f : calls) {
+      f.get(5, TimeUnit.SECONDS);
+    }
+    assertThat(p.most.get()).isEqualTo(3);
+  }
+
+  @Test
+  void aHolderThatNeverGivesBackCostsItsLeaseNotItsPermit() throws Exception {
+    LocalPermitPool permits = new LocalPermitPool("spi", 1, Duration.ofMillis(600));
+    PermitPool.PermitAnswer dead = permits.take(PermitPool.Waiter.of(Priority.INTERACTIVE), null);
+    long leaseEnds = System.nanoTime() + Duration.ofMillis(600).toNanos();
+    assertThat(dead.permit()).isNotNull();
+    Throttle throttle = throttle(permits, Duration.ofMillis(200));
+    Provider p = new Provider("spi");
+    assertThatThrownBy(() -> throttle.exchange("POST", "/spi/pay", null, p))
+        .as("within the dead holder's lease: no permit").isInstanceOf(ThrottleRefusedException.class);
+    Awaits.until("the dead holder's lease over", Duration.ofSeconds(5), () -> System.nanoTime() - leaseEnds > 0);
+    long start = System.nanoTime();
+    assertThat(throttle.exchange("POST", "/spi/pay", null, p)).isEqualTo(200);
+    assertThat((System.nanoTime() - start) / 1e6).as("at once").isLessThan(150.0);
+    assertThat(permits.readings().expiredLeases()).isEqualTo(1);
+    assertThat(permits.release(dead.permit()).toCompletableFuture().get()).as("its late release frees nothing")
+        .isFalse();
+    assertThat(permits.readings().lateReleases()).isEqualTo(1);
+  }
+}

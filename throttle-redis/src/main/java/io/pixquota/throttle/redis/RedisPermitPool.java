@@ -1,0 +1,284 @@
+package io.pixquota.throttle.redis;
+
+import io.pixquota.throttle.Acquisition;
+import io.pixquota.throttle.BucketUnavailableException;
+import io.pixquota.throttle.PermitPool;
+import io.pixquota.throttle.internal.Async;
+import io.pixquota.throttle.internal.Checks;
+import io.pixquota.throttle.internal.TimeSource;
+import io.pixquota.throttle.redis.internal.LuaScript;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+
+/**
+ * A {@link PermitPool} in Redis ({@code permit_pool.lua}): permits leased under their callers' ids, a line of waiters
+ * by class then arrival, and the ids of the waiters whose turn it is published on the pool's channel so they ask again
+ * at once. Created {@link #beside} a {@link RedisTokenBucket}, its keys share the bucket's hash tag and a call's permit
+ * and rate slot are decided in one script ({@code PERMIT_AND_BUCKET}), both or neither, in one round trip. Threadsafe;
+ * it does not own the {@link RedissonClient}.
+ */
+public final class RedisPermitPool implements PermitPool {
+  /** How long a waiter keeps its place in line without asking again; a waiter asks again within half of it. */
+  public static final Duration WAITER_LEASE = Duration.ofSeconds(3);
+
+  private final RedissonClient redisson;
+  private final String name;
+  private final int capacity;
+  private final Duration lease;
+  private final RedisTokenBucket beside; // null: alone
+  private final List<Object> keys;
+  private final String channel;
+  private final long timeoutNanos;
+  private final TimeSource time;
+  private final Map<String, CompletableFuture<Void>> turns = new ConcurrentHashMap<>();
+  private final AtomicBoolean subscribed = new AtomicBoolean();
+  private final AtomicReference<Long> firstLeaseEndNanos = new AtomicReference<>();
+  private volatile int inUse;
+  private final AtomicLong expiredLeases = new AtomicLong();
+  private final AtomicLong lateReleases = new AtomicLong();
+
+  private RedisPermitPool(RedissonClient redisson, String name, int capacity, Duration lease, String base,
+      RedisTokenBucket beside, Duration redisTimeout, TimeSource time) {
+    this.redisson = Objects.requireNonNull(redisson, "redisson cannot be null");
+    this.name = Checks.keyName("pool name", name);
+    if (capacity < 1 || capacity > 100_000) {
+      throw new IllegalArgumentException("pool capacity must be within 1..100000, but was " + capacity);
+    }
+    this.capacity = capacity;
+    this.lease = Checks.positiveAtMostADay("lease", lease);
+    if (lease.compareTo(Duration.ofMillis(100)) < 0) {
+      throw new IllegalArgumentException("lease must be at least 100 ms, but was " + lease);
+    }
+    this.beside = beside;
+    this.keys = List.of(base + "permits", base + "line", base + "waiters", base + "tickets");
+    this.channel = base + "permits:turn";
+    this.timeoutNanos = Checks.positiveAtMostADay("redisTimeout", redisTimeout).toNanos();
+    this.time = time;
+  }
+
+  /** A pool alone, keys {@code <prefix>{<name>}:pool:*}, with the default prefix and Redis timeout. */
+  public static RedisPermitPool create(RedissonClient redisson, String name, int capacity, Duration lease) {
+    return new RedisPermitPool(redisson, name, capacity, lease, TokenBucketConfig.DEFAULT_KEY_PREFIX + "{" + name
+        + "}:pool:", null, TokenBucketConfig.DEFAULT_REDIS_TIMEOUT, TimeSource.SYSTEM);
+  }
+
+  /**
+   * A pool beside {@code bucket}: its keys in the bucket's slot ({@code <prefix>{<bucket>}:pool:<name>:*}), and a call
+   * that asks for both decided in one script.
+   */
+  public static RedisPermitPool beside(RedisTokenBucket bucket, String name, int capacity, Duration lease) {
+    TokenBucketConfig c = bucket.config();
+    return new RedisPermitPool(bucket.redisson(), name, capacity, lease, c.keyPrefix() + "{" + c.name() + "}:pool:"
+        + name + ":", bucket, c.redisTimeout(), TimeSource.SYSTEM);
+  }
+
+  /** For tests: answers stamped on {@code time}. */
+  static RedisPermitPool create(RedissonClient redisson, String name, int capacity, Duration lease, String keyPrefix,
+      TimeSource time) {
+    return new RedisPermitPool(redisson, name, capacity, lease, keyPrefix + "{" + name + "}:pool:", null,
+        TokenBucketConfig.DEFAULT_REDIS_TIMEOUT, time);
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public int capacity() {
+    return capacity;
+  }
+
+  @Override
+  public Duration lease() {
+    return lease;
+  }
+
+  /** The pool's keys: permits, line, waiters' leases, tickets. */
+  public List<Object> keys() {
+    return keys;
+  }
+
+  @Override
+  public PermitAnswer take(Waiter waiter, SlotAsk slot) throws BucketUnavailableException, InterruptedException {
+    Call call = call(waiter, slot);
+    try {
+      LuaScript.Reply r = call.script().call(call.target(), call.args(), timeoutNanos, time::nanoTime);
+      return read(waiter, call.withSlot(), r.text(), r.receivedAtNanos());
+    } catch (LuaScript.CallFailedException e) {
+      throw unavailable(e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public CompletionStage<PermitAnswer> takeAsync(Waiter waiter, SlotAsk slot) {
+    Call call = call(waiter, slot);
+    return call.script().callAsync(call.target(), call.args(), timeoutNanos, time::nanoTime)
+        .handle((r, failure) -> {
+          try {
+            if (failure != null) {
+              throw unavailable(String.valueOf(Async.cause(failure).getMessage()), Async.cause(failure));
+            }
+            return read(waiter, call.withSlot(), r.text(), r.receivedAtNanos());
+          } catch (BucketUnavailableException e) {
+            throw new CompletionException(e);
+          }
+        });
+  }
+
+  @Override
+  public CompletionStage<Boolean> release(Permit permit) {
+    Objects.requireNonNull(permit, "permit cannot be null");
+    return LuaScript.PERMIT_POOL.callAsync(alone(), new Object[] {"release", Integer.toString(capacity),
+        permit.id()}, timeoutNanos, time::nanoTime).thenApply(r -> {
+          boolean held = "1".equals(r.text());
+          if (!held) {
+            lateReleases.incrementAndGet();
+          }
+          return held;
+        });
+  }
+
+  @Override
+  public void leave(Waiter waiter) {
+    CompletableFuture<Void> turn = turns.remove(waiter.id());
+    if (turn != null) {
+      turn.complete(null);
+    }
+    LuaScript.PERMIT_POOL.callAsync(alone(), new Object[] {"leave", Integer.toString(capacity), waiter.id()},
+        timeoutNanos, time::nanoTime); // best effort: a place not left ends with its waiter lease
+  }
+
+  @Override
+  public CompletionStage<Void> turn(Waiter waiter, Duration atMost) {
+    subscribe();
+    CompletableFuture<Void> turn = turns.computeIfAbsent(waiter.id(), id -> new CompletableFuture<>());
+    long until = time.nanoTime() + Math.min(atMost.toNanos(), WAITER_LEASE.toNanos() / 2);
+    Long first = firstLeaseEndNanos.get();
+    if (first != null && first - until < 0) {
+      until = first + 1_000_000; // the first lease ends sooner: the line moves then
+    }
+    Future<?> timer = time.schedule(() -> turn.complete(null), until);
+    turn.whenComplete((v, e) -> {
+      timer.cancel(false);
+      turns.remove(waiter.id(), turn);
+    });
+    return turn;
+  }
+
+  @Override
+  public Readings readings() {
+    return new Readings(inUse, expiredLeases.get(), lateReleases.get());
+  }
+
+  private record Call(LuaScript script, LuaScript.Target target, Object[] args, boolean withSlot) {}
+
+  private Call call(Waiter waiter, SlotAsk slot) {
+    Objects.requireNonNull(waiter, "waiter cannot be null");
+    Object[] pool = {"take", Integer.toString(capacity), Long.toString(lease.toMillis()), waiter.id(),
+        Integer.toString(waiter.priority().ordinal()), Long.toString(WAITER_LEASE.toMillis()), "0"};
+    if (slot == null || slot.bucket() != beside) {
+      return new Call(LuaScript.PERMIT_POOL, alone(), pool, false);
+    }
+    pool[6] = "1";
+    Object[] bucketArgs = beside.acquireArgs(slot.cost(), slot.maxWait());
+    Object[] args = new Object[bucketArgs.length + pool.length];
+    System.arraycopy(bucketArgs, 0, args, 0, bucketArgs.length);
+    System.arraycopy(pool, 0, args, bucketArgs.length, pool.length);
+    List<Object> all = new ArrayList<>();
+    all.add(beside.config().key());
+    all.addAll(keys);
+    return new Call(LuaScript.PERMIT_AND_BUCKET, LuaScript.target(redisson, beside.config().key(), all), args, true);
+  }
+
+  private LuaScript.Target alone() {
+    return LuaScript.target(redisson, (String) keys.get(0), keys);
+  }
+
+  /** Reads the script's reply ({@code permit_pool.lua} says its forms). */
+  private PermitAnswer read(Waiter waiter, boolean withSlot, String text, long at) throws BucketUnavailableException {
+    String pool = text;
+    String bucket = null;
+    int bar = text == null ? -1 : text.indexOf(" |");
+    if (bar >= 0) {
+      pool = text.substring(0, bar);
+      bucket = text.substring(bar + 2);
+    }
+    String[] v = pool == null ? new String[0] : pool.split(" ");
+    try {
+      switch (v.length > 0 ? v[0] : "") {
+        case "Q" -> {
+          inUse = Integer.parseInt(v[2]);
+          int expired = expired(Integer.parseInt(v[3]));
+          long untilMs = Long.parseLong(v[4]);
+          firstLeaseEndNanos.set(untilMs < 0 ? null : at + untilMs * 1_000_000);
+          return new PermitAnswer(null, Integer.parseInt(v[1]), null, inUse, expired, at);
+        }
+        case "P" -> {
+          inUse = Integer.parseInt(v[1]);
+          Acquisition a = bucket == null ? null : beside.acquisition(bucket, at);
+          return new PermitAnswer(new Permit(name, waiter.id(), at + lease.toNanos()), 0, a, inUse,
+              expired(Integer.parseInt(v[2])), at);
+        }
+        case "N" -> {
+          inUse = Integer.parseInt(v[1]);
+          if (!withSlot || bucket == null) {
+            break;
+          }
+          return new PermitAnswer(null, 0, beside.acquisition(bucket, at), inUse, expired(Integer.parseInt(v[2])),
+              at);
+        }
+        default -> { }
+      }
+    } catch (RuntimeException e) {
+      throw unavailable("not a reply of the pool's script: '" + text + "'", e);
+    }
+    throw unavailable("not a reply of the pool's script: '" + text + "'", null);
+  }
+
+  private int expired(int n) {
+    expiredLeases.addAndGet(n);
+    return n;
+  }
+
+  /** Subscribes to the pool's channel once: the ids of the waiters whose turn it is. */
+  private void subscribe() {
+    if (subscribed.compareAndSet(false, true)) {
+      redisson.getTopic(channel, StringCodec.INSTANCE).addListenerAsync(String.class, (c, message) -> {
+        for (String id : message.split(",")) {
+          CompletableFuture<Void> turn = turns.get(id);
+          if (turn != null) {
+            turn.complete(null);
+          }
+        }
+      }).whenComplete((id, failure) -> {
+        if (failure != null) {
+          subscribed.set(false); // the timers still move the line; the next wait subscribes again
+        }
+      });
+    }
+  }
+
+  private BucketUnavailableException unavailable(String message, Throwable cause) {
+    return new BucketUnavailableException(name, message + " (redisTimeout " + timeoutNanos / 1_000_000 + " ms)",
+        cause);
+  }
+
+  @Override
+  public String toString() {
+    return "RedisPermitPool{" + keys.get(0) + ", " + capacity + " in flight, lease " + lease + "}";
+  }
+}

@@ -1,0 +1,137 @@
+package io.pixquota.throttle.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.pixquota.throttle.FakeTime;
+import io.pixquota.throttle.PermitPool.PermitAnswer;
+import io.pixquota.throttle.PermitPool.SlotAsk;
+import io.pixquota.throttle.PermitPool.Waiter;
+import io.pixquota.throttle.Priority;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Redis permit pool on a private Redis whose clock (and key expiry) follow the test's: the cap, the line by
+ * class then arrival, the turn told on the channel, leases that end, a late release that frees nothing (the fencing
+ * test: a release by position would let a second call in), distrust of a stored lease, and a permit and a rate slot
+ * decided in one script.
+ */
+class RedisPermitPoolTest {
+  private static final FakeTime TIME = FakeTime.manual(80_000);
+  private static RedisOnFakeTime redis;
+  private static int run;
+  private String prefix;
+
+  @BeforeAll
+  static void start() {
+    redis = new RedisOnFakeTime(TIME);
+  }
+
+  @AfterAll
+  static void stop() {
+    redis.close();
+  }
+
+  @BeforeEach
+  void fresh() {
+    prefix = "pp" + (++run) + ":";
+  }
+
+  private RedisPermitPool pool(int capacity, Duration lease) {
+    return RedisPermitPool.create(redis.redisson, "spi", capacity, lease, prefix, TIME);
+  }
+
+  private static Waiter w(String id) {
+    return new Waiter(id, Priority.INTERACTIVE);
+  }
+
+  @Test
+  void theCapHoldsTheLineIsServedInOrderAndItsHeadIsToldWhenAPermitComesBack() throws Exception {
+    RedisPermitPool pool = pool(2, Duration.ofSeconds(30));
+    PermitAnswer a = pool.take(w("a"), null);
+    PermitAnswer b = pool.take(w("b"), null);
+    assertThat(a.permit()).isNotNull();
+    assertThat(b.permit()).isNotNull();
+    assertThat(b.inUse()).isEqualTo(2);
+    assertThat(pool.take(w("c"), null).ahead()).isEqualTo(1);
+    assertThat(pool.take(new Waiter("d", Priority.BATCH), null).ahead()).isEqualTo(2);
+    assertThat(pool.take(w("e"), null).ahead()).as("a person goes before the batch").isEqualTo(2);
+    assertThat(pool.take(new Waiter("d", Priority.BATCH), null).ahead()).as("asking again keeps the place")
+        .isEqualTo(3);
+    CompletableFuture<Void> turn = pool.turn(w("c"), Duration.ofSeconds(10)).toCompletableFuture();
+    Thread.sleep(200); // subscribed
+    assertThat(pool.release(a.permit()).toCompletableFuture().get(5, TimeUnit.SECONDS)).isTrue();
+    turn.get(5, TimeUnit.SECONDS);
+    assertThat(pool.take(w("e"), null).ahead()).as("not e's turn: c is first").isEqualTo(1);
+    assertThat(pool.take(w("c"), null).permit()).isNotNull();
+  }
+
+  @Test
+  void aDeadHoldersLeaseEndsAndItsLateReleaseFreesNothingAnotherCallHolds() throws Exception {
+    RedisPermitPool pool = pool(1, Duration.ofSeconds(2));
+    PermitAnswer dead = pool.take(w("dead"), null);
+    assertThat(pool.take(w("b"), null).ahead()).isEqualTo(1);
+    TIME.advance(Duration.ofMillis(2_001));
+    PermitAnswer b = pool.take(w("b"), null);
+    assertThat(b.permit()).as("the lease ended: b's turn").isNotNull();
+    assertThat(b.expired()).isEqualTo(1);
+    assertThat(pool.release(dead.permit()).toCompletableFuture().get(5, TimeUnit.SECONDS))
+        .as("the dead holder's late release").isFalse();
+    assertThat(pool.take(w("c"), null).ahead()).as("freed nothing: b still holds the only permit").isEqualTo(1);
+    assertThat(pool.readings().lateReleases()).isEqualTo(1);
+    assertThat(pool.readings().expiredLeases()).isEqualTo(1);
+  }
+
+  @Test
+  void aStoredLeaseFarAheadIsNotBelievedAndAWaiterThatStopsAskingLosesItsPlace() throws Exception {
+    RedisPermitPool pool = pool(1, Duration.ofSeconds(2));
+    redis.admin.call("ZADD", (String) pool.keys().get(0), Long.toString(TIME.micros() / 1000 + 86_400_000), "ghost");
+    PermitAnswer a = pool.take(w("a"), null);
+    assertThat(a.permit()).as("a lease of a day, against the pool's 2 s: reclaimed").isNotNull();
+    assertThat(a.expired()).isEqualTo(1);
+    assertThat(pool.take(w("gone"), null).ahead()).isEqualTo(1);
+    assertThat(pool.take(w("b"), null).ahead()).isEqualTo(2);
+    TIME.advance(RedisPermitPool.WAITER_LEASE.plusMillis(1)); // "gone" never asks again; b does; a's lease ends
+    assertThat(pool.take(w("b"), null).permit()).as("a's lease over, gone's place lost: b's turn").isNotNull();
+  }
+
+  @Test
+  void beside_aBucket_aPermitAndASlotAreOneScriptBothOrNeither() throws Exception {
+    RedisTokenBucket bucket = RedisTesting.onFakeTime(redis.redisson, prefix, "spi", 2, 0.5, TIME);
+    RedisPermitPool pool = RedisPermitPool.beside(bucket, "spi", 3, Duration.ofSeconds(30));
+    PermitAnswer one = pool.take(w("a"), new SlotAsk(bucket, 1, Duration.ZERO)); // the script cached by this one
+    assertThat(one.permit()).isNotNull();
+    assertThat(one.acquisition().granted()).isTrue();
+    long scripts = scripts();
+    assertThat(pool.take(w("b"), new SlotAsk(bucket, 1, Duration.ZERO)).acquisition().granted()).isTrue();
+    assertThat(scripts() - scripts).as("one round trip for the permit and the slot").isEqualTo(1);
+    PermitAnswer third = pool.take(w("c"), new SlotAsk(bucket, 1, Duration.ZERO));
+    assertThat(third.acquisition().granted()).as("the bucket is empty: refused").isFalse();
+    assertThat(third.permit()).as("both or neither: no permit").isNull();
+    assertThat(third.inUse()).isEqualTo(2);
+    pool.release(one.permit()).toCompletableFuture().get(5, TimeUnit.SECONDS);
+    pool.take(w("x"), null);
+    pool.take(w("y"), null);
+    PermitAnswer full = pool.take(w("z"), new SlotAsk(bucket, 1, Duration.ofSeconds(10)));
+    assertThat(full.ahead()).as("the pool full: it waits").isEqualTo(1);
+    assertThat(full.acquisition()).as("and the bucket was not asked").isNull();
+    assertThat(bucket.acquire(1, Duration.ofSeconds(10)).waitTime()).as("nothing booked for z: the next slot is "
+        + "the bucket's first").isEqualTo(Duration.ofSeconds(2));
+  }
+
+  private static long scripts() {
+    long n = 0;
+    for (String line : redis.admin.call("INFO", "commandstats").toString().split("\r?\n")) {
+      if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+        String calls = line.substring(line.indexOf("calls=") + 6);
+        n += Long.parseLong(calls.substring(0, calls.indexOf(',')));
+      }
+    }
+    return n;
+  }
+}
