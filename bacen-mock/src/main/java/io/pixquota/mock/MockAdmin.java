@@ -20,7 +20,9 @@ final class MockAdmin {
       boolean events = String.valueOf(exchange.getRequestURI().getQuery()).contains("events=true");
       Map<String, Object> integrators = new LinkedHashMap<>();
       for (String id : mock.config().integrators().keySet()) {
-        integrators.put(id, mock.stats(id, events));
+        Map<String, Object> stats = new LinkedHashMap<>(mock.stats(id, events));
+        stats.put("inFlight", mock.inFlightStats(id));
+        integrators.put(id, stats);
       }
       Map<String, Object> body = new LinkedHashMap<>();
       body.put("policy", mock.policyJson());

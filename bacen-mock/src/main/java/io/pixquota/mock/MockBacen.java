@@ -48,10 +48,12 @@ public final class MockBacen implements AutoCloseable {
   private final long originNanos = System.nanoTime();
   private final AtomicInteger threadIds = new AtomicInteger();
   private final DictApi dict;
+  private final InFlight inFlight;
 
   private MockBacen(MockConfig config) throws IOException {
     this.config = config;
     this.dict = new DictApi(config.dict(), this::delay);
+    this.inFlight = new InFlight(config.maxInFlight());
     this.sessions = new Sessions(config.integrators(), config.tokenTtlSeconds());
     this.quota = config.redisUrl() == null ? new LocalQuota(config.policy())
         : new RedisSlidingWindowQuota(config.policy(), config.redisUrl(), "bacen-mock:");
@@ -122,8 +124,14 @@ public final class MockBacen implements AutoCloseable {
     return originNanos;
   }
 
+  /** One integrator's requests in flight: the cap, the most seen at once, the refused, the number now. */
+  public Map<String, Object> inFlightStats(String integrator) {
+    return inFlight.stats(integrator);
+  }
+
   /** Clears counters and the audit, and refills every quota, the DICT's buckets included. */
   public void reset() {
+    inFlight.reset();
     audit.reset();
     quota.reset();
     dict.state().reset();
@@ -193,6 +201,22 @@ public final class MockBacen implements AutoCloseable {
       policies(exchange, session, path.substring("/policies/".length()));
       return;
     }
+    long arrival = System.nanoTime();
+    if (!inFlight.enter(session.integrator())) {
+      audit.record(session.integrator(), arrival, 429, exchange.getRequestHeaders().getFirst("X-Replica-Id"), false);
+      Answers.sendProblem(exchange, 429, "LimiteDeRequisicoesExcedido", "Limite de requisições excedido",
+          "more than " + inFlight.cap() + " requests in flight");
+      return;
+    }
+    try {
+      admitted(exchange, session, path);
+    } finally {
+      inFlight.exit(session.integrator());
+    }
+  }
+
+  /** A request within the cap on calls in flight: the delay (in flight), the quota, the answer. */
+  private void admitted(HttpExchange exchange, Sessions.Session session, String path) throws IOException {
     delay();
     long arrival = System.nanoTime();
     Quota.Decision decision;

@@ -14,7 +14,8 @@ import java.util.Objects;
  * @param policyName        the name under which {@code GET /policies/{policy}} serves it
  * @param integrators       client id to client secret
  * @param tokenTtlSeconds   lifetime of a bearer token
- * @param latencyMs         delay added before the quota decision, as network delay would
+ * @param latencyMs         delay added before the quota decision, as network delay would; the request is in flight
+ *                          meanwhile
  * @param jitterMs          extra uniform random delay in [0, jitterMs]
  * @param retryAfter        whether a 429 carries Retry-After (the real DICT sends none)
  * @param retryAfterSeconds the Retry-After of every 429, 1..86400; 0 (default): until the quota has room, rounded up
@@ -23,11 +24,13 @@ import java.util.Objects;
  * @param adminFromAnywhere whether /admin answers requests from other hosts than loopback
  * @param threads           request threads
  * @param dict              the DICT's rate-limiting policies ({@link DictPolicies#v120()} by default)
+ * @param maxInFlight       requests of one integrator in flight at once, from arrival to answer (BACEN's SPI: 6);
+ *                          the one over it is refused with 429; 0 (default): no cap
  */
 public record MockConfig(String bind, int port, QuotaPolicy policy, String policyName,
     Map<String, String> integrators, long tokenTtlSeconds, long latencyMs, long jitterMs, boolean retryAfter,
     long retryAfterSeconds, Map<Integer, Double> statusCosts, String redisUrl, boolean adminFromAnywhere, int threads,
-    DictPolicies dict) {
+    DictPolicies dict, int maxInFlight) {
 
   public MockConfig {
     Objects.requireNonNull(integrators, "integrators cannot be null");
@@ -57,6 +60,9 @@ public record MockConfig(String bind, int port, QuotaPolicy policy, String polic
     if (retryAfterSeconds > 0 && !retryAfter) {
       throw new IllegalArgumentException("retryAfterSeconds is " + retryAfterSeconds + ", but 429s carry no "
           + "Retry-After");
+    }
+    if (maxInFlight < 0 || maxInFlight > 10_000) {
+      throw new IllegalArgumentException("maxInFlight must be within 0..10000, but was " + maxInFlight);
     }
     if (threads < 1) {
       throw new IllegalArgumentException("threads must be >= 1, but was " + threads);
@@ -98,6 +104,7 @@ public record MockConfig(String bind, int port, QuotaPolicy policy, String polic
     private boolean adminFromAnywhere;
     private int threads = 64;
     private DictPolicies dict = DictPolicies.v120();
+    private int maxInFlight;
 
     private Builder() {}
 
@@ -171,6 +178,12 @@ public record MockConfig(String bind, int port, QuotaPolicy policy, String polic
     }
 
     /** The DICT's policies; default the spec's v1.2.0. */
+    /** Requests of one integrator in flight at once; the one over it is refused with 429; 0: no cap. */
+    public Builder maxInFlight(int max) {
+      this.maxInFlight = max;
+      return this;
+    }
+
     public Builder dict(DictPolicies policies) {
       this.dict = policies;
       return this;
@@ -179,7 +192,7 @@ public record MockConfig(String bind, int port, QuotaPolicy policy, String polic
     public MockConfig build() {
       Map<String, String> ids = integrators.isEmpty() ? Map.of("demo", "demo-secret") : integrators;
       return new MockConfig(bind, port, policy, policyName, ids, tokenTtlSeconds, latencyMs, jitterMs, retryAfter,
-          retryAfterSeconds, statusCosts, redisUrl, adminFromAnywhere, threads, dict);
+          retryAfterSeconds, statusCosts, redisUrl, adminFromAnywhere, threads, dict, maxInFlight);
     }
   }
 
@@ -187,6 +200,7 @@ public record MockConfig(String bind, int port, QuotaPolicy policy, String polic
   public String toString() {
     return "MockConfig{bind=" + bind + ", port=" + port + ", policy=" + policy + ", integrators="
         + integrators.keySet() + ", latencyMs=" + latencyMs + ", jitterMs=" + jitterMs + ", retryAfter="
-        + retryAfter + ", statusCosts=" + statusCosts + ", shared=" + (redisUrl != null) + ", " + dict + "}";
+        + retryAfter + ", statusCosts=" + statusCosts + ", shared=" + (redisUrl != null) + ", maxInFlight="
+        + maxInFlight + ", " + dict + "}";
   }
 }

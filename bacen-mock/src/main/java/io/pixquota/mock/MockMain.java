@@ -50,7 +50,7 @@ public final class MockMain implements Callable<Integer> {
   long tokenTtl;
 
   @Option(names = "--latency-ms", defaultValue = "0",
-      description = "Delay before each quota decision (default ${DEFAULT-VALUE}).")
+      description = "Delay before each quota decision, the request in flight meanwhile (default ${DEFAULT-VALUE}).")
   long latencyMs;
 
   @Option(names = "--jitter-ms", defaultValue = "0",
@@ -79,6 +79,10 @@ public final class MockMain implements Callable<Integer> {
   @Option(names = "--threads", defaultValue = "64", description = "Request threads (default ${DEFAULT-VALUE}).")
   int threads;
 
+  @Option(names = "--max-in-flight", defaultValue = "0", description = "Requests of one integrator in flight at "
+      + "once (BACEN's SPI: 6); the one over it gets 429; 0: no cap (default ${DEFAULT-VALUE}).")
+  int maxInFlight;
+
   @Option(names = "--dict-counting", defaultValue = "v1.2.0",
       description = "The DICT's policies: v1.2.0 (the spec's) or later:<category A..H> (every key type, a person-type "
           + "split, a 404 costing 20 at the user scope and 3 at the participant's, the participant's anti-scan "
@@ -95,7 +99,7 @@ public final class MockMain implements Callable<Integer> {
     MockConfig.Builder b = MockConfig.builder().bind(bind).port(port).policy(quota).policyName(policyName)
         .tokenTtlSeconds(tokenTtl).latency(latencyMs, jitterMs).retryAfter(!noRetryAfter)
         .retryAfterSeconds(retryAfterSeconds).redisUrl(redisUrl).adminFromAnywhere(adminFromAnywhere).threads(threads)
-        .dict(DictPolicies.parse(dictCounting));
+        .dict(DictPolicies.parse(dictCounting)).maxInFlight(maxInFlight);
     integrators.forEach(b::integrator);
     statusCosts.forEach(b::statusCost);
     return b.build();
