@@ -49,6 +49,7 @@ public final class MockBacen implements AutoCloseable {
   private final AtomicInteger threadIds = new AtomicInteger();
   private final DictApi dict;
   private final InFlight inFlight;
+  private volatile boolean warming;
 
   private MockBacen(MockConfig config) throws IOException {
     this.config = config;
@@ -86,12 +87,14 @@ public final class MockBacen implements AutoCloseable {
       own.createContext("/", this::handle);
       own.start();
       URI url = URI.create("http://127.0.0.1:" + own.getAddress().getPort());
+      warming = true;
       sessions.forget(SelfWarmUp.run(url, config.integrators().entrySet().iterator().next()));
     } catch (IOException | RuntimeException e) {
       LOG.debug("warm-up failed; the first requests will be slower: {}", e.toString());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } finally {
+      warming = false;
       if (own != null) {
         own.stop(0);
       }
@@ -314,6 +317,9 @@ public final class MockBacen implements AutoCloseable {
   }
 
   private void delay() {
+    if (warming) {
+      return; // its own warm-up: the code paths, not the latency
+    }
     long millis = config.latencyMs() + (config.jitterMs() > 0
         ? ThreadLocalRandom.current().nextLong(config.jitterMs() + 1) : 0);
     if (millis > 0) {

@@ -5,6 +5,7 @@ import io.pixquota.harness.BucketOptions;
 import io.pixquota.harness.PrivateRedisServer;
 import io.pixquota.mock.MockBacen;
 import io.pixquota.mock.MockConfig;
+import io.pixquota.mock.QuotaPolicy;
 import io.pixquota.throttle.redis.RedisAddress;
 import java.io.PrintStream;
 import java.net.URI;
@@ -101,6 +102,11 @@ public final class DemoMain implements Callable<Integer> {
       + "v1.2.0 or later:<category A..H> (default ${DEFAULT-VALUE}: a 404 costs the participant 3, a small bucket).")
   String dictCounting;
 
+  @Option(names = "--in-flight", description = "The SPI's cap on calls in flight: the mock refuses the call over N "
+      + "at once; 3 replicas x 20 concurrent calls, direct vs through a permit pool (each answer takes --latency-ms, "
+      + "200 unless given).")
+  Integer inFlight;
+
   @Option(names = "--json", description = "Print only a JSON object {\"direct\": {...}, \"throttled\": {...}}.")
   boolean jsonOnly;
 
@@ -135,10 +141,13 @@ public final class DemoMain implements Callable<Integer> {
       }
     }
     if (dict) {
-      return dict(ownRedis ? null : redisUrl);
+      return DictDemo.fromOptions(this, ownRedis ? null : redisUrl);
+    }
+    if (inFlight != null) {
+      inFlightDefaults();
     }
     try (PrivateRedisServer redis = ownRedis ? PrivateRedisServer.start() : null;
-        MockBacen mock = bacenUrl == null ? MockBacen.start(MockConfig.builder().latency(latencyMs, jitterMs).build())
+        MockBacen mock = bacenUrl == null ? MockBacen.start(mockConfig())
             : null) {
       redisUrl = ownRedis ? redis.uri().toString() : redisUrl;
       URI provider = mock != null ? mock.url() : bacenUrl;
@@ -212,28 +221,6 @@ public final class DemoMain implements Callable<Integer> {
     }
   }
 
-  /** {@code --dict}: 15 s per run and DICT answering in 20 ms, unless {@code --duration}, {@code --latency-ms}. */
-  private int dict(String redisUrl) throws Exception {
-    if (foreignRate != null || priorities || bacenUrl != null) {
-      throw bad("--dict runs on its own, against the embedded judge: without --foreign-rate, --priorities or "
-          + "--bacen-url");
-    }
-    try {
-      io.pixquota.bacen.dict.DictPolicies.parse(dictCounting);
-    } catch (IllegalArgumentException e) {
-      throw bad("--dict-counting is invalid: " + e.getMessage());
-    }
-    long seconds = spec.commandLine().getParseResult().hasMatchedOption("--duration") ? durationSeconds : 15;
-    if (seconds < 3 || seconds > 3600) {
-      throw bad("--duration must be within 3..3600 s with --dict, but was " + seconds);
-    }
-    try (PrivateRedisServer redis = redisUrl == null ? PrivateRedisServer.start() : null) {
-      long latency = spec.commandLine().getParseResult().hasMatchedOption("--latency-ms") ? latencyMs : 20;
-      return new DictDemo(out, jsonOnly, dictCounting, seconds * 1000L, latency, report)
-          .run(redis != null ? redis.uri().toString() : redisUrl, mode != Mode.THROTTLED, mode != Mode.DIRECT);
-    }
-  }
-
   private void checkForeign() {
     if (!(foreignRate > 0 && foreignRate <= 1000)) {
       throw bad("--foreign-rate must be within (0, 1000] per second, but was " + ResultTable.number(foreignRate));
@@ -259,7 +246,33 @@ public final class DemoMain implements Callable<Integer> {
     }
   }
 
-  private CommandLine.ParameterException bad(String message) {
+  /** The mock of the run: with {@code --in-flight}, a cap on calls in flight and no rate that binds. */
+  private MockConfig mockConfig() {
+    MockConfig.Builder b = MockConfig.builder().latency(latencyMs, jitterMs);
+    return inFlight == null ? b.build() : b.maxInFlight(inFlight).policy(QuotaPolicy.bucket(100_000, 100_000, 1000))
+        .build();
+  }
+
+  /** {@code --in-flight}: 3 replicas x 20 calls, 200 ms answers, a bucket that never binds, unless given. */
+  private void inFlightDefaults() {
+    if (inFlight < 1 || inFlight > 1000) {
+      throw bad("--in-flight must be within 1..1000, but was " + inFlight);
+    }
+    if (foreignRate != null || priorities || bacenUrl != null) {
+      throw bad("--in-flight runs on its own, against the embedded mock: without --foreign-rate, --priorities or "
+          + "--bacen-url");
+    }
+    replicas = given("--replicas") ? replicas : 3;
+    latencyMs = given("--latency-ms") ? latencyMs : 200;
+    bucket.capacity = given("--capacity") ? bucket.capacity : 1000;
+    bucket.rate = given("--rate") ? bucket.rate : 1000;
+  }
+
+  boolean given(String option) {
+    return spec.commandLine().getParseResult().hasMatchedOption(option);
+  }
+
+  CommandLine.ParameterException bad(String message) {
     return new CommandLine.ParameterException(spec.commandLine(), message);
   }
 
@@ -282,6 +295,10 @@ public final class DemoMain implements Callable<Integer> {
   private ModeResult runEach(String name, ReplicaCommand.Mode replicaMode, List<List<String>> each, URI provider,
       String redisUrl) throws Exception {
     return new ModeRun(this, out, terminal).run(name, replicaMode, each, provider, redisUrl);
+  }
+
+  PrintStream out() {
+    return out;
   }
 
   /** For tests: whether the output is a terminal (default: {@link ProgressLine#isTerminal()}). */

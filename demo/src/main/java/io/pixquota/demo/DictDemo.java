@@ -3,6 +3,7 @@ package io.pixquota.demo;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pixquota.bacen.dict.DictPolicies;
 import io.pixquota.bacen.dict.DictPolicy;
+import io.pixquota.harness.PrivateRedisServer;
 import io.pixquota.mock.MockBacen;
 import io.pixquota.mock.MockConfig;
 import java.io.PrintStream;
@@ -34,6 +35,29 @@ final class DictDemo {
     this.durationMillis = durationMillis;
     this.latencyMs = latencyMs;
     this.report = report;
+  }
+
+  /** {@code --dict}: 15 s per run and DICT answering in 20 ms, unless {@code --duration}, {@code --latency-ms}. */
+  static int fromOptions(DemoMain demo, String redisUrl) throws Exception {
+    if (demo.foreignRate != null || demo.priorities || demo.bacenUrl != null || demo.inFlight != null) {
+      throw demo.bad("--dict runs on its own, against the embedded judge: without --foreign-rate, --priorities, "
+          + "--in-flight or --bacen-url");
+    }
+    try {
+      DictPolicies.parse(demo.dictCounting);
+    } catch (IllegalArgumentException e) {
+      throw demo.bad("--dict-counting is invalid: " + e.getMessage());
+    }
+    long seconds = demo.given("--duration") ? demo.durationSeconds : 15;
+    if (seconds < 3 || seconds > 3600) {
+      throw demo.bad("--duration must be within 3..3600 s with --dict, but was " + seconds);
+    }
+    try (PrivateRedisServer redis = redisUrl == null ? PrivateRedisServer.start() : null) {
+      long latency = demo.given("--latency-ms") ? demo.latencyMs : 20;
+      return new DictDemo(demo.out(), demo.jsonOnly, demo.dictCounting, seconds * 1000L, latency, demo.report)
+          .run(redis != null ? redis.uri().toString() : redisUrl, demo.mode != DemoMain.Mode.THROTTLED,
+              demo.mode != DemoMain.Mode.DIRECT);
+    }
   }
 
   int run(String redisUrl, boolean direct, boolean throughSdk) throws Exception {

@@ -14,6 +14,12 @@ final class ModeResult {
   final Map<String, List<CallRecord>> callsByReplica = new LinkedHashMap<>();
   List<Map<String, Object>> providerEvents = new ArrayList<>();
   long providerMaxInWindow;
+  /** The most calls the provider had in flight at once (its audit), or -1. */
+  long providerMostInFlight = -1;
+  /** How long each answer of the provider took (the mock's latency), ms. */
+  long latencyMs;
+  /** The provider's cap on calls in flight (the mock's), or 0. */
+  long inFlightCap;
   long providerOriginNanoTime;
   final Map<String, Long> replicaStartNanoTime = new LinkedHashMap<>();
   long redisCommands = -1;
@@ -164,6 +170,26 @@ final class ModeResult {
     return sb.toString();
   }
 
+  /**
+   * Calls served per second at the provider: served calls over the time from the first one's arrival to the last
+   * one's answer (its arrival plus the provider's latency).
+   */
+  double servedPerSecondAtProvider() {
+    List<Double> at = new ArrayList<>();
+    for (Map<String, Object> e : providerEvents) {
+      Object status = e.get("status");
+      if (status instanceof Number n && n.intValue() == 200 && e.get("atMicros") instanceof Number t) {
+        at.add(t.doubleValue());
+      }
+    }
+    if (at.size() < 2) {
+      return 0;
+    }
+    double first = at.stream().mapToDouble(Double::doubleValue).min().orElse(0);
+    double last = at.stream().mapToDouble(Double::doubleValue).max().orElse(0);
+    return at.size() / ((last - first) / 1e6 + latencyMs / 1000.0);
+  }
+
   Map<String, Object> toJson() {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("served", served());
@@ -180,6 +206,8 @@ final class ModeResult {
       m.put("redisCountPartial", redisCountPartial);
     }
     m.put("providerMaxInWindow", providerMaxInWindow);
+    m.put("providerMostInFlight", providerMostInFlight);
+    m.put("servedPerSecondAtProvider", Math.round(servedPerSecondAtProvider() * 100) / 100.0);
     m.put("jitterMaxMs", Math.round(jitterMaxMs * 10) / 10.0);
     Map<String, Object> byReplica = new LinkedHashMap<>();
     callsByReplica.keySet().forEach(r -> byReplica.put(r, Map.of("served", servedPerSecond(r, 1),

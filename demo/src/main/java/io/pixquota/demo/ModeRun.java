@@ -48,6 +48,9 @@ final class ModeRun {
             Double.toString(demo.bucket.rate),
             "--max-wait-ms", Long.toString(demo.maxWaitMs), "--bucket-name", bucketName,
             "--replica-id", Integer.toString(i)));
+        if (demo.inFlight != null && replicaMode == ReplicaCommand.Mode.THROTTLED) {
+          args.addAll(List.of("--in-flight", Integer.toString(demo.inFlight)));
+        }
         args.addAll(each.get(i - 1));
         children.add(ReplicaProcess.start(DemoMain.class, args, ProcessBuilder.Redirect.INHERIT));
       }
@@ -112,6 +115,9 @@ final class ModeRun {
     JsonNode all = json.readTree(get(provider.resolve("/admin/stats?events=true")));
     JsonNode stats = all.path("integrators").path("demo");
     result.providerMaxInWindow = stats.path("maxInWindow").asLong();
+    result.providerMostInFlight = stats.path("inFlight").path("mostSeen").asLong(-1);
+    result.latencyMs = demo.latencyMs;
+    result.inFlightCap = stats.path("inFlight").path("max").asLong();
     result.providerOriginNanoTime = all.path("originNanoTime").asLong();
     result.providerEvents = json.convertValue(stats.path("events"), new TypeReference<List<Map<String, Object>>>() {});
     if (demo.timeline) {

@@ -92,6 +92,19 @@ public final class ReplicaCommand implements Callable<Integer> {
       description = "Keep the configured rate whatever the provider answers (the SDK follows its 429s by default).")
   boolean noRateAdaptation;
 
+  @Option(names = "--in-flight", defaultValue = "0",
+      description = "Calls in flight at once for the fleet: each holds a permit beside the bucket (default "
+          + "${DEFAULT-VALUE}: no cap).")
+  int inFlight;
+
+  @Option(names = "--call-timeout-ms", defaultValue = "0",
+      description = "The PixClient's call timeout; 0: the max wait + 30 s (default ${DEFAULT-VALUE}).")
+  long callTimeoutMs;
+
+  @Option(names = "--permit-lease-ms", defaultValue = "0",
+      description = "With --in-flight: how long a permit lasts when its holder dies; 0: the SDK's default.")
+  long permitLeaseMs;
+
   @Option(names = "--metrics-port", defaultValue = "0",
       description = "Serve /metrics (Prometheus text) on this port; 0 = off (default ${DEFAULT-VALUE}).")
   int metricsPort;
@@ -173,12 +186,17 @@ public final class ReplicaCommand implements Callable<Integer> {
   /** The SDK as a service would use it: a PixClient over the shared Redis, its settings planned or given. */
   private Burst.Caller throttled(RedissonClient redisson, PrometheusMeterRegistry registry, OkHttpClient base)
       throws IOException {
-    PixClientConfig config = PixClientConfig.builder().baseUrl(options.bacenUrl)
+    PixClientConfig.Builder c = PixClientConfig.builder().baseUrl(options.bacenUrl)
         .credentials(options.clientId, options.clientSecret).bucketName(options.bucketName)
         .bucket(options.bucket.capacity, options.bucket.rate).maxWait(Duration.ofMillis(maxWaitMs))
-        .callTimeout(Duration.ofMillis(maxWaitMs + 30_000)) // the timeout counts the wait: longer than the max wait
+        .callTimeout(Duration.ofMillis(callTimeoutMs > 0 ? callTimeoutMs : maxWaitMs + 30_000)) // counts the wait
         .retry(1, Duration.ofMillis(1), Duration.ofMillis(1), Duration.ofSeconds(1))
-        .rateAdaptation(noRateAdaptation ? null : RateAdaptation.defaults()).defaultPriority(priority).build();
+        .rateAdaptation(noRateAdaptation ? null : RateAdaptation.defaults()).defaultPriority(priority)
+        .maxInFlight(inFlight);
+    if (permitLeaseMs > 0) {
+      c.permitLease(Duration.ofMillis(permitLeaseMs));
+    }
+    PixClientConfig config = c.build();
     PixClient.Builder builder = PixClient.builder(config).redisson(redisson).meterRegistry(registry)
         .okHttpClient(base);
     if (options.planJitterMs > 0) {

@@ -31,6 +31,10 @@ final class ResultTable {
         .toList());
     rows.addAll(List.of("elapsed", "wait p50", "wait p99", "Redis round trips per call",
         "provider: most accepted in any 1 s"));
+    boolean inFlight = results.values().stream().anyMatch(r -> r.inFlightCap > 0);
+    if (inFlight) {
+      rows.addAll(List.of("provider: most in flight", "served per s at the provider"));
+    }
     if (foreignRate != null) {
       rows.addAll(List.of("foreign calls", "foreign 429", "effective rate, lowest"));
     }
@@ -64,6 +68,8 @@ final class ResultTable {
           case "r2 (a person) wait max" -> String.format(Locale.ROOT, "%.0f ms", r.waitPercentileMs("r2", 100));
           case "r1 (batch) served per s" -> String.format(Locale.ROOT, "%.2f", r.servedPerSecond("r1",
               prioritySeconds));
+          case "provider: most in flight" -> Long.toString(r.providerMostInFlight);
+          case "served per s at the provider" -> String.format(Locale.ROOT, "%.1f", r.servedPerSecondAtProvider());
           default -> Long.toString(r.providerMaxInWindow);
         };
         out.printf(Locale.ROOT, "%14s", cell);
@@ -92,6 +98,16 @@ final class ResultTable {
       if (hint != null) {
         out.printf(Locale.ROOT, "%n%s%n", hint);
       }
+    }
+    if (inFlight) {
+      ModeResult any = results.values().iterator().next();
+      double physical = any.inFlightCap * 1000.0 / any.latencyMs;
+      out.printf(Locale.ROOT, "%nThe provider takes %d calls in flight at once, each answer %d ms: at most %.0f "
+          + "calls per second. throttled: %.1f per second, %.1f%% of it, %s%n", any.inFlightCap, any.latencyMs,
+          physical, throttled == null ? 0 : throttled.servedPerSecondAtProvider(), throttled == null ? 0
+              : 100 * throttled.servedPerSecondAtProvider() / physical, throttled != null
+              && throttled.tooManyRequests() == 0 ? "zero 429." : "429s seen: the pool is not under the cap!");
+      return;
     }
     if (throttled != null) {
       double ideal = Math.max(0, (allCalls - capacity) / rate);

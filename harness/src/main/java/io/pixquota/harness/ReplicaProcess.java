@@ -109,6 +109,12 @@ public final class ReplicaProcess implements AutoCloseable {
     return process.exitValue();
   }
 
+  /** {@code kill -9}: the replica dies at once, holding what it holds (its permits, its connections). */
+  public void kill() throws InterruptedException {
+    process.destroyForcibly(); // SIGKILL on Linux
+    process.waitFor(5, TimeUnit.SECONDS);
+  }
+
   /** Kills the replica if it still runs. */
   @Override
   public void close() {

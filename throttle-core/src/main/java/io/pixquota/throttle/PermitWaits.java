@@ -4,7 +4,9 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -73,7 +75,11 @@ final class PermitWaits {
     try {
       while (!turn.isDone()) {
         check(booking, canceled);
-        waits.time().sleepNanos(POLL_NANOS);
+        try {
+          turn.get(POLL_NANOS, TimeUnit.NANOSECONDS); // wakes the moment its turn may have come
+        } catch (TimeoutException | ExecutionException stillWaiting) {
+          // checks for a cancel, and waits on
+        }
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

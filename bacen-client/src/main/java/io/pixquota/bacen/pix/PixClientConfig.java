@@ -49,7 +49,9 @@ public final class PixClientConfig {
         b.throttleTokenCalls);
     this.bucket = new SharedBucketSettings(b.bucketName, b.bucketCapacity, b.bucketRate, b.redisUrl, b.redisTimeout,
         b.configurationLease, b.rateAdaptation, b.redisUnavailable, b.localShare);
-    this.throttling = new ThrottleSettings(b.maxWait, b.defaultPriority, b.batchHorizon, b.quotaSignal);
+    this.throttling = new ThrottleSettings(b.maxWait, b.defaultPriority, b.batchHorizon, b.quotaSignal, b.maxInFlight,
+        b.maxInFlight == 0 ? null : b.permitLease != null ? b.permitLease
+            : b.maxWait.plus(b.callTimeout).plusSeconds(5));
     this.retry = b.retry;
   }
 
@@ -72,7 +74,8 @@ public final class PixClientConfig {
    * {@code BACEN_REDIS_UNAVAILABLE} (FAIL_CLOSED or LOCAL_FALLBACK), {@code BACEN_LOCAL_SHARE} (0.5),
    * {@code BACEN_CONFIGURATION_LEASE_MS} (30000), {@code BACEN_RATE_ADAPTATION} (on or off; default on),
    * {@code BACEN_DEFAULT_PRIORITY} (INTERACTIVE or BATCH), {@code BACEN_BATCH_HORIZON_MS} (0),
-   * {@code BACEN_QUOTA_SIGNAL} (a header name; none: every 429 counts).
+   * {@code BACEN_QUOTA_SIGNAL} (a header name; none: every 429 counts), {@code BACEN_MAX_IN_FLIGHT} (0: no cap),
+   * {@code BACEN_PERMIT_LEASE_MS} (max wait + call timeout + 5 s).
    *
    * @throws IllegalArgumentException naming the variable and its value when one is missing or malformed
    */
@@ -128,6 +131,8 @@ public final class PixClientConfig {
     RateAdaptation rateAdaptation = RateAdaptation.defaults();
     private Priority defaultPriority = Priority.INTERACTIVE;
     private Duration batchHorizon = Duration.ZERO;
+    private int maxInFlight;
+    private Duration permitLease;
     private String quotaSignal;
 
     private Builder() {}
@@ -276,8 +281,27 @@ public final class PixClientConfig {
     }
 
     /**
-     * @throws IllegalStateException when baseUrl or credentials are missing, or when maxWait is not shorter than
-     *     callTimeout (the call timeout counts the wait for the slot: a longer max wait would be cut to it)
+     * Calls in flight at once for the whole fleet (BACEN's SPI: 6): each takes a permit of a pool beside the bucket
+     * with its slot, in the same round trip, and gives it back with its answer; default 0: no cap. At most 100000.
+     */
+    public Builder maxInFlight(int max) {
+      if (max < 0 || max > 100_000) {
+        throw new IllegalArgumentException("maxInFlight must be within 0..100000, but was " + max);
+      }
+      this.maxInFlight = max;
+      return this;
+    }
+
+    /** How long a permit lasts when its holder dies; default max wait + call timeout + 5 s, and longer than both. */
+    public Builder permitLease(Duration lease) {
+      this.permitLease = Checks.positiveAtMostADay("permitLease", lease);
+      return this;
+    }
+
+    /**
+     * @throws IllegalStateException when baseUrl or credentials are missing, when maxWait is not shorter than
+     *     callTimeout (the call timeout counts the wait for the slot: a longer max wait would be cut to it), or when
+     *     a permit's lease would not outlast a call's wait and its call timeout
      */
     public PixClientConfig build() {
       if (baseUrl == null) {
@@ -288,6 +312,11 @@ public final class PixClientConfig {
       }
       if (maxWait.compareTo(callTimeout) >= 0) {
         throw new IllegalStateException(ThrottleSettings.maxWaitAboveCallTimeout(maxWait, callTimeout));
+      }
+      if (maxInFlight > 0 && permitLease != null && permitLease.compareTo(maxWait.plus(callTimeout)) <= 0) {
+        throw new IllegalStateException("permitLease " + permitLease.toMillis() + " ms must be longer than maxWait "
+            + maxWait.toMillis() + " ms plus callTimeout " + callTimeout.toMillis() + " ms: a permit is held from "
+            + "the slot's booking to the answer, and a live holder's must not end first");
       }
       return new PixClientConfig(this);
     }

@@ -58,6 +58,8 @@ final class PixEnvironment {
     optional("BACEN_DEFAULT_PRIORITY", v -> b.defaultPriority(priority(v)));
     optional("BACEN_BATCH_HORIZON_MS", v -> b.batchHorizon(millis("BACEN_BATCH_HORIZON_MS")));
     optional("BACEN_QUOTA_SIGNAL", b::quotaSignal);
+    optional("BACEN_MAX_IN_FLIGHT", v -> b.maxInFlight(whole("BACEN_MAX_IN_FLIGHT", 0)));
+    optional("BACEN_PERMIT_LEASE_MS", v -> b.permitLease(millis("BACEN_PERMIT_LEASE_MS")));
     if (b.maxWait.compareTo(b.callTimeout) >= 0) {
       throw new IllegalStateException("BACEN_MAX_WAIT_MS and BACEN_CALL_TIMEOUT_MS disagree: "
           + ThrottleSettings.maxWaitAboveCallTimeout(b.maxWait, b.callTimeout));

@@ -2,12 +2,14 @@ package io.pixquota.bacen.pix;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
+import io.pixquota.throttle.LocalPermitPool;
 import io.pixquota.throttle.Priority;
 import io.pixquota.throttle.Throttle;
 import io.pixquota.throttle.ThrottleBuilder;
 import io.pixquota.throttle.TokenBucket;
 import io.pixquota.throttle.okhttp.ThrottlingInterceptor;
 import io.pixquota.throttle.redis.RedisAddress;
+import io.pixquota.throttle.redis.RedisPermitPool;
 import io.pixquota.throttle.redis.RedisTokenBucket;
 import java.util.List;
 import okhttp3.HttpUrl;
@@ -104,6 +106,11 @@ final class PixWiring {
       throttle.plan(b.plan);
     }
     waits.quotaSignal().ifPresent(throttle::quotaSignal);
+    if (waits.maxInFlight() > 0) { // beside a Redis bucket: the permit and the slot in one script
+      throttle.defaultPool(bucket instanceof RedisTokenBucket redisBucket
+          ? RedisPermitPool.beside(redisBucket, bucket.name(), waits.maxInFlight(), waits.permitLease())
+          : new LocalPermitPool(bucket.name(), waits.maxInFlight(), waits.permitLease()));
+    }
     return throttle.build();
   }
 

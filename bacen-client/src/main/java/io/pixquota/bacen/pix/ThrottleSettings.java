@@ -11,9 +11,12 @@ import java.util.Optional;
  * @param defaultPriority the class of calls made without one ({@link PixClient#getPix(String)})
  * @param batchHorizon    how far ahead a {@link Priority#BATCH} call may book its slot
  * @param signalHeader    the header by which the provider's own 429s are known; null: every 429 counts
+ * @param maxInFlight     calls in flight at once, fleet-wide (each holds a permit from its slot to its answer); 0: no
+ *                        cap
+ * @param permitLease     how long a permit lasts when its holder dies; null without a cap
  */
 public record ThrottleSettings(Duration maxWait, Priority defaultPriority, Duration batchHorizon,
-    String signalHeader) {
+    String signalHeader, int maxInFlight, Duration permitLease) {
   /**
    * The header by which the provider's own 429s are known; empty: every 429 counts. See
    * {@link io.pixquota.throttle.ThrottleBuilder#quotaSignal(String)}.
@@ -25,7 +28,8 @@ public record ThrottleSettings(Duration maxWait, Priority defaultPriority, Durat
   @Override
   public String toString() {
     return "maxWait=" + maxWait + ", defaultPriority=" + defaultPriority + ", batchHorizon=" + batchHorizon
-        + ", quotaSignal=" + (signalHeader == null ? "any 429" : signalHeader);
+        + ", quotaSignal=" + (signalHeader == null ? "any 429" : signalHeader)
+        + (maxInFlight == 0 ? "" : ", maxInFlight=" + maxInFlight + ", permitLease=" + permitLease);
   }
 
   /** Why a max wait of {@code maxWait} cannot go with a call timeout of {@code callTimeout}. */

@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.pixquota.bacen.pix.PixClient;
 import io.pixquota.bacen.pix.PixException;
 import io.pixquota.spring.ThrottlingClientHttpRequestInterceptor;
+import io.pixquota.throttle.LocalPermitPool;
 import io.pixquota.throttle.Priority;
 import io.pixquota.throttle.Throttle;
 import io.pixquota.throttle.ThrottleBuilder;
@@ -11,6 +12,7 @@ import io.pixquota.throttle.TokenBucket;
 import io.pixquota.throttle.okhttp.ThrottlingInterceptor;
 import io.pixquota.throttle.plan.QuotaPlan;
 import io.pixquota.throttle.plan.QuotaPlanner;
+import io.pixquota.throttle.redis.RedisPermitPool;
 import io.pixquota.throttle.redis.RedisTokenBucket;
 import java.util.Arrays;
 import javax.net.ssl.X509TrustManager;
@@ -100,6 +102,11 @@ public class PixQuotaAutoConfiguration {
             Throttle.DEFAULT_LOCAL_RETRY_INTERVAL).quotaSignal(p.getQuotaSignal());
     plan.ifAvailable(throttle::plan);
     registry.ifAvailable(throttle::meterRegistry);
+    if (p.getMaxInFlight() > 0) { // beside a Redis bucket: the permit and the slot in one script
+      throttle.defaultPool(bucket instanceof RedisTokenBucket redisBucket
+          ? RedisPermitPool.beside(redisBucket, bucket.name(), p.getMaxInFlight(), settings.permitLease())
+          : new LocalPermitPool(bucket.name(), p.getMaxInFlight(), settings.permitLease()));
+    }
     return throttle.build();
   }
 

@@ -30,6 +30,15 @@ public class PixQuotaProperties {
    */
   private String quotaSignal;
 
+  /**
+   * Calls in flight at once for the whole fleet (BACEN's SPI: 6): each holds a permit of a pool beside the bucket from
+   * its slot to its answer, taken in the same round trip; 0: no cap.
+   */
+  private int maxInFlight;
+
+  /** How long a permit lasts when its holder dies; unset: the max wait plus the provider's call timeout plus 5 s. */
+  private Duration permitLease;
+
   @NestedConfigurationProperty
   private final PixQuotaProviderProperties provider = new PixQuotaProviderProperties();
   private final Bucket bucket = new Bucket();
@@ -74,6 +83,22 @@ public class PixQuotaProperties {
 
   public void setQuotaSignal(String quotaSignal) {
     this.quotaSignal = quotaSignal;
+  }
+
+  public int getMaxInFlight() {
+    return maxInFlight;
+  }
+
+  public void setMaxInFlight(int maxInFlight) {
+    this.maxInFlight = maxInFlight;
+  }
+
+  public Duration getPermitLease() {
+    return permitLease;
+  }
+
+  public void setPermitLease(Duration permitLease) {
+    this.permitLease = permitLease;
   }
 
   public PixQuotaProviderProperties getProvider() {

@@ -96,6 +96,15 @@ final class PixQuotaSettings {
     check("pixquota.default-priority", p.getDefaultPriority(), () -> c.defaultPriority(p.getDefaultPriority()));
     check("pixquota.batch-horizon", p.getBatchHorizon(), () -> c.batchHorizon(p.getBatchHorizon()));
     check("pixquota.quota-signal", p.getQuotaSignal(), () -> c.quotaSignal(p.getQuotaSignal()));
+    check("pixquota.max-in-flight", p.getMaxInFlight(), () -> c.maxInFlight(p.getMaxInFlight()));
+    if (p.getPermitLease() != null) {
+      check("pixquota.permit-lease", p.getPermitLease(), () -> c.permitLease(p.getPermitLease()));
+      Duration held = p.getMaxWait().plus(p.getProvider().getCallTimeout());
+      if (p.getMaxInFlight() > 0 && p.getPermitLease().compareTo(held) <= 0) {
+        throw invalid("pixquota.permit-lease", p.getPermitLease(), "longer than pixquota.max-wait plus "
+            + "pixquota.provider.call-timeout (" + held + "): a permit is held from the slot's booking to the answer");
+      }
+    }
     check("pixquota.redis.timeout", p.getRedis().getTimeout(), () -> c.redisTimeout(p.getRedis().getTimeout()));
     PixQuotaProperties.RedisUnavailable down = p.getRedisUnavailable();
     check("pixquota.redis-unavailable.policy", down.getPolicy(),
@@ -108,6 +117,13 @@ final class PixQuotaSettings {
           return p.getRedis().getUrl().trim();
         });
     this.client = provider(p.getProvider(), c, p.getMaxWait());
+  }
+
+  /** The permit pool's lease: the property, else the max wait plus the provider's call timeout plus 5 s. */
+  public Duration permitLease() {
+    PixQuotaProperties p = properties;
+    return p.getPermitLease() != null ? p.getPermitLease()
+        : p.getMaxWait().plus(p.getProvider().getCallTimeout()).plusSeconds(5);
   }
 
   /** The provider's settings, when a base URL is set; null otherwise (no PixClient). */

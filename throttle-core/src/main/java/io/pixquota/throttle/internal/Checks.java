@@ -123,6 +123,16 @@ public final class Checks {
     return value;
   }
 
+  /** A pool's name (a bucket's, often): not blank, at most 200 characters, no '{', '}' or whitespace. */
+  public static String poolName(String name) {
+    notBlank("pool name", name);
+    if (name.length() > 200 || !name.matches("[^{}\\s]+")) {
+      throw new IllegalArgumentException("pool name must be at most 200 characters without '{', '}' or whitespace, "
+          + "but was '" + name + "'");
+    }
+    return name;
+  }
+
   /** Not null and not blank. */
   public static String notBlank(String field, String value) {
     Objects.requireNonNull(value, field + " cannot be null");

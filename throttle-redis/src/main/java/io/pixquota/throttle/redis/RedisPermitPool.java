@@ -53,7 +53,7 @@ public final class RedisPermitPool implements PermitPool {
   private RedisPermitPool(RedissonClient redisson, String name, int capacity, Duration lease, String base,
       RedisTokenBucket beside, Duration redisTimeout, TimeSource time) {
     this.redisson = Objects.requireNonNull(redisson, "redisson cannot be null");
-    this.name = Checks.keyName("pool name", name);
+    this.name = Checks.poolName(name);
     if (capacity < 1 || capacity > 100_000) {
       throw new IllegalArgumentException("pool capacity must be within 1..100000, but was " + capacity);
     }

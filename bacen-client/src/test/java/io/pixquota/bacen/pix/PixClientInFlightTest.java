@@ -1,0 +1,60 @@
+package io.pixquota.bacen.pix;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.pixquota.mock.MockBacen;
+import io.pixquota.mock.MockConfig;
+import io.pixquota.testing.RedisExtension;
+import io.pixquota.testing.TestRedis;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * A rate and a cap on one route, end to end: the PixClient's bucket (burst 8, 9/s, under the mock's 10 + 10/s) and a
+ * pool of 3 in flight beside it (the mock refuses a fourth at once, every answer taking 400 ms). Twenty calls at once:
+ * both limits hold (no 429 of either kind, never more than 3 in flight at the provider), and each call is admitted by
+ * one script that decides its permit and its slot together.
+ */
+@ExtendWith(RedisExtension.class)
+class PixClientInFlightTest {
+  @Test
+  void aRateAndACapOnOneRouteBothHold(TestRedis redis) throws Exception {
+    try (MockBacen mock = MockBacen.start(MockConfig.builder().latency(400, 0).maxInFlight(3).build())) {
+      SimpleMeterRegistry registry = new SimpleMeterRegistry();
+      PixClientConfig config = PixClientConfig.builder().baseUrl(mock.url()).credentials("demo", "demo-secret")
+          .bucketName(redis.keyPrefix().replace(":", "-") + "pix").maxWait(Duration.ofSeconds(8))
+          .callTimeout(Duration.ofSeconds(10)).maxInFlight(3).retry(1, Duration.ofMillis(1), Duration.ofMillis(1),
+              Duration.ofSeconds(1)).build();
+      ExecutorService threads = Executors.newFixedThreadPool(20);
+      try (PixClient pix = PixClient.builder(config).redisson(redis.newRedisson()).meterRegistry(registry).build()) {
+        pix.warmUp();
+        List<Future<Pix>> calls = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+          String e2e = String.format("E12345678202611301200ABCDEF%05d", i);
+          calls.add(threads.submit(() -> pix.getPix(e2e)));
+        }
+        for (Future<Pix> f : calls) {
+          assertThat(f.get(30, TimeUnit.SECONDS)).isNotNull();
+        }
+      } finally {
+        threads.shutdownNow();
+      }
+      assertThat(mock.inFlightStats("demo")).as("the cap held: never a fourth in flight")
+          .containsEntry("mostSeen", 3).containsEntry("refused", 0);
+      assertThat(((Number) mock.stats("demo", false).get("maxInWindow")).longValue())
+          .as("the rate held: at most the provider's 10 in any 1 s").isLessThanOrEqualTo(10);
+      assertThat(registry.get("bacen.throttle.pool.wait").tags("pool", config.bucket().name(), "priority",
+          "interactive").timer().count()).isEqualTo(20);
+      assertThat(registry.get("bacen.throttle.pool.in.use").tags("pool", config.bucket().name()).gauge().value())
+          .isBetween(0.0, 3.0);
+    }
+  }
+}
