@@ -42,7 +42,7 @@ for i in 1 2; do
   metrics=$([ "$i" = 1 ] && echo "$M1" || echo "$M2")
   java -jar demo/target/bacen-demo.jar replica --bacen-url "http://127.0.0.1:$MOCK_PORT" \
     --redis-url "redis://127.0.0.1:$REDIS_PORT" --mode THROTTLED --replica-id "$i" --calls 10 --capacity 8 \
-    --rate 9 --bursts 0 --pause-ms 2000 --metrics-port "$metrics" > "$DIR/replica-$i.log" 2>&1 &
+    --rate 9 --in-flight 6 --bursts 0 --pause-ms 2000 --metrics-port "$metrics" > "$DIR/replica-$i.log" 2>&1 &
   PIDS+=($!)
 done
 

@@ -36,7 +36,7 @@ class ReplicaMetricsTest {
       Thread replica = new Thread(() -> new CommandLine(new DemoMain()).setCaseInsensitiveEnumValuesAllowed(true)
           .execute("replica", "--bacen-url", mock.url().toString(), "--redis-url", redis.uri().toString(),
               "--bucket-name", redis.keyPrefix().replace(":", "-") + "metrics", "--calls", "12",
-              "--metrics-port", Integer.toString(port), "--linger-ms", "20000"));
+              "--metrics-port", Integer.toString(port), "--linger-ms", "20000", "--in-flight", "6"));
       replica.setDaemon(true);
       replica.start();
       HttpClient http = HttpClient.newHttpClient();
