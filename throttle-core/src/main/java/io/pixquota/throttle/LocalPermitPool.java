@@ -158,6 +158,11 @@ public final class LocalPermitPool implements PermitPool {
     return new Readings(lastInUse, expiredLeases, lateReleases);
   }
 
+  /** How many wait in line now (tests). */
+  synchronized int inLine() {
+    return line.size();
+  }
+
   /** Ends leases and waiter leases that are over; the waiters first in line then may take: wake them. */
   private int reclaim(long now, List<CompletableFuture<Void>> wake) {
     int expired = 0;

@@ -15,6 +15,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -41,6 +42,7 @@ class ThrottlePermitTest {
     final AtomicInteger most = new AtomicInteger();
     final List<String> order = new CopyOnWriteArrayList<>();
     volatile CountDownLatch answer = new CountDownLatch(0);
+    volatile Semaphore oneByOne; // when set, each call answers when the test gives it one permit of this
     final String name;
 
     Provider(String name) {
@@ -53,7 +55,12 @@ class ThrottlePermitTest {
       most.accumulateAndGet(now, Math::max);
       order.add(Thread.currentThread().getName());
       try {
-        answer.await(5, TimeUnit.SECONDS);
+        Semaphore steps = oneByOne;
+        if (steps != null) {
+          steps.tryAcquire(5, TimeUnit.SECONDS);
+        } else {
+          answer.await(5, TimeUnit.SECONDS);
+        }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new InterruptedIOException();
@@ -88,18 +95,26 @@ class ThrottlePermitTest {
 
   @Test
   void neverMoreThanTheCapInFlightAndTheLineIsServedInOrder() throws Exception {
-    Throttle throttle = throttle(new LocalPermitPool("spi", 2, Duration.ofSeconds(10)), Duration.ofSeconds(5));
+    LocalPermitPool permits = new LocalPermitPool("spi", 2, Duration.ofSeconds(10));
+    Throttle throttle = throttle(permits, Duration.ofSeconds(5));
     Provider p = new Provider("spi");
-    p.answer = new CountDownLatch(1);
+    p.oneByOne = new Semaphore(0);
     List<Future<Integer>> calls = new ArrayList<>();
     for (int i = 0; i < 6; i++) {
       calls.add(call(throttle, p, "c" + i, Priority.INTERACTIVE));
-      Awaits.until("c" + i + " asked", Duration.ofSeconds(5), () -> p.inFlight.get() == 2 || p.order.size() > 0);
-      Thread.sleep(20); // each in line after the one before it
+      int inLine = Math.max(0, i - 1);
+      int i0 = i;
+      Awaits.until("c" + i + " in flight or in line", Duration.ofSeconds(5),
+          () -> p.order.size() == Math.min(i0 + 1, 2) && permits.inLine() == inLine);
     }
-    Awaits.until("2 in flight, 4 in line", Duration.ofSeconds(5), () -> p.inFlight.get() == 2);
     assertThat(p.order).containsExactly("c0", "c1");
-    p.answer.countDown();
+    // One call answered at a time: one permit comes free, so exactly one call from the line goes in next.
+    for (int answered = 1; answered <= 4; answered++) {
+      p.oneByOne.release();
+      int seen = 2 + answered;
+      Awaits.until(seen + " calls sent", Duration.ofSeconds(5), () -> p.order.size() == seen);
+    }
+    p.oneByOne.release(2);
     for (Future<Integer> f : calls) {
       assertThat(f.get(5, TimeUnit.SECONDS)).isEqualTo(200);
     }
@@ -111,15 +126,16 @@ class ThrottlePermitTest {
 
   @Test
   void aPersonGoesBeforeTheBatchInLine() throws Exception {
-    Throttle throttle = throttle(new LocalPermitPool("spi", 1, Duration.ofSeconds(10)), Duration.ofSeconds(5));
+    LocalPermitPool permits = new LocalPermitPool("spi", 1, Duration.ofSeconds(10));
+    Throttle throttle = throttle(permits, Duration.ofSeconds(5));
     Provider p = new Provider("spi");
     p.answer = new CountDownLatch(1);
     Future<Integer> first = call(throttle, p, "holder", Priority.INTERACTIVE);
     Awaits.until("the holder in flight", Duration.ofSeconds(5), () -> p.inFlight.get() == 1);
     Future<Integer> batch = call(throttle, p, "batch", Priority.BATCH);
-    Thread.sleep(50);
+    Awaits.until("the batch call in line", Duration.ofSeconds(5), () -> permits.inLine() == 1);
     Future<Integer> person = call(throttle, p, "person", Priority.INTERACTIVE);
-    Thread.sleep(50);
+    Awaits.until("the person in line behind it", Duration.ofSeconds(5), () -> permits.inLine() == 2);
     p.answer.countDown();
     first.get(5, TimeUnit.SECONDS);
     person.get(5, TimeUnit.SECONDS);
