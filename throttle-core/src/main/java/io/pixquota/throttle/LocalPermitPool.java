@@ -127,6 +127,7 @@ public final class LocalPermitPool implements PermitPool {
     List<CompletableFuture<Void>> wake = new ArrayList<>();
     synchronized (this) {
       drop(waiter.id(), wake);
+      held.remove(waiter.id());
       heads(wake);
     }
     wake.forEach(f -> f.complete(null));
@@ -138,7 +139,8 @@ public final class LocalPermitPool implements PermitPool {
     synchronized (this) {
       turn = turns.computeIfAbsent(waiter.id(), id -> new CompletableFuture<>());
       Long earliest = held.values().stream().min(Long::compare).orElse(null);
-      long until = time.nanoTime() + atMost.toNanos();
+      // within half its waiter lease, so that it asks again (and keeps its place) however long its max wait
+      long until = time.nanoTime() + Math.min(atMost.toNanos(), WAITER_LEASE.toNanos() / 2);
       if (earliest != null && earliest < until) {
         until = earliest + 1; // a lease ends first: the line moves then
       }
