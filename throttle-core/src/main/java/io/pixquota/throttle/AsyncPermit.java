@@ -17,6 +17,7 @@ final class AsyncPermit {
       if (cause instanceof BucketUnavailableException) {
         asking.metrics().redisError(booking.pool.name());
       }
+      booking.pool.leave(booking.waiter); // it may have been given a permit in the answer that did not arrive
       asking.fail(cause instanceof IOException io ? io : new IOException("pool '" + booking.pool.name()
           + "' failed: " + cause, cause));
       return;

@@ -60,7 +60,10 @@ public interface PermitPool {
    */
   CompletionStage<Boolean> release(Permit permit);
 
-  /** {@code waiter} stops waiting (gave up, cancelled): its place is given to the next; best effort. */
+  /**
+   * {@code waiter} stops waiting (gave up, cancelled, or its take failed): its place is given to the next, and so is a
+   * permit the pool gave it in an answer that never arrived (a timeout); best effort.
+   */
   void leave(Waiter waiter);
 
   /**
@@ -68,6 +71,14 @@ public interface PermitPool {
    * line), or after {@code atMost}, whichever comes first; then the waiter asks again with {@link #take}.
    */
   CompletionStage<Void> turn(Waiter waiter, Duration atMost);
+
+  /**
+   * Prepares the pool's store now (loads its scripts, subscribes to the turns), so that the first waiters of a burst
+   * neither pay for it nor miss a turn. Optional; the default does nothing.
+   *
+   * @throws BucketUnavailableException when the store does not answer
+   */
+  default void preload() throws BucketUnavailableException, InterruptedException {}
 
   /** What this process last saw of the pool; no I/O. */
   Readings readings();

@@ -93,6 +93,21 @@ public final class Throttle {
     return pools;
   }
 
+  /**
+   * Prepares every bucket's and pool's store now ({@link TokenBucket#preload()}, {@link PermitPool#preload()}), so
+   * that the first calls of a burst do not each pay for a script load, a connection or a subscription.
+   *
+   * @throws BucketUnavailableException when a store does not answer
+   */
+  public void preload() throws BucketUnavailableException, InterruptedException {
+    for (TokenBucket b : buckets) {
+      b.preload();
+    }
+    for (PermitPool p : pools()) {
+      p.preload();
+    }
+  }
+
   /** The configured max wait. */
   public Duration maxWait() {
     return maxWait;

@@ -193,6 +193,82 @@ class ThrottlePermitTest {
     assertThat(p.order).hasSize(4);
   }
 
+  /** A real pool whose answers to the first {@code lost} takes are lost on the way back, as on a Redis timeout. */
+  private static PermitPool losingAnswers(PermitPool real, int lost) {
+    AtomicInteger left = new AtomicInteger(lost);
+    return new PermitPool() {
+      @Override
+      public String name() {
+        return real.name();
+      }
+
+      @Override
+      public int capacity() {
+        return real.capacity();
+      }
+
+      @Override
+      public Duration lease() {
+        return real.lease();
+      }
+
+      @Override
+      public PermitAnswer take(Waiter waiter, SlotAsk slot) throws BucketUnavailableException, InterruptedException {
+        PermitAnswer answer = real.take(waiter, slot);
+        if (left.getAndDecrement() > 0) {
+          throw new BucketUnavailableException(name(), "the answer did not arrive within the timeout", null);
+        }
+        return answer;
+      }
+
+      @Override
+      public java.util.concurrent.CompletionStage<PermitAnswer> takeAsync(Waiter waiter, SlotAsk slot) {
+        try {
+          return CompletableFuture.completedFuture(take(waiter, slot));
+        } catch (Exception e) {
+          return CompletableFuture.failedFuture(e);
+        }
+      }
+
+      @Override
+      public java.util.concurrent.CompletionStage<Boolean> release(Permit permit) {
+        return real.release(permit);
+      }
+
+      @Override
+      public void leave(Waiter waiter) {
+        real.leave(waiter);
+      }
+
+      @Override
+      public java.util.concurrent.CompletionStage<Void> turn(Waiter waiter, Duration atMost) {
+        return real.turn(waiter, atMost);
+      }
+
+      @Override
+      public Readings readings() {
+        return real.readings();
+      }
+    };
+  }
+
+  @Test
+  void aPermitGivenInAnAnswerThatNeverArrivedIsGivenBackNotHeldForItsLease() throws Exception {
+    LocalPermitPool real = new LocalPermitPool("spi", 1, Duration.ofSeconds(60));
+    Throttle throttle = throttle(losingAnswers(real, 2), Duration.ofMillis(500));
+    Provider p = new Provider("spi");
+    assertThatThrownBy(() -> throttle.exchange("POST", "/spi/pay", null, p))
+        .isInstanceOf(BucketUnavailableException.class);
+    AsyncBooking async = throttle.book(ThrottleRequest.of("POST", "/spi/pay"));
+    CompletableFuture<IOException> failed = new CompletableFuture<>();
+    async.start(slot -> failed.complete(null), failed::complete);
+    assertThat(failed.get(5, TimeUnit.SECONDS)).as("the async take's answer lost too")
+        .isInstanceOf(BucketUnavailableException.class);
+    assertThat(throttle.exchange("POST", "/spi/pay", null, p)).as("the only permit is free: both were given back")
+        .isEqualTo(200);
+    assertThat(p.order).hasSize(1);
+  }
+
   @Test
   void aRateAndACapOnOneRouteBothHold() throws Exception {
     LocalTokenBucket rate = new LocalTokenBucket("pix", List.of(Limit.of(2, 10)), System::nanoTime);

@@ -10,18 +10,11 @@ import io.pixquota.throttle.redis.internal.LuaScript;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import org.redisson.api.RedissonClient;
-import org.redisson.client.codec.StringCodec;
 
 /**
  * A {@link PermitPool} in Redis ({@code permit_pool.lua}): permits leased under their callers' ids, a line of waiters
@@ -43,9 +36,7 @@ public final class RedisPermitPool implements PermitPool {
   private final String channel;
   private final long timeoutNanos;
   private final TimeSource time;
-  private final Map<String, CompletableFuture<Void>> turns = new ConcurrentHashMap<>();
-  private final AtomicBoolean subscribed = new AtomicBoolean();
-  private final AtomicReference<Long> firstLeaseEndNanos = new AtomicReference<>();
+  private final PermitTurns turns;
   private volatile int inUse;
   private final AtomicLong expiredLeases = new AtomicLong();
   private final AtomicLong lateReleases = new AtomicLong();
@@ -67,6 +58,7 @@ public final class RedisPermitPool implements PermitPool {
     this.channel = base + "permits:turn";
     this.timeoutNanos = Checks.positiveAtMostADay("redisTimeout", redisTimeout).toNanos();
     this.time = time;
+    this.turns = new PermitTurns(redisson, channel, time);
   }
 
   /** A pool alone, keys {@code <prefix>{<name>}:pool:*}, with the default prefix and Redis timeout. */
@@ -154,29 +146,34 @@ public final class RedisPermitPool implements PermitPool {
 
   @Override
   public void leave(Waiter waiter) {
-    CompletableFuture<Void> turn = turns.remove(waiter.id());
-    if (turn != null) {
-      turn.complete(null);
-    }
+    turns.end(waiter.id());
     LuaScript.PERMIT_POOL.callAsync(alone(), new Object[] {"leave", Integer.toString(capacity), waiter.id()},
         timeoutNanos, time::nanoTime); // best effort: a place not left ends with its waiter lease
   }
 
   @Override
   public CompletionStage<Void> turn(Waiter waiter, Duration atMost) {
-    subscribe();
-    CompletableFuture<Void> turn = turns.computeIfAbsent(waiter.id(), id -> new CompletableFuture<>());
-    long until = time.nanoTime() + Math.min(atMost.toNanos(), WAITER_LEASE.toNanos() / 2);
-    Long first = firstLeaseEndNanos.get();
-    if (first != null && first - until < 0) {
-      until = first + 1_000_000; // the first lease ends sooner: the line moves then
+    return turns.turn(waiter.id(), atMost);
+  }
+
+  /**
+   * Subscribes to the pool's turns and loads its scripts now, waiting for Redis (up to the Redis timeout, or the
+   * connect budget on a client that has not answered yet).
+   */
+  @Override
+  public void preload() throws BucketUnavailableException, InterruptedException {
+    long budget = Math.max(timeoutNanos, LuaScript.CONNECT_BUDGET_NANOS);
+    try {
+      LuaScript.PERMIT_POOL.load(redisson, (String) keys.get(0), timeoutNanos);
+      if (beside != null) {
+        LuaScript.PERMIT_AND_BUCKET.load(redisson, beside.config().key(), timeoutNanos);
+      }
+    } catch (LuaScript.CallFailedException e) {
+      throw unavailable(e.getMessage(), e);
     }
-    Future<?> timer = time.schedule(() -> turn.complete(null), until);
-    turn.whenComplete((v, e) -> {
-      timer.cancel(false);
-      turns.remove(waiter.id(), turn);
-    });
-    return turn;
+    if (!turns.subscribeNow(budget)) {
+      throw unavailable("the subscription to " + channel + " was not confirmed", null);
+    }
   }
 
   @Override
@@ -224,7 +221,7 @@ public final class RedisPermitPool implements PermitPool {
           inUse = Integer.parseInt(v[2]);
           int expired = expired(Integer.parseInt(v[3]));
           long untilMs = Long.parseLong(v[4]);
-          firstLeaseEndNanos.set(untilMs < 0 ? null : at + untilMs * 1_000_000);
+          turns.firstLeaseEnds(untilMs < 0 ? null : at + untilMs * 1_000_000);
           return new PermitAnswer(null, Integer.parseInt(v[1]), null, inUse, expired, at);
         }
         case "P" -> {
@@ -252,24 +249,6 @@ public final class RedisPermitPool implements PermitPool {
   private int expired(int n) {
     expiredLeases.addAndGet(n);
     return n;
-  }
-
-  /** Subscribes to the pool's channel once: the ids of the waiters whose turn it is. */
-  private void subscribe() {
-    if (subscribed.compareAndSet(false, true)) {
-      redisson.getTopic(channel, StringCodec.INSTANCE).addListenerAsync(String.class, (c, message) -> {
-        for (String id : message.split(",")) {
-          CompletableFuture<Void> turn = turns.get(id);
-          if (turn != null) {
-            turn.complete(null);
-          }
-        }
-      }).whenComplete((id, failure) -> {
-        if (failure != null) {
-          subscribed.set(false); // the timers still move the line; the next wait subscribes again
-        }
-      });
-    }
   }
 
   private BucketUnavailableException unavailable(String message, Throwable cause) {

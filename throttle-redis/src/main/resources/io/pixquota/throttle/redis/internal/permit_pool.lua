@@ -14,7 +14,8 @@ KEYS[KO+3] the waiters' leases: a sorted set, member = waiter id, score = when i
 KEYS[KO+4] the ticket counter
 ARGV[AO+1] op: 'take' | 'release' | 'leave'
 ARGV[AO+2] the pool's capacity (whole, >= 1)
-ARGV[AO+3] take: the lease (ms); release: the permit's id; leave: the waiter's id
+ARGV[AO+3] take: the lease (ms); release: the permit's id; leave: the waiter's id (its place, and a permit held
+           under its id that it never learnt of, go)
 ARGV[AO+4] take: the waiter's id (also its permit's)
 ARGV[AO+5] take: its class's rank (0 INTERACTIVE, 1 BATCH)
 ARGV[AO+6] take: how long it keeps its place without asking again (ms)
@@ -77,6 +78,7 @@ end
 if op == 'leave' then
   reclaim(nil)
   leave(ARGV[AO + 3])
+  redis.call('ZREM', permits, ARGV[AO + 3]) -- a permit it was given in a reply it never read (a timeout)
   heads()
   return '1'
 end
