@@ -3,14 +3,13 @@ package io.pixquota.bacen.pix;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.pixquota.throttle.BucketUnavailableException;
+import io.pixquota.throttle.Throttle;
 import io.pixquota.throttle.Priority;
 import io.pixquota.throttle.ThrottleException;
-import io.pixquota.throttle.TokenBucket;
 import io.pixquota.throttle.internal.Async;
 import io.pixquota.throttle.okhttp.ThrottledCallFactory;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -96,12 +95,10 @@ final class PixAttempts {
   }
 
   /** Fetches the token and prepares the buckets (their scripts, their connections) now. */
-  void warmUp(List<TokenBucket> buckets) {
+  void warmUp(Throttle throttle) {
     bearer();
     try {
-      for (TokenBucket b : buckets) {
-        b.preload();
-      }
+      throttle.preload();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new PixTransportException("interrupted while loading the bucket's script", e);

@@ -144,7 +144,7 @@ public final class PixClient implements AutoCloseable {
    */
   public void warmUp() {
     checkOpen();
-    attempts.warmUp(parts.buckets());
+    attempts.warmUp(parts.throttle());
   }
 
   /**

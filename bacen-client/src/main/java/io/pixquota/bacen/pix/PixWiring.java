@@ -11,7 +11,6 @@ import io.pixquota.throttle.okhttp.ThrottlingInterceptor;
 import io.pixquota.throttle.redis.RedisAddress;
 import io.pixquota.throttle.redis.RedisPermitPool;
 import io.pixquota.throttle.redis.RedisTokenBucket;
-import java.util.List;
 import okhttp3.HttpUrl;
 import okhttp3.OkHttpClient;
 import org.redisson.api.RedissonClient;
@@ -25,7 +24,7 @@ final class PixWiring {
   /** What a {@link PixClient} is made of. */
   record Parts(PixClientConfig config, PixJson json, HttpUrl apiBase, OkHttpClient http, OkHttpClient unthrottledHttp,
       PixAttempts attempts, PixResponses responses, PixRetry retry, boolean ownsHttp, PixAsyncCalls asyncCalls,
-      RedissonClient ownedRedisson, List<TokenBucket> buckets) {}
+      RedissonClient ownedRedisson, Throttle throttle) {}
 
   private PixWiring() {}
 
@@ -92,7 +91,7 @@ final class PixWiring {
       attempts.answers(operation, 429); // at 0 from the start, so that an alert on its increase sees the first one
     }
     return new Parts(config, json, apiBase, http, base, attempts, responses, retry, b.okHttpClient == null,
-        new PixAsyncCalls(retry, attempts, b.callbacks), ownedRedisson, interceptor.buckets());
+        new PixAsyncCalls(retry, attempts, b.callbacks), ownedRedisson, interceptor.throttle());
   }
 
   private static Throttle throttle(PixClient.Builder b, TokenBucket bucket, MeterRegistry registry) {
