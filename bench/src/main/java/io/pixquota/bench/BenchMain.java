@@ -8,7 +8,8 @@ import picocli.CommandLine.Command;
     description = "Benchmarks of the pixquota SDK; every figure is quoted against a baseline of the same run.",
     subcommands = {BucketBench.class, BucketLoad.class, SoakBench.class, LoadBench.class, PeersBench.class,
         PeerReplica.class, PeerHot.class, ScaleOutBench.class, SpreadChild.class, FleetBench.class, AsyncBench.class,
-        AsyncReplica.class, PriorityBench.class, LatencyChild.class, DictBench.class, DictLookupsBench.class})
+        AsyncReplica.class, PriorityBench.class, LatencyChild.class, DictBench.class, DictLookupsBench.class,
+        PermitBench.class})
 public final class BenchMain implements Runnable {
   @Override
   public void run() {
