@@ -14,6 +14,7 @@ import io.pixquota.bacen.pix.TestEnv;
 import io.pixquota.throttle.Acquisition;
 import io.pixquota.throttle.Limit;
 import io.pixquota.throttle.LocalBucketGroup;
+import io.pixquota.throttle.LocalPermitPool;
 import io.pixquota.throttle.LocalTokenBucket;
 import io.pixquota.throttle.Priority;
 import io.pixquota.throttle.RateAdaptation;
@@ -153,6 +154,36 @@ class BadInputTableTest {
             "BACEN_TOKEN_URL is invalid, was 'https://auth example.com': not a URL (Illegal character in authority)"),
         row("env: client id blank", () -> fromEnv(TestEnv.with("BACEN_CLIENT_ID", "")),
             IllegalArgumentException.class, "BACEN_CLIENT_ID must be set, but was blank"),
+        row("pool name blank", () -> new LocalPermitPool(" ", 6, Duration.ofSeconds(30)),
+            IllegalArgumentException.class, "pool name must not be blank, but was ' '"),
+        row("pool name with {", () -> new LocalPermitPool("spi{x}", 6, Duration.ofSeconds(30)),
+            IllegalArgumentException.class, "pool name must be at most 200 characters without '{', '}' or "
+                + "whitespace, but was 'spi{x}'"),
+        row("pool capacity 0", () -> new LocalPermitPool("spi", 0, Duration.ofSeconds(30)),
+            IllegalArgumentException.class, "pool capacity must be within 1..100000, but was 0"),
+        row("pool lease 0", () -> new LocalPermitPool("spi", 6, Duration.ZERO), IllegalArgumentException.class,
+            "lease must be > 0, but was PT0S"),
+        row("pool lease not above the max wait", () -> Throttle.builder(local("a")).rule(null, "/spi/.*",
+            new LocalPermitPool("spi", 6, Duration.ofSeconds(5))).maxWait(Duration.ofSeconds(5)).build(),
+            IllegalStateException.class, "rule /spi/.*: pool 'spi' leases its permits for 5000 ms, not longer than "
+                + "the max wait 5000 ms; a permit is held from the slot's booking to the answer, so its lease must be "
+                + "longer than the max wait plus the call's timeout"),
+        row("maxInFlight -1", () -> PixClientConfig.builder().maxInFlight(-1), IllegalArgumentException.class,
+            "maxInFlight must be within 0..100000, but was -1"),
+        row("permitLease not above maxWait + callTimeout", () -> PixClientConfig.builder()
+            .baseUrl(URI.create("https://pix.example.com")).credentials("id", "secret").maxInFlight(6)
+            .maxWait(Duration.ofSeconds(10)).callTimeout(Duration.ofSeconds(30)).permitLease(Duration.ofSeconds(40))
+            .build(), IllegalStateException.class, "permitLease 40000 ms must be longer than maxWait 10000 ms plus "
+                + "callTimeout 30000 ms: a permit is held from the slot's booking to the answer, and a live holder's "
+                + "must not end first"),
+        row("env: max in flight text", () -> fromEnv(TestEnv.with("BACEN_MAX_IN_FLIGHT", "six")),
+            IllegalArgumentException.class, "BACEN_MAX_IN_FLIGHT must be a whole number, but was 'six'"),
+        row("env: max in flight above 100000", () -> fromEnv(TestEnv.with("BACEN_MAX_IN_FLIGHT", "100001")),
+            IllegalArgumentException.class,
+            "BACEN_MAX_IN_FLIGHT is invalid, was '100001': maxInFlight must be within 0..100000, but was 100001"),
+        row("env: permit lease 0", () -> fromEnv(TestEnv.with("BACEN_MAX_IN_FLIGHT", "6", "BACEN_PERMIT_LEASE_MS",
+            "0")), IllegalArgumentException.class,
+            "BACEN_PERMIT_LEASE_MS is invalid, was '0': permitLease must be > 0, but was PT0S"),
         row("env: capacity text", () -> fromEnv(TestEnv.with("BACEN_BUCKET_CAPACITY", "ten")),
             IllegalArgumentException.class, "BACEN_BUCKET_CAPACITY must be a number, but was 'ten'"),
         row("env: capacity negative", () -> fromEnv(TestEnv.with("BACEN_BUCKET_CAPACITY", "-3")),

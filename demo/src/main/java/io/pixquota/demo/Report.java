@@ -56,6 +56,10 @@ final class Report {
           r.waitPercentileMs("r2", 100)));
       row(sb, results, "r1 (batch): served per s", r -> String.format(Locale.ROOT, "%.2f",
           r.servedPerSecond("r1", prioritySeconds)));
+    } else if (results.values().stream().anyMatch(r -> r.inFlightCap > 0)) {
+      row(sb, results, "provider: most in flight (cap)", r -> r.providerMostInFlight + " (" + r.inFlightCap + ")");
+      row(sb, results, "served per s at the provider", r -> String.format(Locale.ROOT, "%.1f",
+          r.servedPerSecondAtProvider()));
     } else if (foreign != null) {
       row(sb, results, "foreign calls / 429", r -> r.foreignCalls() + " / " + r.foreignTooManyRequests());
       row(sb, results, "effective rate, lowest (/s)", r -> String.format(Locale.ROOT, "%.2f",

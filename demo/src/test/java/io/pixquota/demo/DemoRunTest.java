@@ -188,6 +188,23 @@ class DemoRunTest {
   }
 
   @Test
+  void withACapInFlightDirectIsRefusedAndThePoolNeverLetsASeventhCallIn() throws Exception {
+    Path report = dir.resolve("in-flight.html");
+    Run demo = run(new DemoMain(), "--json", "--in-flight", "6", "--report", report.toString());
+    assertThat(demo.exit()).as(demo.describe()).isZero();
+    JsonNode direct = demo.json().get("direct");
+    JsonNode throttled = demo.json().get("throttled");
+    assertThat(direct.get("tooManyRequests").asLong()).as("60 at once against a cap of 6").isGreaterThan(0);
+    assertThat(direct.get("providerMostInFlight").asLong()).isEqualTo(6);
+    assertThat(throttled.get("served").asLong()).as(demo.printed()).isEqualTo(60);
+    assertThat(throttled.get("tooManyRequests").asLong()).isZero();
+    assertThat(throttled.get("providerMostInFlight").asLong()).as("the judge's count").isEqualTo(6);
+    assertThat(throttled.get("servedPerSecondAtProvider").asDouble()).as("at most the physical 6 / 0.2 s")
+        .isPositive().isLessThanOrEqualTo(30.5);
+    assertThat(Files.readString(report)).contains("<th>provider: most in flight (cap)</th><td>6 (6)</td><td>6 (6)");
+  }
+
+  @Test
   void withPrioritiesThePersonWaitsAtMostOneSlotAndTheBatchJobKeepsItsThroughput() throws Exception {
     Path report = dir.resolve("priorities.html");
     Run demo = run(new DemoMain(), "--json", "--priorities", "--duration", "6", "--calls", "8", "--report",

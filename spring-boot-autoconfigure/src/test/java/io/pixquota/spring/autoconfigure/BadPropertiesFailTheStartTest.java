@@ -73,6 +73,11 @@ class BadPropertiesFailTheStartTest {
             "pixquota.provider.call-timeout=0ms")),
         Arguments.of("pixquota.provider.call-timeout", List.of(PROVIDER, ID, SECRET, "pixquota.max-wait=60s")),
         Arguments.of("pixquota.quota-signal", List.of("pixquota.quota-signal=Rate Limit")),
+        Arguments.of("pixquota.max-in-flight", List.of("pixquota.max-in-flight=-1")),
+        Arguments.of("pixquota.max-in-flight", List.of("pixquota.max-in-flight=six")),
+        Arguments.of("pixquota.permit-lease", List.of("pixquota.max-in-flight=6", "pixquota.permit-lease=0s")),
+        Arguments.of("pixquota.permit-lease", List.of("pixquota.max-in-flight=6", "pixquota.max-wait=10s",
+            "pixquota.permit-lease=20s")),
         Arguments.of("pixquota.provider.ssl-bundle", List.of(PROVIDER, ID, SECRET,
             "pixquota.provider.ssl-bundle=no-such-bundle")));
   }
