@@ -200,6 +200,35 @@ public final class Throttle {
     }
   }
 
+  /**
+   * For a client whose send is itself asynchronous (Reactor's {@code WebClient}): checks the slot an
+   * {@link AsyncBooking} handed over and leaves on it now, without blocking or sleeping (the booking hands a slot
+   * when it has come). Send the request at once, then report how it ended to the {@link Departure}.
+   *
+   * @throws SlotMissedException        when the slot went bad (late, its state lost, its rate cut): nothing may be
+   *                                    sent; tell the booking ({@link AsyncBooking#missed}), which books again
+   * @throws BucketUnavailableException when it went bad too many times
+   * @throws IllegalArgumentException   for a slot another throttle booked
+   */
+  public Departure depart(Slot slot) throws BucketUnavailableException, SlotMissedException {
+    Objects.requireNonNull(slot, "slot cannot be null");
+    if (!owns(slot)) {
+      throw new IllegalArgumentException("slot was booked by another throttle");
+    }
+    Booking booking = slot.booking();
+    boolean missed;
+    try {
+      missed = booking.checkBeforeLeaving();
+    } catch (BucketUnavailableException e) {
+      booking.releasePermit(); // the call ends here
+      throw e;
+    }
+    if (missed) {
+      throw new SlotMissedException(booking.bucket.name()); // the permit is kept: the booking asks again
+    }
+    return new Departure(booking, settlement, metrics, time, Math.max(0, time.nanoTime() - booking.slotNanos()));
+  }
+
   boolean owns(Slot slot) {
     return slot.waits() == waits;
   }

@@ -1,0 +1,108 @@
+package io.pixquota.spring;
+
+import io.pixquota.throttle.AsyncBooking;
+import io.pixquota.throttle.Departure;
+import io.pixquota.throttle.Priority;
+import io.pixquota.throttle.Slot;
+import io.pixquota.throttle.SlotMissedException;
+import io.pixquota.throttle.Throttle;
+import io.pixquota.throttle.ThrottleRequest;
+import java.io.IOException;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReference;
+import org.springframework.web.reactive.function.client.ClientRequest;
+import org.springframework.web.reactive.function.client.ClientResponse;
+import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
+import org.springframework.web.reactive.function.client.ExchangeFunction;
+import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.MonoSink;
+
+/**
+ * The shared quota for Spring's reactive {@code WebClient}, without blocking a thread: each request books its slot
+ * with the throttle's async booking (the bucket's async operation, then the throttle's one timer thread), and is sent
+ * when its slot comes, on that timer, through the next exchange function (itself non-blocking). Same bucket, rules,
+ * priority classes, permit pools, 429 handling and metrics as every other adapter of the same {@link Throttle}.
+ *
+ * <pre>{@code
+ * WebClient pix = WebClient.builder().baseUrl(url).filter(throttle).build();
+ * pix.get().uri("/api/v2/pix/{id}", id).attribute(ThrottlingExchangeFilterFunction.PRIORITY, Priority.BATCH)
+ *     .retrieve().bodyToMono(String.class);
+ * }</pre>
+ *
+ * <p>A subscription disposed (or a {@code timeout} operator firing) while the request waits gives its slot's tokens
+ * back (and leaves a pool's line) and sends nothing; once sent, it cancels the exchange and gives the permit back.
+ * Failures are the throttle's {@link IOException}s, as errors of the {@code Mono} ({@code ThrottleRefusedException}
+ * past the max wait, {@code BucketUnavailableException}). Threadsafe.
+ */
+public final class ThrottlingExchangeFilterFunction implements ExchangeFilterFunction {
+  /** The request attribute that sets a request's {@link Priority}; without it, the throttle's default class. */
+  public static final String PRIORITY = Priority.class.getName();
+
+  private final Throttle throttle;
+
+  public ThrottlingExchangeFilterFunction(Throttle throttle) {
+    this.throttle = Objects.requireNonNull(throttle, "throttle cannot be null");
+  }
+
+  @Override
+  public Mono<ClientResponse> filter(ClientRequest request, ExchangeFunction next) {
+    Object priority = request.attribute(PRIORITY).orElse(null);
+    if (priority != null && !(priority instanceof Priority)) {
+      return Mono.error(new IllegalArgumentException("request attribute " + PRIORITY + " must be a Priority, but was "
+          + priority.getClass().getName()));
+    }
+    String path = request.url().getRawPath();
+    ThrottleRequest asked = ThrottleRequest.of(request.method().name(), path == null || path.isEmpty() ? "/" : path)
+        .withPriority((Priority) priority);
+    return Mono.create(sink -> {
+      AsyncBooking booking = throttle.book(asked);
+      AtomicReference<Disposable> sending = new AtomicReference<>();
+      sink.onCancel(() -> {
+        booking.cancel(); // before its send: tokens back, nothing sent
+        Disposable sent = sending.get();
+        if (sent != null) {
+          sent.dispose();
+        }
+      });
+      booking.start(slot -> send(slot, booking, request, next, sink, sending), sink::error);
+    });
+  }
+
+  /** Its slot came (on the timer thread): leave on it and send, without blocking. */
+  private void send(Slot slot, AsyncBooking booking, ClientRequest request, ExchangeFunction next,
+      MonoSink<ClientResponse> sink, AtomicReference<Disposable> sending) {
+    Departure departure;
+    try {
+      departure = throttle.depart(slot);
+    } catch (SlotMissedException e) {
+      if (!booking.missed(slot)) {
+        sink.error(e); // cancelled meanwhile: nothing sent
+      }
+      return;
+    } catch (IOException e) {
+      sink.error(e);
+      return;
+    }
+    if (booking.isCanceled()) {
+      departure.failed(); // cancelled as its slot came: not sent, the permit back
+      return;
+    }
+    sending.set(next.exchange(request).doOnCancel(departure::failed).subscribe(response -> {
+      departure.answered(response.statusCode().value(), h -> response.headers().asHttpHeaders().getFirst(h));
+      sink.success(response);
+    }, failure -> {
+      departure.failed();
+      sink.error(failure);
+    }, () -> {
+      if (departure.failed()) {
+        sink.success(); // an exchange that completed without a response
+      }
+    }));
+  }
+
+  @Override
+  public String toString() {
+    return "ThrottlingExchangeFilterFunction{" + throttle.buckets() + "}";
+  }
+}

@@ -1,0 +1,78 @@
+package io.pixquota.throttle;
+
+import io.pixquota.throttle.internal.TimeSource;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.UnaryOperator;
+
+/**
+ * A call that has left on its slot ({@link Throttle#depart}) and is being sent by a client whose send is itself
+ * asynchronous (Reactor's {@code WebClient}): tell it how the send ended, once, with {@link #answered} (the answer's
+ * status and headers settle as in every adapter: a 429's hold, response costs) or {@link #failed} (no answer; a
+ * cancel too). Either gives the call's permit back, if its route has a pool; a second report does nothing. No I/O
+ * of its own on the caller's thread: the permit's release is asynchronous. Threadsafe.
+ */
+public final class Departure {
+  private final Booking booking;
+  private final Settlement settlement;
+  private final ThrottleMetrics metrics;
+  private final TimeSource time;
+  private final long sentAtNanos;
+  private final AtomicBoolean ended = new AtomicBoolean();
+
+  Departure(Booking booking, Settlement settlement, ThrottleMetrics metrics, TimeSource time, long lateNanos) {
+    this.booking = booking;
+    this.settlement = settlement;
+    this.metrics = metrics;
+    this.time = time;
+    this.sentAtNanos = time.nanoTime();
+    String name = booking.bucket.name();
+    settlement.leaving(name, lateNanos);
+    metrics.granted(name, booking.priority, Duration.ofNanos(sentAtNanos - booking.askedAtNanos()));
+    metrics.lateness(name, lateNanos);
+  }
+
+  /** How long the call waited for its slot (and permit), from its booking to its departure. */
+  public Duration waited() {
+    return Duration.ofNanos(sentAtNanos - booking.askedAtNanos());
+  }
+
+  /**
+   * The answer came: {@code status}, and its headers by name ({@code null} for one it does not have).
+   *
+   * @return false when the departure had already ended (nothing done)
+   */
+  public boolean answered(int status, UnaryOperator<String> headers) {
+    Objects.requireNonNull(headers, "headers cannot be null");
+    if (!ended.compareAndSet(false, true)) {
+      return false;
+    }
+    try {
+      metrics.answered(booking.bucket.name(), time.nanoTime() - sentAtNanos);
+      settlement.answered(booking, booking.granted(), status, headers);
+    } finally {
+      booking.releasePermit();
+    }
+    return true;
+  }
+
+  /**
+   * No answer: the send failed, timed out or was cancelled. The slot was spent (the request may have reached the
+   * provider); the permit goes back.
+   *
+   * @return false when the departure had already ended (nothing done)
+   */
+  public boolean failed() {
+    if (!ended.compareAndSet(false, true)) {
+      return false;
+    }
+    booking.releasePermit();
+    return true;
+  }
+
+  @Override
+  public String toString() {
+    return "Departure{" + booking.bucket.name() + ", " + booking.priority + (ended.get() ? ", ended" : "") + "}";
+  }
+}
