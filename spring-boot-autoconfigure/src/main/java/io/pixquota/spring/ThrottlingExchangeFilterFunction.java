@@ -1,5 +1,6 @@
 package io.pixquota.spring;
 
+import io.micrometer.observation.Observation;
 import io.pixquota.throttle.AsyncBooking;
 import io.pixquota.throttle.Departure;
 import io.pixquota.throttle.Priority;
@@ -39,6 +40,9 @@ public final class ThrottlingExchangeFilterFunction implements ExchangeFilterFun
   /** The request attribute that sets a request's {@link Priority}; without it, the throttle's default class. */
   public static final String PRIORITY = Priority.class.getName();
 
+  /** Where WebClient keeps the current observation (Micrometer's {@code ObservationThreadLocalAccessor.KEY}). */
+  private static final String OBSERVATION_KEY = "micrometer.observation";
+
   private final Throttle throttle;
 
   public ThrottlingExchangeFilterFunction(Throttle throttle) {
@@ -55,8 +59,10 @@ public final class ThrottlingExchangeFilterFunction implements ExchangeFilterFun
     String path = request.url().getRawPath();
     ThrottleRequest asked = ThrottleRequest.of(request.method().name(), path == null || path.isEmpty() ? "/" : path)
         .withPriority((Priority) priority);
-    return Mono.create(sink -> {
-      AsyncBooking booking = throttle.book(asked);
+    return Mono.deferContextual(context -> Mono.create(sink -> {
+      // WebClient keeps its request's observation in the Reactor context, not on the thread: the wait goes under it
+      Object parent = context.getOrDefault(OBSERVATION_KEY, null);
+      AsyncBooking booking = throttle.book(asked, parent instanceof Observation o ? o : null);
       AtomicReference<Disposable> sending = new AtomicReference<>();
       sink.onCancel(() -> {
         booking.cancel(); // before its send: tokens back, nothing sent
@@ -66,7 +72,7 @@ public final class ThrottlingExchangeFilterFunction implements ExchangeFilterFun
         }
       });
       booking.start(slot -> send(slot, booking, request, next, sink, sending), sink::error);
-    });
+    }));
   }
 
   /** Its slot came (on the timer thread): leave on it and send, without blocking. */

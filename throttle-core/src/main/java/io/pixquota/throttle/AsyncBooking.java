@@ -70,7 +70,10 @@ public final class AsyncBooking {
         throw new IllegalStateException("already started");
       }
       this.onDue = onDue;
-      this.onFailure = onFailure;
+      this.onFailure = e -> {
+        booking.observed.failed(e, waits.time().nanoTime());
+        onFailure.accept(e);
+      };
       if (canceled) {
         to(State.DONE);
         canceledFirst = true;
@@ -80,7 +83,7 @@ public final class AsyncBooking {
       }
     }
     if (canceledFirst) {
-      onFailure.accept(new InterruptedIOException("call canceled before it asked for its slot; not sent"));
+      this.onFailure.accept(new InterruptedIOException("call canceled before it asked for its slot; not sent"));
     } else if (queue) {
       queue();
     } else {

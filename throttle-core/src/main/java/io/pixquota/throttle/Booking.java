@@ -27,6 +27,7 @@ final class Booking {
   private volatile PermitPool.Permit permit; // the permit held, from its taking to its release
   private final Duration configuredMaxWait;
   private final SlotWaits waits;
+  volatile WaitObservation observed = WaitObservation.NONE; // set by the throttle as it books
   private final TimeSource time;
   private final long askedAtNanos;
   private Acquisition granted;

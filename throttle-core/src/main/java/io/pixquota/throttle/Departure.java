@@ -31,6 +31,7 @@ public final class Departure {
     settlement.leaving(name, lateNanos);
     metrics.granted(name, booking.priority, Duration.ofNanos(sentAtNanos - booking.askedAtNanos()));
     metrics.lateness(name, lateNanos);
+    booking.observed.left(sentAtNanos);
   }
 
   /** How long the call waited for its slot (and permit), from its booking to its departure. */

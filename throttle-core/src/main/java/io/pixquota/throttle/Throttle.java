@@ -1,6 +1,8 @@
 package io.pixquota.throttle;
 
 import io.pixquota.throttle.internal.TimeSource;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -50,6 +52,7 @@ public final class Throttle {
   private final ThrottleMetrics metrics;
   private final SlotWaits waits;
   private final Settlement settlement;
+  private final ObservationRegistry observations;
 
   Throttle(ThrottleBuilder.Settings s, Route defaultRoute, List<Route> rules, List<TokenBucket> buckets,
       ThrottleMetrics metrics) {
@@ -64,6 +67,7 @@ public final class Throttle {
     this.metrics = metrics;
     this.waits = new SlotWaits(s.lateLimit(), time, metrics);
     this.settlement = new Settlement(s.assumedJitter(), s.quotaSignal(), time, metrics);
+    this.observations = s.observations();
   }
 
   /** A builder whose default bucket takes every request that no rule matches. */
@@ -144,9 +148,13 @@ public final class Throttle {
     Objects.requireNonNull(request, "request cannot be null");
     Objects.requireNonNull(exchange, "exchange cannot be null");
     Booking booking = booking(request);
+    booking.observed = WaitObservation.start(observations, booking, null, time.nanoTime());
     try {
       waits.book(booking, request.canceled());
       return sleepSendAndSettle(booking, request.canceled(), exchange);
+    } catch (IOException | RuntimeException e) {
+      booking.observed.failed(e, time.nanoTime()); // nothing, if it had left on its slot
+      throw e;
     } finally {
       booking.releasePermit(); // the answer came, or the call failed or was cancelled: its permit goes back
     }
@@ -166,7 +174,17 @@ public final class Throttle {
    * {@link AsyncBooking#start}. Bad input throws at once.
    */
   public AsyncBooking book(ThrottleRequest request) {
-    return new AsyncBooking(booking(Objects.requireNonNull(request, "request cannot be null")), waits);
+    return book(request, null);
+  }
+
+  /**
+   * {@link #book(ThrottleRequest)}, its wait observed under {@code parent} (the HTTP client's observation, which an
+   * async client keeps in its own context rather than on the thread; null: none).
+   */
+  public AsyncBooking book(ThrottleRequest request, Observation parent) {
+    Booking booking = booking(Objects.requireNonNull(request, "request cannot be null"));
+    booking.observed = WaitObservation.start(observations, booking, parent, time.nanoTime());
+    return new AsyncBooking(booking, waits);
   }
 
   /**
@@ -193,6 +211,11 @@ public final class Throttle {
         throw new SlotMissedException(booking.bucket.name());
       }
       return sleepSendAndSettle(booking, canceled != null ? canceled : () -> false, exchange);
+    } catch (IOException | RuntimeException e) {
+      if (!missed) {
+        booking.observed.failed(e, time.nanoTime()); // nothing, if it had left on its slot
+      }
+      throw e;
     } finally {
       if (!missed) {
         booking.releasePermit();
@@ -221,6 +244,7 @@ public final class Throttle {
       missed = booking.checkBeforeLeaving();
     } catch (BucketUnavailableException e) {
       booking.releasePermit(); // the call ends here
+      booking.observed.failed(e, time.nanoTime());
       throw e;
     }
     if (missed) {
@@ -236,6 +260,7 @@ public final class Throttle {
   /** Sleeps until the booked slot, sends, and settles the answer: one path for every HTTP client. */
   private <R> R sleepSendAndSettle(Booking booking, BooleanSupplier canceled, Exchange<R> exchange) throws IOException {
     SlotWaits.Leaving slot = waits.sleepAndLeave(booking, canceled);
+    booking.observed.left(time.nanoTime());
     String name = booking.bucket.name();
     long late = slot.lateNanos();
     settlement.leaving(name, late);

@@ -1,6 +1,7 @@
 package io.pixquota.throttle;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import io.pixquota.throttle.internal.Checks;
 import io.pixquota.throttle.internal.TimeSource;
 import io.pixquota.throttle.plan.QuotaPlan;
@@ -31,6 +32,7 @@ public final class ThrottleBuilder {
   private double planLocalShare = 1;
   private Duration localRetryInterval = Throttle.DEFAULT_LOCAL_RETRY_INTERVAL;
   private MeterRegistry registry;
+  private ObservationRegistry observations = ObservationRegistry.NOOP;
   private TimeSource time = TimeSource.SYSTEM;
   private String quotaSignal;
 
@@ -44,7 +46,7 @@ public final class ThrottleBuilder {
 
   /** What the throttle keeps of its builder. */
   record Settings(Duration maxWait, Priority defaultPriority, Map<Priority, Duration> horizons, Duration lateLimit,
-      Duration assumedJitter, String quotaSignal, TimeSource time) {}
+      Duration assumedJitter, String quotaSignal, TimeSource time, ObservationRegistry observations) {}
 
   ThrottleBuilder(TokenBucket defaultBucket) {
     this.defaultBucket = Objects.requireNonNull(defaultBucket, "defaultBucket cannot be null");
@@ -185,6 +187,15 @@ public final class ThrottleBuilder {
     return this;
   }
 
+  /**
+   * Where each call's wait for its slot is observed ({@code pixquota.wait}, "waiting for quota": a span under the
+   * HTTP client's with a tracing bridge); default none.
+   */
+  public ThrottleBuilder observationRegistry(ObservationRegistry observations) {
+    this.observations = Objects.requireNonNull(observations, "observations cannot be null");
+    return this;
+  }
+
   /** For tests: the clock the throttle reads and sleeps on, and that its buckets' answers are stamped with. */
   ThrottleBuilder timeSource(TimeSource time) {
     this.time = Objects.requireNonNull(time, "time cannot be null");
@@ -220,7 +231,8 @@ public final class ThrottleBuilder {
     // Meters are made now, not on a call's path: registering a histogram for the first time took hundreds of
     // milliseconds on a cold, loaded JVM, between the lateness check and the send.
     wrapped.values().forEach(b -> metrics.register(b, defaultPriority));
-    Settings settings = new Settings(maxWait, defaultPriority, horizons, lateLimit, assumedJitter, quotaSignal, time);
+    Settings settings = new Settings(maxWait, defaultPriority, horizons, lateLimit, assumedJitter, quotaSignal, time,
+        observations);
     return new Throttle(settings, defaultRoute, built, given(), metrics);
   }
 

@@ -1,6 +1,7 @@
 package io.pixquota.spring.autoconfigure;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import io.pixquota.bacen.pix.PixClient;
 import io.pixquota.bacen.pix.PixException;
 import io.pixquota.spring.ThrottlingClientHttpRequestInterceptor;
@@ -94,7 +95,7 @@ public class PixQuotaAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   public Throttle pixQuotaThrottle(TokenBucket bucket, PixQuotaSettings settings, ObjectProvider<QuotaPlan> plan,
-      ObjectProvider<MeterRegistry> registry) {
+      ObjectProvider<MeterRegistry> registry, ObjectProvider<ObservationRegistry> observations) {
     PixQuotaProperties p = settings.properties();
     ThrottleBuilder throttle = Throttle.builder(bucket).maxWait(p.getMaxWait())
         .defaultPriority(p.getDefaultPriority()).horizon(Priority.BATCH, p.getBatchHorizon())
@@ -102,6 +103,7 @@ public class PixQuotaAutoConfiguration {
             Throttle.DEFAULT_LOCAL_RETRY_INTERVAL).quotaSignal(p.getQuotaSignal());
     plan.ifAvailable(throttle::plan);
     registry.ifAvailable(throttle::meterRegistry);
+    observations.ifAvailable(throttle::observationRegistry); // each wait, a "waiting for quota" span when traced
     if (p.getMaxInFlight() > 0) { // beside a Redis bucket: the permit and the slot in one script
       throttle.defaultPool(bucket instanceof RedisTokenBucket redisBucket
           ? RedisPermitPool.beside(redisBucket, bucket.name(), p.getMaxInFlight(), settings.permitLease())

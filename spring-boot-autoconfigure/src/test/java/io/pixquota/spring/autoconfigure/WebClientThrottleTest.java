@@ -5,6 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.observation.tck.TestObservationRegistry;
+import io.micrometer.observation.tck.TestObservationRegistryAssert;
 import io.pixquota.mock.MockBacen;
 import io.pixquota.mock.MockConfig;
 import io.pixquota.spring.ThrottlingExchangeFilterFunction;
@@ -184,6 +188,32 @@ class WebClientThrottleTest {
                 + "java.lang.String");
       });
     }
+  }
+
+  @Test
+  void theWaitIsAnObservationUnderTheWebClientsOwn(TestRedis redis) throws Exception {
+    TestObservationRegistry observations = TestObservationRegistry.create();
+    try (MockWebServer server = new MockWebServer()) {
+      server.enqueue(new MockResponse.Builder().code(200).build());
+      server.enqueue(new MockResponse.Builder().code(200).build());
+      server.start();
+      runner(redis, "wc-observed", "pixquota.bucket.capacity=1", "pixquota.bucket.rate=10")
+          .withBean(ObservationRegistry.class, () -> observations).run(context -> {
+            WebClient client = WebClient.builder().clientConnector(new JdkClientHttpConnector())
+                .observationRegistry(observations).baseUrl(server.url("/").toString())
+                .filter(context.getBean(ThrottlingExchangeFilterFunction.class)).build();
+            for (int i = 0; i < 2; i++) {
+              client.get().uri("/a").retrieve().toBodilessEntity().block(Duration.ofSeconds(10));
+            }
+          });
+    }
+    TestObservationRegistryAssert.assertThat(observations)
+        .hasNumberOfObservationsWithNameEqualTo("pixquota.wait", 2)
+        .forAllObservationsWithNameEqualTo("pixquota.wait", o -> o.hasLowCardinalityKeyValue("outcome", "granted")
+            .hasLowCardinalityKeyValue("bucket", "wc-observed")
+            .hasParentObservationContextSatisfying(parent -> assertThat(((Observation.ContextView) parent)
+                .getName()).isEqualTo("http.client.requests")))
+        .hasAnObservationWithAKeyName("wait.ms"); // its exact figures: ThrottleObservationTest, on a clock it owns
   }
 
   @Test
