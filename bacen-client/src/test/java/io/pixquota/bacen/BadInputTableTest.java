@@ -17,6 +17,7 @@ import io.pixquota.throttle.LocalBucketGroup;
 import io.pixquota.throttle.LocalPermitPool;
 import io.pixquota.throttle.LocalTokenBucket;
 import io.pixquota.throttle.Priority;
+import io.pixquota.throttle.QuotaHeaders;
 import io.pixquota.throttle.RateAdaptation;
 import io.pixquota.throttle.RedisUnavailablePolicy;
 import io.pixquota.throttle.Throttle;
@@ -184,6 +185,9 @@ class BadInputTableTest {
         row("env: permit lease 0", () -> fromEnv(TestEnv.with("BACEN_MAX_IN_FLIGHT", "6", "BACEN_PERMIT_LEASE_MS",
             "0")), IllegalArgumentException.class,
             "BACEN_PERMIT_LEASE_MS is invalid, was '0': permitLease must be > 0, but was PT0S"),
+        row("env: quota headers unknown", () -> fromEnv(TestEnv.with("BACEN_QUOTA_HEADERS", "github")),
+            IllegalArgumentException.class,
+            "BACEN_QUOTA_HEADERS is invalid, was 'github': must be IETF or X_RATELIMIT"),
         row("env: capacity text", () -> fromEnv(TestEnv.with("BACEN_BUCKET_CAPACITY", "ten")),
             IllegalArgumentException.class, "BACEN_BUCKET_CAPACITY must be a number, but was 'ten'"),
         row("env: capacity negative", () -> fromEnv(TestEnv.with("BACEN_BUCKET_CAPACITY", "-3")),
@@ -539,5 +543,50 @@ class BadInputTableTest {
   @MethodSource("retryAfterHeaders")
   void retryAfterHeadersAreReadOrIgnored(String header, Instant now, Duration expected) {
     assertThat(RetryAfter.parse(header, now)).isEqualTo(expected);
+  }
+
+  static Stream<Arguments> quotaHeaders() {
+    return Stream.of(
+        Arguments.of(QuotaHeaders.IETF, "RateLimit", "\"pix\";r=ten;t=1"),
+        Arguments.of(QuotaHeaders.IETF, "RateLimit", "\"pix\";r=-1;t=1"),
+        Arguments.of(QuotaHeaders.IETF, "RateLimit", "\"pix\";r=1.5;t=1"),
+        Arguments.of(QuotaHeaders.IETF, "RateLimit", "\"pix\";r=99999999999;t=1"),
+        Arguments.of(QuotaHeaders.IETF, "RateLimit", "pix;r=0"),
+        Arguments.of(QuotaHeaders.IETF, "RateLimit", "\"pix\";t=1"),
+        Arguments.of(QuotaHeaders.IETF, "RateLimit", "\"pix\";r=0, <script>"),
+        Arguments.of(QuotaHeaders.IETF, "RateLimit-Remaining", "-3"),
+        Arguments.of(QuotaHeaders.X_RATELIMIT, "X-RateLimit-Remaining", "1e9"),
+        Arguments.of(QuotaHeaders.X_RATELIMIT, "X-RateLimit-Remaining", "1000000001"),
+        Arguments.of(QuotaHeaders.X_RATELIMIT, "X-RateLimit-Remaining", ""));
+  }
+
+  /** A provider's quota header that does not parse is counted and ignored: the bucket is not lowered by it. */
+  @ParameterizedTest(name = "{1}: ''{2}''")
+  @MethodSource("quotaHeaders")
+  void malformedQuotaHeadersAreCountedAndIgnored(QuotaHeaders family, String header, String value) throws Exception {
+    LocalTokenBucket bucket = local("q");
+    io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+        new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+    Throttle throttle = Throttle.builder(bucket).quotaHeaders(family).meterRegistry(registry).build();
+    double before = bucket.charge(1e-9);
+    throttle.exchange("GET", "/a", null, new io.pixquota.throttle.Exchange<Integer>() {
+      @Override
+      public Integer send() {
+        return 200;
+      }
+
+      @Override
+      public int status(Integer response) {
+        return response;
+      }
+
+      @Override
+      public String header(Integer response, String name) {
+        return name.equals(header) ? value : null;
+      }
+    });
+    assertThat(registry.get("bacen.throttle.quota.headers").tag("outcome", "ignored").counter().count())
+        .isEqualTo(1);
+    assertThat(bucket.charge(1e-9)).as("only the call's token taken").isGreaterThan(before - 1.01);
   }
 }

@@ -181,6 +181,8 @@ public final class DemoMain implements Callable<Integer> {
               redisUrl));
         }
         results.put("adaptive", run("adaptive", ReplicaCommand.Mode.THROTTLED, List.of(), provider, redisUrl));
+        results.put("headers", run("headers", ReplicaCommand.Mode.THROTTLED, List.of("--quota-headers", "IETF"),
+            provider, redisUrl)); // the provider's RateLimit header read on every answer, on top of adaptation
       } else {
         if (mode != Mode.THROTTLED) {
           results.put("direct", run("direct", ReplicaCommand.Mode.DIRECT, List.of(), provider, redisUrl));

@@ -106,6 +106,15 @@ final class ModeResult {
     return effectiveRate.values().stream().flatMap(List::stream).mapToDouble(row -> row[1]).min().orElse(0);
   }
 
+  /**
+   * The share of what the foreign system left of the provider's quota ({@code capacity} plus {@code rate} per second
+   * over the run) that this mode's calls were served.
+   */
+  double quotaLeftUsed(double capacity, double rate) {
+    double left = capacity + rate * elapsedMs() / 1000 - (foreignCalls() - foreignTooManyRequests());
+    return left <= 0 ? 0 : served() / left;
+  }
+
   double elapsedMs() {
     return all().stream().mapToDouble(CallRecord::doneAtMs).max().orElse(0);
   }

@@ -10,6 +10,7 @@ import io.pixquota.harness.LeaveTimes;
 import io.pixquota.harness.ReplicaOptions;
 import io.pixquota.harness.ReplicaProtocol;
 import io.pixquota.throttle.Priority;
+import io.pixquota.throttle.QuotaHeaders;
 import io.pixquota.throttle.RateAdaptation;
 import io.pixquota.throttle.plan.QuotaPlan;
 import io.pixquota.throttle.plan.QuotaPlanner;
@@ -87,6 +88,10 @@ public final class ReplicaCommand implements Callable<Integer> {
   @Option(names = "--linger-ms", defaultValue = "0",
       description = "Keep serving /metrics this long after the last burst (default ${DEFAULT-VALUE}).")
   long lingerMs;
+
+  @Option(names = "--quota-headers", description = "Read the provider's remaining quota in this header family on "
+      + "every answer (${COMPLETION-CANDIDATES}) and lower the shared bucket when fewer remain than it expected.")
+  QuotaHeaders quotaHeaders;
 
   @Option(names = "--no-rate-adaptation",
       description = "Keep the configured rate whatever the provider answers (the SDK follows its 429s by default).")
@@ -192,6 +197,7 @@ public final class ReplicaCommand implements Callable<Integer> {
         .callTimeout(Duration.ofMillis(callTimeoutMs > 0 ? callTimeoutMs : maxWaitMs + 30_000)) // counts the wait
         .retry(1, Duration.ofMillis(1), Duration.ofMillis(1), Duration.ofSeconds(1))
         .rateAdaptation(noRateAdaptation ? null : RateAdaptation.defaults()).defaultPriority(priority)
+        .quotaHeaders(quotaHeaders)
         .maxInFlight(inFlight);
     if (permitLeaseMs > 0) {
       c.permitLease(Duration.ofMillis(permitLeaseMs));

@@ -1,5 +1,7 @@
 package io.pixquota.demo;
 
+import io.pixquota.mock.MockConfig;
+import io.pixquota.mock.QuotaPolicy;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -8,6 +10,9 @@ import java.util.Map;
 
 /** The demo's table on the terminal: one column per run, one row per figure. */
 final class ResultTable {
+  /** The mock's policy in the foreign-consumer run: its default, 10 + 10 per second. */
+  private static final QuotaPolicy PROVIDER = MockConfig.defaults().policy();
+
   /** The table's row of each failure kind. */
   static final Map<String, String> FAILURE_LABELS = Map.of(CallRecord.REFUSED_MAX_WAIT, "refused after max wait",
       CallRecord.BUCKET_UNAVAILABLE, "bucket unavailable", CallRecord.TRANSPORT, "transport errors",
@@ -36,7 +41,7 @@ final class ResultTable {
       rows.addAll(List.of("provider: most in flight", "served per s at the provider"));
     }
     if (foreignRate != null) {
-      rows.addAll(List.of("foreign calls", "foreign 429", "effective rate, lowest"));
+      rows.addAll(List.of("foreign calls", "foreign 429", "effective rate, lowest", "quota left to us, used"));
     }
     if (prioritySeconds > 0) {
       rows.addAll(List.of("r2 (a person) wait p50", "r2 (a person) wait p99", "r2 (a person) wait max",
@@ -62,6 +67,8 @@ final class ResultTable {
               : "%.2f *", r.redisRoundTripsPerCall());
           case "foreign calls" -> Long.toString(r.foreignCalls());
           case "foreign 429" -> Long.toString(r.foreignTooManyRequests());
+          case "quota left to us, used" -> String.format(Locale.ROOT, "%.1f%%", 100 * r.quotaLeftUsed(PROVIDER
+              .limit(), PROVIDER.refillTokens() * 1000.0 / PROVIDER.periodMillis()));
           case "effective rate, lowest" -> String.format(Locale.ROOT, "%.2f/s", r.effectiveRateLowest());
           case "r2 (a person) wait p50" -> String.format(Locale.ROOT, "%.0f ms", r.waitPercentileMs("r2", 50));
           case "r2 (a person) wait p99" -> String.format(Locale.ROOT, "%.0f ms", r.waitPercentileMs("r2", 99));
@@ -86,7 +93,10 @@ final class ResultTable {
     if (results.containsKey("adaptive")) {
       out.printf(Locale.ROOT, "%nThe provider answers 10 per second to everyone on these credentials; the foreign "
           + "system takes %s of them. adaptive: the first 429 the bucket did not expect cut the shared rate for "
-          + "every replica, and it climbs back while no 429 comes.%n", number(foreignRate));
+          + "every replica, and it climbs back while no 429 comes.%s%n", number(foreignRate),
+          results.containsKey("headers") ? " headers: the same, and each answer's RateLimit header (the provider's "
+              + "remaining quota, which counts the foreign calls) lowers the shared bucket when it has fewer left "
+              + "than the bucket expected." : "");
     }
     for (ModeResult r : results.values()) {
       if (r.redisCountPartial != null) {

@@ -113,6 +113,16 @@ final class FallbackTokenBucket implements TokenBucket, MeterBinder {
     return sharedElseLocal(() -> shared.refund(cost), () -> local.refund(cost));
   }
 
+  /** The shared bucket's async charge while it is in use and answers, else the local share's. */
+  @Override
+  public CompletionStage<Double> chargeAsync(double cost) {
+    Checks.tokens("cost", cost);
+    if (!useShared()) {
+      return CompletableFuture.completedFuture(local.charge(cost));
+    }
+    return sharedElseLocalAsync(shared.chargeAsync(cost), e -> local.charge(cost));
+  }
+
   /** The shared bucket's async refund while it is in use and answers, else the local share's. */
   @Override
   public CompletionStage<Double> refundAsync(double cost) {

@@ -11,7 +11,7 @@ import org.slf4j.LoggerFactory;
 /**
  * What a throttle does around a call's send: watches the plan's margin (a call that leaves later than its plan's J
  * after its slot), and settles the answer (a 429 told to the bucket, the cost the answer's status says charged or
- * refunded). A failure here never fails the response. Threadsafe.
+ * refunded, the provider's quota headers read). A failure here never fails the response. Threadsafe.
  */
 final class Settlement {
   private static final Logger LOG = LoggerFactory.getLogger(Throttle.class);
@@ -20,17 +20,21 @@ final class Settlement {
   private final TimeSource time;
   private final ThrottleMetrics metrics;
   private final ProviderRefusals refusals;
+  private final QuotaCalibration calibration;
   private final AtomicLong lastMarginWarnNanos;
 
   /**
    * @param assumedJitter a plan's J, watched live; null without a plan
    * @param quotaSignal   the header the provider's own 429s carry; null: every 429 counts
+   * @param quotaHeaders  the header family the provider states its remaining quota in; null: not read
    */
-  Settlement(Duration assumedJitter, String quotaSignal, TimeSource time, ThrottleMetrics metrics) {
+  Settlement(Duration assumedJitter, String quotaSignal, QuotaHeaders quotaHeaders, TimeSource time,
+      ThrottleMetrics metrics) {
     this.assumedJitter = assumedJitter;
     this.time = time;
     this.metrics = metrics;
     this.refusals = new ProviderRefusals(quotaSignal, time, metrics);
+    this.calibration = new QuotaCalibration(quotaHeaders, time, metrics);
     this.lastMarginWarnNanos = new AtomicLong(time.nanoTime() - TimeUnit.MINUTES.toNanos(2));
   }
 
@@ -53,6 +57,8 @@ final class Settlement {
   void answered(Booking booking, Acquisition granted, int status, UnaryOperator<String> headers) {
     if (status == 429) {
       refusals.refused(booking.bucket, booking.plan.route(), granted, headers);
+    } else {
+      calibration.answered(booking.bucket, granted, headers);
     }
     Double total = booking.plan.charge().totalByStatus().get(status);
     if (total != null && total != booking.cost) {

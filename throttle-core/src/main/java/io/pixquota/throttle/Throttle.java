@@ -1,8 +1,8 @@
 package io.pixquota.throttle;
 
-import io.pixquota.throttle.internal.TimeSource;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
+import io.pixquota.throttle.internal.TimeSource;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -66,7 +66,7 @@ public final class Throttle {
     this.time = s.time();
     this.metrics = metrics;
     this.waits = new SlotWaits(s.lateLimit(), time, metrics);
-    this.settlement = new Settlement(s.assumedJitter(), s.quotaSignal(), time, metrics);
+    this.settlement = new Settlement(s.assumedJitter(), s.quotaSignal(), s.quotaHeaders(), time, metrics);
     this.observations = s.observations();
   }
 

@@ -35,6 +35,7 @@ public final class ThrottleBuilder {
   private ObservationRegistry observations = ObservationRegistry.NOOP;
   private TimeSource time = TimeSource.SYSTEM;
   private String quotaSignal;
+  private QuotaHeaders quotaHeaders;
 
   private PermitPool defaultPool;
 
@@ -46,7 +47,8 @@ public final class ThrottleBuilder {
 
   /** What the throttle keeps of its builder. */
   record Settings(Duration maxWait, Priority defaultPriority, Map<Priority, Duration> horizons, Duration lateLimit,
-      Duration assumedJitter, String quotaSignal, TimeSource time, ObservationRegistry observations) {}
+      Duration assumedJitter, String quotaSignal, QuotaHeaders quotaHeaders, TimeSource time,
+      ObservationRegistry observations) {}
 
   ThrottleBuilder(TokenBucket defaultBucket) {
     this.defaultBucket = Objects.requireNonNull(defaultBucket, "defaultBucket cannot be null");
@@ -181,6 +183,16 @@ public final class ThrottleBuilder {
     return this;
   }
 
+  /**
+   * Reads the provider's remaining quota on every answer, in this header family (null, the default: not read), and
+   * lowers the shared bucket when the provider says fewer remain than it expected; never raises it. At most one
+   * lowering per bucket per second in each process; a malformed header is counted and ignored.
+   */
+  public ThrottleBuilder quotaHeaders(QuotaHeaders family) {
+    this.quotaHeaders = family;
+    return this;
+  }
+
   /** Where the meters go; default none (no-op meters). */
   public ThrottleBuilder meterRegistry(MeterRegistry registry) {
     this.registry = Objects.requireNonNull(registry, "registry cannot be null");
@@ -231,8 +243,8 @@ public final class ThrottleBuilder {
     // Meters are made now, not on a call's path: registering a histogram for the first time took hundreds of
     // milliseconds on a cold, loaded JVM, between the lateness check and the send.
     wrapped.values().forEach(b -> metrics.register(b, defaultPriority));
-    Settings settings = new Settings(maxWait, defaultPriority, horizons, lateLimit, assumedJitter, quotaSignal, time,
-        observations);
+    Settings settings = new Settings(maxWait, defaultPriority, horizons, lateLimit, assumedJitter, quotaSignal,
+        quotaHeaders, time, observations);
     return new Throttle(settings, defaultRoute, built, given(), metrics);
   }
 

@@ -106,6 +106,10 @@ final class ThrottleMetrics implements FallbackTokenBucket.Listener {
 
   private final PermitMetrics permits;
 
+  MeterRegistry registry() {
+    return registry;
+  }
+
   ThrottleMetrics(MeterRegistry registry) {
     this.registry = registry == null ? new CompositeMeterRegistry() : registry;
     this.permits = new PermitMetrics(this.registry);

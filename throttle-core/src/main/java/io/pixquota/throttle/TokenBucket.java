@@ -76,6 +76,22 @@ public interface TokenBucket {
   double refund(double cost) throws BucketUnavailableException, InterruptedException;
 
   /**
+   * {@link #charge} without blocking a thread on the store's answer; the default answers on the calling thread.
+   *
+   * @throws IllegalArgumentException for a bad cost
+   */
+  default CompletionStage<Double> chargeAsync(double cost) {
+    try {
+      return CompletableFuture.completedFuture(charge(cost));
+    } catch (BucketUnavailableException e) {
+      return CompletableFuture.failedFuture(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /**
    * {@link #refund} without blocking a thread on the store's answer; the default answers on the calling thread.
    *
    * @throws IllegalArgumentException for a bad cost

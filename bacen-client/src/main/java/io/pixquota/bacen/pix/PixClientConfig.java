@@ -2,6 +2,7 @@ package io.pixquota.bacen.pix;
 
 import io.pixquota.throttle.Limit;
 import io.pixquota.throttle.Priority;
+import io.pixquota.throttle.QuotaHeaders;
 import io.pixquota.throttle.RateAdaptation;
 import io.pixquota.throttle.RedisUnavailablePolicy;
 import io.pixquota.throttle.Throttle;
@@ -51,7 +52,7 @@ public final class PixClientConfig {
         b.configurationLease, b.rateAdaptation, b.redisUnavailable, b.localShare);
     this.throttling = new ThrottleSettings(b.maxWait, b.defaultPriority, b.batchHorizon, b.quotaSignal, b.maxInFlight,
         b.maxInFlight == 0 ? null : b.permitLease != null ? b.permitLease
-            : b.maxWait.plus(b.callTimeout).plusSeconds(5));
+            : b.maxWait.plus(b.callTimeout).plusSeconds(5), b.quotaHeaders);
     this.retry = b.retry;
   }
 
@@ -75,7 +76,8 @@ public final class PixClientConfig {
    * {@code BACEN_CONFIGURATION_LEASE_MS} (30000), {@code BACEN_RATE_ADAPTATION} (on or off; default on),
    * {@code BACEN_DEFAULT_PRIORITY} (INTERACTIVE or BATCH), {@code BACEN_BATCH_HORIZON_MS} (0),
    * {@code BACEN_QUOTA_SIGNAL} (a header name; none: every 429 counts), {@code BACEN_MAX_IN_FLIGHT} (0: no cap),
-   * {@code BACEN_PERMIT_LEASE_MS} (max wait + call timeout + 5 s).
+   * {@code BACEN_PERMIT_LEASE_MS} (max wait + call timeout + 5 s), {@code BACEN_QUOTA_HEADERS} ({@code IETF} or
+   * {@code X_RATELIMIT}; none: not read).
    *
    * @throws IllegalArgumentException naming the variable and its value when one is missing or malformed
    */
@@ -134,6 +136,7 @@ public final class PixClientConfig {
     private int maxInFlight;
     private Duration permitLease;
     private String quotaSignal;
+    private QuotaHeaders quotaHeaders;
 
     private Builder() {}
 
@@ -268,6 +271,17 @@ public final class PixClientConfig {
      */
     public Builder quotaSignal(String header) {
       this.quotaSignal = header == null ? null : Checks.headerName("quotaSignal", header);
+      return this;
+    }
+
+    /**
+     * The header family the provider states its remaining quota in ({@code RateLimit} for the mock and IETF-style
+     * providers); read on every answer, it lowers the shared bucket when the provider has fewer left than the bucket
+     * expected, and never raises it. Default null: not read. See
+     * {@link io.pixquota.throttle.ThrottleBuilder#quotaHeaders(QuotaHeaders)}.
+     */
+    public Builder quotaHeaders(QuotaHeaders family) {
+      this.quotaHeaders = family;
       return this;
     }
 

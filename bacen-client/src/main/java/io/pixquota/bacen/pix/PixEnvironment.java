@@ -1,6 +1,7 @@
 package io.pixquota.bacen.pix;
 
 import io.pixquota.throttle.Priority;
+import io.pixquota.throttle.QuotaHeaders;
 import io.pixquota.throttle.RateAdaptation;
 import io.pixquota.throttle.RedisUnavailablePolicy;
 import io.pixquota.throttle.redis.RedisAddress;
@@ -60,6 +61,7 @@ final class PixEnvironment {
     optional("BACEN_QUOTA_SIGNAL", b::quotaSignal);
     optional("BACEN_MAX_IN_FLIGHT", v -> b.maxInFlight(whole("BACEN_MAX_IN_FLIGHT", 0)));
     optional("BACEN_PERMIT_LEASE_MS", v -> b.permitLease(millis("BACEN_PERMIT_LEASE_MS")));
+    optional("BACEN_QUOTA_HEADERS", v -> b.quotaHeaders(quotaHeaders(v)));
     if (b.maxWait.compareTo(b.callTimeout) >= 0) {
       throw new IllegalStateException("BACEN_MAX_WAIT_MS and BACEN_CALL_TIMEOUT_MS disagree: "
           + ThrottleSettings.maxWaitAboveCallTimeout(b.maxWait, b.callTimeout));
@@ -143,6 +145,14 @@ final class PixEnvironment {
       case "off", "false" -> false;
       default -> throw new IllegalArgumentException("must be on or off");
     };
+  }
+
+  private static QuotaHeaders quotaHeaders(String v) {
+    try {
+      return QuotaHeaders.valueOf(v.toUpperCase(Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("must be IETF or X_RATELIMIT");
+    }
   }
 
   private static Priority priority(String v) {

@@ -105,6 +105,7 @@ final class PixWiring {
       throttle.plan(b.plan);
     }
     waits.quotaSignal().ifPresent(throttle::quotaSignal);
+    throttle.quotaHeaders(waits.quotaHeaders());
     if (waits.maxInFlight() > 0) { // beside a Redis bucket: the permit and the slot in one script
       throttle.defaultPool(bucket instanceof RedisTokenBucket redisBucket
           ? RedisPermitPool.beside(redisBucket, bucket.name(), waits.maxInFlight(), waits.permitLease())

@@ -1,6 +1,7 @@
 package io.pixquota.bacen.pix;
 
 import io.pixquota.throttle.Priority;
+import io.pixquota.throttle.QuotaHeaders;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -14,9 +15,11 @@ import java.util.Optional;
  * @param maxInFlight     calls in flight at once, fleet-wide (each holds a permit from its slot to its answer); 0: no
  *                        cap
  * @param permitLease     how long a permit lasts when its holder dies; null without a cap
+ * @param quotaHeaders    the header family the provider states its remaining quota in, read on every answer to
+ *                        lower the shared bucket; null: not read
  */
 public record ThrottleSettings(Duration maxWait, Priority defaultPriority, Duration batchHorizon,
-    String signalHeader, int maxInFlight, Duration permitLease) {
+    String signalHeader, int maxInFlight, Duration permitLease, QuotaHeaders quotaHeaders) {
   /**
    * The header by which the provider's own 429s are known; empty: every 429 counts. See
    * {@link io.pixquota.throttle.ThrottleBuilder#quotaSignal(String)}.
@@ -29,7 +32,8 @@ public record ThrottleSettings(Duration maxWait, Priority defaultPriority, Durat
   public String toString() {
     return "maxWait=" + maxWait + ", defaultPriority=" + defaultPriority + ", batchHorizon=" + batchHorizon
         + ", quotaSignal=" + (signalHeader == null ? "any 429" : signalHeader)
-        + (maxInFlight == 0 ? "" : ", maxInFlight=" + maxInFlight + ", permitLease=" + permitLease);
+        + (maxInFlight == 0 ? "" : ", maxInFlight=" + maxInFlight + ", permitLease=" + permitLease)
+        + (quotaHeaders == null ? "" : ", quotaHeaders=" + quotaHeaders);
   }
 
   /** Why a max wait of {@code maxWait} cannot go with a call timeout of {@code callTimeout}. */

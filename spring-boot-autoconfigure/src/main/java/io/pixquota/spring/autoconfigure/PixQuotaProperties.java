@@ -1,6 +1,7 @@
 package io.pixquota.spring.autoconfigure;
 
 import io.pixquota.throttle.Priority;
+import io.pixquota.throttle.QuotaHeaders;
 import io.pixquota.throttle.RedisUnavailablePolicy;
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -29,6 +30,13 @@ public class PixQuotaProperties {
    * (a gateway's, a WAF's) neither cuts the fleet's rate nor holds it.
    */
   private String quotaSignal;
+
+  /**
+   * The header family the provider states its remaining quota in (IETF: RateLimit, as the mock sends; X_RATELIMIT:
+   * X-RateLimit-Remaining), read on every answer: fewer left at the provider than the bucket expected lowers the
+   * shared bucket, at most once a second per replica; never raises it. Unset: not read.
+   */
+  private QuotaHeaders quotaHeaders;
 
   /**
    * Calls in flight at once for the whole fleet (BACEN's SPI: 6): each holds a permit of a pool beside the bucket from
@@ -83,6 +91,14 @@ public class PixQuotaProperties {
 
   public void setQuotaSignal(String quotaSignal) {
     this.quotaSignal = quotaSignal;
+  }
+
+  public QuotaHeaders getQuotaHeaders() {
+    return quotaHeaders;
+  }
+
+  public void setQuotaHeaders(QuotaHeaders quotaHeaders) {
+    this.quotaHeaders = quotaHeaders;
   }
 
   public int getMaxInFlight() {

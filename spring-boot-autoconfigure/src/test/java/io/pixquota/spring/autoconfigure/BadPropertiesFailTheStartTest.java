@@ -73,6 +73,7 @@ class BadPropertiesFailTheStartTest {
             "pixquota.provider.call-timeout=0ms")),
         Arguments.of("pixquota.provider.call-timeout", List.of(PROVIDER, ID, SECRET, "pixquota.max-wait=60s")),
         Arguments.of("pixquota.quota-signal", List.of("pixquota.quota-signal=Rate Limit")),
+        Arguments.of("pixquota.quota-headers", List.of("pixquota.quota-headers=github")),
         Arguments.of("pixquota.max-in-flight", List.of("pixquota.max-in-flight=-1")),
         Arguments.of("pixquota.max-in-flight", List.of("pixquota.max-in-flight=six")),
         Arguments.of("pixquota.permit-lease", List.of("pixquota.max-in-flight=6", "pixquota.permit-lease=0s")),

@@ -194,6 +194,12 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
   }
 
   @Override
+  public CompletableFuture<Double> chargeAsync(double cost) {
+    Checks.tokens("cost", cost);
+    return script.runAsync(BucketStep.Op.CHARGE, cost, 0, null).thenApply(r -> r.reply().remaining());
+  }
+
+  @Override
   public CompletableFuture<Double> refundAsync(double cost) {
     Checks.tokens("cost", cost);
     return script.runAsync(BucketStep.Op.REFUND, cost, 0, null).thenApply(r -> r.reply().remaining());
