@@ -12,6 +12,7 @@ import io.pixquota.bacen.pix.PixClient;
 import io.pixquota.bacen.pix.PixClientConfig;
 import io.pixquota.bacen.pix.TestEnv;
 import io.pixquota.throttle.Acquisition;
+import io.pixquota.throttle.Answering;
 import io.pixquota.throttle.Limit;
 import io.pixquota.throttle.LocalBucketGroup;
 import io.pixquota.throttle.LocalPermitPool;
@@ -569,22 +570,7 @@ class BadInputTableTest {
         new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
     Throttle throttle = Throttle.builder(bucket).quotaHeaders(family).meterRegistry(registry).build();
     double before = bucket.charge(1e-9);
-    throttle.exchange("GET", "/a", null, new io.pixquota.throttle.Exchange<Integer>() {
-      @Override
-      public Integer send() {
-        return 200;
-      }
-
-      @Override
-      public int status(Integer response) {
-        return response;
-      }
-
-      @Override
-      public String header(Integer response, String name) {
-        return name.equals(header) ? value : null;
-      }
-    });
+    throttle.exchange("GET", "/a", null, Answering.status(200, value == null ? Map.of() : Map.of(header, value)));
     assertThat(registry.get("bacen.throttle.quota.headers").tag("outcome", "ignored").counter().count())
         .isEqualTo(1);
     assertThat(bucket.charge(1e-9)).as("only the call's token taken").isGreaterThan(before - 1.01);

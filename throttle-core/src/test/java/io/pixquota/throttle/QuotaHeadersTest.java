@@ -22,22 +22,7 @@ class QuotaHeadersTest {
 
   /** An answer 200 with these headers. */
   private static Exchange<Integer> answering(Map<String, String> headers) {
-    return new Exchange<>() {
-      @Override
-      public Integer send() {
-        return 200;
-      }
-
-      @Override
-      public int status(Integer response) {
-        return response;
-      }
-
-      @Override
-      public String header(Integer response, String name) {
-        return headers.get(name);
-      }
-    };
+    return Answering.status(200, headers);
   }
 
   private Throttle throttle(QuotaHeaders family) {

@@ -42,22 +42,7 @@ class ThrottleObservationTest {
     });
   }
 
-  private static final Exchange<Integer> OK = new Exchange<>() {
-    @Override
-    public Integer send() {
-      return 200;
-    }
-
-    @Override
-    public int status(Integer response) {
-      return response;
-    }
-
-    @Override
-    public String header(Integer response, String name) {
-      return null;
-    }
-  };
+  private static final Exchange<Integer> OK = Answering.status(200);
 
   private Throttle throttle(Duration maxWait) {
     LocalTokenBucket bucket = new LocalTokenBucket("pix", List.of(Limit.of(1, 10)), time::nanoTime);
