@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 
 /** What one mode of the demo measured, over every replica. */
 final class ModeResult {
@@ -34,6 +35,8 @@ final class ModeResult {
    * plus its answer time (send to answer), as the SDK's meters measured them; what bounds the 429s a run can meet.
    */
   double jitterMaxMs;
+  /** Answers whose quota headers the replicas read, by outcome (agreed, lowered, skipped, ignored). */
+  final Map<String, Long> quotaHeaders = new TreeMap<>();
 
   ModeResult(String mode) {
     this.mode = mode;
@@ -218,6 +221,7 @@ final class ModeResult {
     m.put("providerMostInFlight", providerMostInFlight);
     m.put("servedPerSecondAtProvider", Math.round(servedPerSecondAtProvider() * 100) / 100.0);
     m.put("jitterMaxMs", Math.round(jitterMaxMs * 10) / 10.0);
+    m.put("quotaHeaders", quotaHeaders);
     Map<String, Object> byReplica = new LinkedHashMap<>();
     callsByReplica.keySet().forEach(r -> byReplica.put(r, Map.of("served", servedPerSecond(r, 1),
         "waitP50Ms", Math.round(waitPercentileMs(r, 50)), "waitP99Ms", Math.round(waitPercentileMs(r, 99)),

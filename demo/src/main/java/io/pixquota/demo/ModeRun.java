@@ -136,6 +136,8 @@ final class ModeRun {
           new TypeReference<List<double[]>>() {}));
       result.jitterMaxMs = Math.max(result.jitterMaxMs, node.path("latenessMaxMs").asDouble()
           + node.path("answerMaxMs").asDouble());
+      node.path("quotaHeaders").fields().forEachRemaining(e -> result.quotaHeaders.merge(e.getKey(),
+          e.getValue().asLong(), Long::sum));
     }
   }
 

@@ -169,6 +169,10 @@ public final class ReplicaCommand implements Callable<Integer> {
         result.put("effectiveRate", rates == null ? List.of() : rates.stop());
         result.put("jvmBefore", jvmBefore);
         result.put("jvmAfter", JvmState.snapshot());
+        Map<String, Double> quotaHeaders = new LinkedHashMap<>(); // the provider's quota headers read, by outcome
+        registry.find("bacen.throttle.quota.headers").counters().forEach(c -> quotaHeaders.merge(
+            c.getId().getTag("outcome"), c.count(), Double::sum));
+        result.put("quotaHeaders", quotaHeaders);
         result.put("rebooked", registry.find("bacen.throttle.rebooked").counters().stream()
             .mapToDouble(c -> c.count()).sum());
         result.put("latenessMaxMs", registry.find("bacen.throttle.lateness").timers().stream()

@@ -41,7 +41,8 @@ final class ResultTable {
       rows.addAll(List.of("provider: most in flight", "served per s at the provider"));
     }
     if (foreignRate != null) {
-      rows.addAll(List.of("foreign calls", "foreign 429", "effective rate, lowest", "quota left to us, used"));
+      rows.addAll(List.of("foreign calls", "foreign 429", "effective rate, lowest", "quota left to us, used",
+          "quota headers: lowered / read"));
     }
     if (prioritySeconds > 0) {
       rows.addAll(List.of("r2 (a person) wait p50", "r2 (a person) wait p99", "r2 (a person) wait max",
@@ -67,6 +68,8 @@ final class ResultTable {
               : "%.2f *", r.redisRoundTripsPerCall());
           case "foreign calls" -> Long.toString(r.foreignCalls());
           case "foreign 429" -> Long.toString(r.foreignTooManyRequests());
+          case "quota headers: lowered / read" -> r.quotaHeaders.getOrDefault("lowered", 0L) + " / "
+              + r.quotaHeaders.values().stream().mapToLong(Long::longValue).sum();
           case "quota left to us, used" -> String.format(Locale.ROOT, "%.1f%%", 100 * r.quotaLeftUsed(PROVIDER
               .limit(), PROVIDER.refillTokens() * 1000.0 / PROVIDER.periodMillis()));
           case "effective rate, lowest" -> String.format(Locale.ROOT, "%.2f/s", r.effectiveRateLowest());

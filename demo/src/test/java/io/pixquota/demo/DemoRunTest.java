@@ -154,7 +154,7 @@ class DemoRunTest {
     assertThat(run.exit()).as(run.describe()).isZero();
     String printed = run.printed();
     JsonNode result = run.json();
-    assertThat(result.fieldNames()).toIterable().containsExactly("fixed", "adaptive");
+    assertThat(result.fieldNames()).toIterable().containsExactly("fixed", "adaptive", "headers");
 
     JsonNode fixed = result.get("fixed");
     assertThat(fixed.get("foreignCalls").asLong()).as("6/s for 6 s").isEqualTo(36);
@@ -179,8 +179,19 @@ class DemoRunTest {
       assertThat(lowest).as("every replica saw the cut, not only the one that met the 429").isLessThan(9);
     }
 
+    JsonNode headers = result.get("headers");
+    assertThat(headers.get("foreignCalls").asLong()).isEqualTo(36);
+    assertThat(adaptive.get("quotaHeaders").size()).as("adaptive reads no quota header").isZero();
+    long read = 0;
+    for (JsonNode n : headers.get("quotaHeaders")) {
+      read += n.asLong();
+    }
+    assertThat(read).as("headers: every answer that was not a 429 had its RateLimit read: %s", headers
+        .get("quotaHeaders")).isEqualTo(headers.get("served").asLong());
+    assertThat(headers.get("quotaHeaders").path("ignored").asLong()).as("the mock's header parses").isZero();
+
     String html = Files.readString(report);
-    Map<String, Map<String, Integer>> bars = bars(html, 8);
+    Map<String, Map<String, Integer>> bars = bars(html, 12); // 4 charts for each of the 3 modes
     assertThat(bars.get("adaptive").getOrDefault("foreign", 0) + bars.get("adaptive").getOrDefault("foreign-429", 0))
         .isEqualTo(36);
     assertThat(html).contains("data-chart=\"rate\" role=\"img\"").contains("data-replica=\"r1\"")

@@ -18,6 +18,7 @@ import org.springframework.web.reactive.function.client.ExchangeFunction;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * The shared quota for Spring's reactive {@code WebClient}, without blocking a thread: each request books its slot
@@ -95,7 +96,9 @@ public final class ThrottlingExchangeFilterFunction implements ExchangeFilterFun
       return;
     }
     sending.set(next.exchange(request).doOnCancel(departure::failed).subscribe(response -> {
-      departure.answered(response.statusCode().value(), h -> response.headers().asHttpHeaders().getFirst(h));
+      // A 429 or a response cost writes the bucket and waits for Redis: off this (possibly event-loop) thread
+      departure.answered(response.statusCode().value(), h -> response.headers().asHttpHeaders().getFirst(h),
+          r -> Schedulers.boundedElastic().schedule(r));
       sink.success(response);
     }, failure -> {
       departure.failed();

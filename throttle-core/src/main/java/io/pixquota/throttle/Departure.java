@@ -3,6 +3,7 @@ package io.pixquota.throttle;
 import io.pixquota.throttle.internal.TimeSource;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.UnaryOperator;
 
@@ -45,15 +46,35 @@ public final class Departure {
    * @return false when the departure had already ended (nothing done)
    */
   public boolean answered(int status, UnaryOperator<String> headers) {
+    return answered(status, headers, Runnable::run);
+  }
+
+  /**
+   * {@link #answered(int, UnaryOperator)} for a caller on a thread that must not block (an event loop): an answer
+   * whose settling writes the store and waits for it (a 429 told to the bucket, a response cost) is settled on
+   * {@code blocking}; any other is settled here, without waiting on the store.
+   *
+   * @return false when the departure had already ended (nothing done)
+   */
+  public boolean answered(int status, UnaryOperator<String> headers, Executor blocking) {
     Objects.requireNonNull(headers, "headers cannot be null");
+    Objects.requireNonNull(blocking, "blocking cannot be null");
     if (!ended.compareAndSet(false, true)) {
       return false;
     }
-    try {
-      metrics.answered(booking.bucket.name(), time.nanoTime() - sentAtNanos);
-      settlement.answered(booking, booking.granted(), status, headers);
-    } finally {
-      booking.releasePermit();
+    long answeredNanos = time.nanoTime() - sentAtNanos;
+    Runnable settle = () -> {
+      try {
+        metrics.answered(booking.bucket.name(), answeredNanos);
+        settlement.answered(booking, booking.granted(), status, headers);
+      } finally {
+        booking.releasePermit();
+      }
+    };
+    if (status == 429 || booking.plan.charge().totalByStatus().containsKey(status)) {
+      blocking.execute(settle);
+    } else {
+      settle.run();
     }
     return true;
   }
