@@ -27,6 +27,7 @@ final class QuotaCalibration {
   private final MeterRegistry registry;
   private final ThrottleMetrics metrics;
   private final Map<String, AtomicLong> lastLowered = new ConcurrentHashMap<>();
+  private final Map<String, Counter> counters = new ConcurrentHashMap<>(); // "<outcome>\n<bucket>", "tokens\n<bucket>"
   private final AtomicLong lastWarnNanos;
 
   /** @param family null: the answers' quota headers are not read */
@@ -73,9 +74,9 @@ final class QuotaCalibration {
     double capacity = bucket.limits().stream().mapToDouble(Limit::capacity).min().orElse(below);
     double by = Math.min(below - 1, capacity);
     count(bucket, "lowered");
-    Counter.builder("bacen.throttle.quota.lowered").description("Tokens taken from the shared bucket because the "
-        + "provider's quota headers said fewer remained").tag("bucket", bucket.name()).register(registry)
-        .increment(by);
+    counters.computeIfAbsent("tokens\n" + bucket.name(), k -> Counter.builder("bacen.throttle.quota.lowered")
+        .description("Tokens taken from the shared bucket because the provider's quota headers said fewer remained")
+        .tag("bucket", bucket.name()).register(registry)).increment(by);
     try {
       bucket.chargeAsync(by).whenComplete((left, failure) -> {
         if (failure != null) {
@@ -99,8 +100,9 @@ final class QuotaCalibration {
   }
 
   private void count(TokenBucket bucket, String outcome) {
-    Counter.builder("bacen.throttle.quota.headers").description("Answers whose quota headers were read, by outcome: "
-        + "agreed, lowered (the bucket), skipped (lowered a moment ago), ignored (malformed)")
-        .tag("bucket", bucket.name()).tag("outcome", outcome).register(registry).increment();
+    counters.computeIfAbsent(outcome + "\n" + bucket.name(), k -> Counter.builder("bacen.throttle.quota.headers")
+        .description("Answers whose quota headers were read, by outcome: agreed, lowered (the bucket), skipped "
+            + "(lowered a moment ago), ignored (malformed)")
+        .tag("bucket", bucket.name()).tag("outcome", outcome).register(registry)).increment();
   }
 }
