@@ -135,7 +135,10 @@ final class FleetBench implements Callable<Integer> {
     return "never";
   }
 
-  /** A foreign consumer at --foreign-rate on the same credentials; 2 and 4 replicas; without and with adaptation. */
+  /**
+   * A foreign consumer at --foreign-rate on the same credentials; 2 and 4 replicas; without adaptation, with it, and
+   * with it and the provider's quota headers read on every answer.
+   */
   private void foreign() throws Exception {
     StringBuilder t = new StringBuilder(String.format(Locale.ROOT, "### A foreign consumer: %.0f calls per second on "
         + "the same credentials, evenly spaced (+-20 ms), not throttled; replicas at 8 / 9 per s calling back to back "
@@ -144,11 +147,15 @@ final class FleetBench implements Callable<Integer> {
         + "(our accepted / (10 - foreign accepted), per s) | foreign 429 / min | rate factor after 10 s, min-max |\n"
         + "|---|---|---|---|---|---|---|---|\n");
     for (int replicas : new int[] {2, 4}) {
-      for (boolean adapt : new boolean[] {false, true}) {
+      for (String mode : new String[] {"off", "on", "on + headers"}) {
+        boolean adapt = !mode.equals("off");
         try (Run run = new Run(MockConfig.defaults())) {
           List<String> settings = new ArrayList<>(List.of("--capacity", "8", "--rate", "9"));
           if (!adapt) {
             settings.add("--no-rate-adaptation");
+          }
+          if (mode.endsWith("headers")) {
+            settings.addAll(List.of("--quota-headers", "IETF")); // the mock's RateLimit on every answer
           }
           for (int i = 1; i <= replicas; i++) {
             run.replica(i, settings, 0, foreignSeconds * 1000L);
@@ -165,10 +172,10 @@ final class FleetBench implements Callable<Integer> {
           long foreignOk = after.stream().filter(e -> e.foreign() && e.status != 429).count();
           double[] factor = factorRange(results, run.nanosAt(10_000));
           t.append(String.format(Locale.ROOT, "| %d | %s | %.2f | %.1f | %.2f%% | %.1f%% | %.1f | %.2f-%.2f |%n",
-              replicas, adapt ? "on" : "off", (oursOk + ours429) / span, ours429 * 60 / span,
+              replicas, mode, (oursOk + ours429) / span, ours429 * 60 / span,
               100.0 * ours429 / Math.max(1, oursOk + ours429), 100.0 * oursOk / span / (10 - foreignOk / span),
               foreign429 * 60 / span, factor[0], factor[1]));
-          System.err.println("fleet foreign: " + replicas + " replicas, adaptation " + adapt + " done");
+          System.err.println("fleet foreign: " + replicas + " replicas, adaptation " + mode + " done");
         }
       }
     }

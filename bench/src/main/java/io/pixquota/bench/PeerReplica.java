@@ -11,6 +11,7 @@ import io.pixquota.harness.ReplicaOptions;
 import io.pixquota.harness.ReplicaProtocol;
 import io.pixquota.harness.Sampler;
 import io.pixquota.harness.Sleep;
+import io.pixquota.throttle.QuotaHeaders;
 import io.pixquota.throttle.Throttle;
 import io.pixquota.throttle.ThrottleBuilder;
 import io.pixquota.throttle.ThrottleException;
@@ -61,6 +62,9 @@ final class PeerReplica implements Callable<Integer> {
 
   @Option(names = "--limiter", required = true) Limiter limiter;
   @Option(names = "--max-wait-ms", defaultValue = "300000") long maxWaitMs;
+  @Option(names = "--quota-headers", description = "Ours: read the provider's remaining quota in this header family "
+      + "on every answer (${COMPLETION-CANDIDATES}).")
+  QuotaHeaders quotaHeaders;
   @Option(names = "--no-rate-adaptation", description = "Ours: keep the configured rate whatever the provider answers.")
   boolean noRateAdaptation;
 
@@ -102,7 +106,7 @@ final class PeerReplica implements Callable<Integer> {
         bucket = RedisTokenBucket.create(redisson, config.build());
         bucket.preload();
         ThrottleBuilder throttle = Throttle.builder(bucket).maxWait(Duration.ofMillis(maxWaitMs))
-            .meterRegistry(meters);
+            .meterRegistry(meters).quotaHeaders(quotaHeaders);
         if (plan != null) {
           throttle.plan(plan);
         }

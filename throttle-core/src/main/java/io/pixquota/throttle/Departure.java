@@ -22,7 +22,29 @@ public final class Departure {
   private final long sentAtNanos;
   private final AtomicBoolean ended = new AtomicBoolean();
 
-  Departure(Booking booking, Settlement settlement, ThrottleMetrics metrics, TimeSource time, long lateNanos) {
+  /**
+   * Leaves on {@code booking}'s handed slot now ({@link Throttle#depart}).
+   *
+   * @throws SlotMissedException when the slot went bad: the permit is kept, the booking asks again
+   */
+  static Departure leave(Booking booking, Settlement settlement, ThrottleMetrics metrics, TimeSource time)
+      throws BucketUnavailableException, SlotMissedException {
+    boolean missed;
+    try {
+      missed = booking.checkBeforeLeaving();
+    } catch (BucketUnavailableException e) {
+      booking.releasePermit(); // the call ends here
+      booking.observed.failed(e, time.nanoTime());
+      throw e;
+    }
+    if (missed) {
+      throw new SlotMissedException(booking.bucket.name());
+    }
+    return new Departure(booking, settlement, metrics, time, Math.max(0, time.nanoTime() - booking.slotNanos()));
+  }
+
+  private Departure(Booking booking, Settlement settlement, ThrottleMetrics metrics, TimeSource time,
+      long lateNanos) {
     this.booking = booking;
     this.settlement = settlement;
     this.metrics = metrics;

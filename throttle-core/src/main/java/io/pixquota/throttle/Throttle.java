@@ -196,12 +196,8 @@ public final class Throttle {
    * @throws IllegalArgumentException for a slot another throttle booked
    */
   public <R> R send(Slot slot, BooleanSupplier canceled, Exchange<R> exchange) throws IOException {
-    Objects.requireNonNull(slot, "slot cannot be null");
     Objects.requireNonNull(exchange, "exchange cannot be null");
-    if (!owns(slot)) {
-      throw new IllegalArgumentException("slot was booked by another throttle");
-    }
-    Booking booking = slot.booking();
+    Booking booking = owned(slot);
     boolean missed = false;
     try {
       if (booking.checkBeforeLeaving()) {
@@ -234,27 +230,20 @@ public final class Throttle {
    * @throws IllegalArgumentException   for a slot another throttle booked
    */
   public Departure depart(Slot slot) throws BucketUnavailableException, SlotMissedException {
-    Objects.requireNonNull(slot, "slot cannot be null");
-    if (!owns(slot)) {
-      throw new IllegalArgumentException("slot was booked by another throttle");
-    }
-    Booking booking = slot.booking();
-    boolean missed;
-    try {
-      missed = booking.checkBeforeLeaving();
-    } catch (BucketUnavailableException e) {
-      booking.releasePermit(); // the call ends here
-      booking.observed.failed(e, time.nanoTime());
-      throw e;
-    }
-    if (missed) {
-      throw new SlotMissedException(booking.bucket.name()); // the permit is kept: the booking asks again
-    }
-    return new Departure(booking, settlement, metrics, time, Math.max(0, time.nanoTime() - booking.slotNanos()));
+    return Departure.leave(owned(slot), settlement, metrics, time);
   }
 
   boolean owns(Slot slot) {
     return slot.waits() == waits;
+  }
+
+  /** The booking of a slot this throttle booked. */
+  private Booking owned(Slot slot) {
+    Objects.requireNonNull(slot, "slot cannot be null");
+    if (!owns(slot)) {
+      throw new IllegalArgumentException("slot was booked by another throttle");
+    }
+    return slot.booking();
   }
 
   /** Sleeps until the booked slot, sends, and settles the answer: one path for every HTTP client. */
