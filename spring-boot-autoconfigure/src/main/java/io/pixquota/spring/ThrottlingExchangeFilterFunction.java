@@ -95,11 +95,15 @@ public final class ThrottlingExchangeFilterFunction implements ExchangeFilterFun
       departure.failed(); // cancelled as its slot came: not sent, the permit back
       return;
     }
-    sending.set(next.exchange(request).doOnCancel(departure::failed).subscribe(response -> {
+    Disposable sent = next.exchange(request).doOnCancel(departure::failed).subscribe(response -> {
       // A 429 or a response cost writes the bucket and waits for Redis: off this (possibly event-loop) thread
       departure.answered(response.statusCode().value(), h -> response.headers().asHttpHeaders().getFirst(h),
           r -> Schedulers.boundedElastic().schedule(r));
-      sink.success(response);
+      if (booking.isCanceled()) {
+        response.releaseBody().subscribe(); // nobody reads it: its connection goes back
+      } else {
+        sink.success(response);
+      }
     }, failure -> {
       departure.failed();
       sink.error(failure);
@@ -107,7 +111,11 @@ public final class ThrottlingExchangeFilterFunction implements ExchangeFilterFun
       if (departure.failed()) {
         sink.success(); // an exchange that completed without a response
       }
-    }));
+    });
+    sending.set(sent);
+    if (booking.isCanceled()) {
+      sent.dispose(); // cancelled while it was being sent: the canceller found nothing to dispose yet
+    }
   }
 
   @Override
