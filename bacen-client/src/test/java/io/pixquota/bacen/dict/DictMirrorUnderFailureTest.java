@@ -115,7 +115,8 @@ class DictMirrorUnderFailureTest {
         try {
           Awaits.until("the flush, 1 s after the answer, sent to the frozen Redis", Duration.ofSeconds(10),
               () -> registry.get("bacen.dict.mirror.round.trips").tag("kind", "flush").counter().count() >= 1);
-          Thread.sleep(600); // past its 300 ms timeout: failed, as far as the client knows
+          Awaits.until("the flush's 300 ms timeout: failed, as far as the client knows", Duration.ofSeconds(10),
+              () -> registry.get("bacen.dict.refunds.dropped").functionCounter().count() >= 2);
         } finally {
           redis.resume(); // Redis runs the command it had received
         }

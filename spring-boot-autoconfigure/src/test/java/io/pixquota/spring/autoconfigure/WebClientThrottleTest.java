@@ -13,8 +13,8 @@ import io.pixquota.mock.MockBacen;
 import io.pixquota.mock.MockConfig;
 import io.pixquota.spring.ThrottlingExchangeFilterFunction;
 import io.pixquota.testing.RedisExtension;
+import io.pixquota.throttle.Awaits;
 import io.pixquota.testing.TestRedis;
-import io.pixquota.throttle.Acquisition;
 import io.pixquota.throttle.ThrottleRefusedException;
 import io.pixquota.throttle.TokenBucket;
 import java.nio.charset.StandardCharsets;
@@ -118,28 +118,24 @@ class WebClientThrottleTest {
           waiting.add(pix.get().uri("/api/v2/pix/{id}", E2E).retrieve().toBodilessEntity().subscribe());
         }
         TokenBucket bucket = context.getBean(TokenBucket.class);
-        long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        Acquisition seen = bucket.acquire(1, Duration.ZERO); // refused: asks without taking
-        while (seen.waitTime().compareTo(Duration.ofSeconds(7)) < 0 && System.nanoTime() < until) {
-          Thread.sleep(20);
-          seen = bucket.acquire(1, Duration.ZERO);
-        }
-        assertThat(seen.waitTime()).as("the three booked their slots, 2, 4 and 6 s away").isGreaterThan(
-            Duration.ofSeconds(7));
+        Awaits.until("the three booked their slots, 2, 4 and 6 s away", Duration.ofSeconds(10), () -> {
+          try {
+            return bucket.acquire(1, Duration.ZERO).waitTime().compareTo(Duration.ofSeconds(7)) > 0; // refused: asks
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        });
         waiting.forEach(Disposable::dispose);
         // The bucket holds its 3 booked slots' tokens again (given back asynchronously): a call now would wait no
         // longer than the first one's slot.
-        Acquisition probe = bucket.acquire(1, Duration.ZERO);
-        for (long end = System.nanoTime() + 5_000_000_000L; probe.waitTime().compareTo(Duration.ofMillis(2_100)) >= 0
-            && System.nanoTime() < end; probe = bucket.acquire(1, Duration.ZERO)) {
-          Thread.sleep(20);
-        }
-        assertThat(probe.waitTime()).as("the three cancelled calls' slots given back: not 8 s away")
-            .isLessThan(Duration.ofMillis(2_100));
+        Awaits.value("the three cancelled calls' slots given back: not 8 s away", Duration.ofSeconds(5), () -> {
+          assertThat(bucket.acquire(1, Duration.ZERO).waitTime()).isLessThan(Duration.ofMillis(2_100));
+          return null;
+        });
         assertThatThrownBy(() -> pix.get().uri("/api/v2/pix/{id}", E2E).retrieve().toBodilessEntity()
             .timeout(Duration.ofMillis(200)).block(Duration.ofSeconds(10)))
             .hasCauseInstanceOf(java.util.concurrent.TimeoutException.class);
-        Thread.sleep(300); // had any of them been sent, the mock would count it by now
+        // that call's 200 ms: had any of the three been sent, the mock would count it by now
         assertThat(mock.stats("demo", false).get("accepted")).as("nothing sent").isEqualTo(accepted);
       });
     }
@@ -179,10 +175,8 @@ class WebClientThrottleTest {
             .block(Duration.ofSeconds(10))).isEqualTo(200);
         MeterRegistry registry = context.getBean(MeterRegistry.class);
         // a 429 is settled off the client's thread (it waits for Redis): counted within moments
-        for (long end = System.nanoTime() + 5_000_000_000L; registry.get("bacen.throttle.provider.refused")
-            .tag("bucket", "wc-429").counter().count() < 1 && System.nanoTime() < end; ) {
-          Thread.sleep(10);
-        }
+        Awaits.until("the 429 told to the bucket", Duration.ofSeconds(5), () -> registry.get(
+            "bacen.throttle.provider.refused").tag("bucket", "wc-429").counter().count() >= 1);
         assertThat(registry.get("bacen.throttle.provider.refused").tag("bucket", "wc-429").counter().count())
             .isEqualTo(1);
         assertThat(registry.get("bacen.throttle.wait").tag("bucket", "wc-429").tag("priority", "batch").timer()

@@ -2,6 +2,7 @@ package io.pixquota.throttle.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.pixquota.throttle.Awaits;
 import io.pixquota.throttle.FakeTime;
 import io.pixquota.throttle.PermitPool.PermitAnswer;
 import io.pixquota.throttle.PermitPool.SlotAsk;
@@ -64,7 +65,7 @@ class RedisPermitPoolTest {
     assertThat(pool.take(new Waiter("d", Priority.BATCH), null).ahead()).as("asking again keeps the place")
         .isEqualTo(3);
     CompletableFuture<Void> turn = pool.turn(w("c"), Duration.ofSeconds(10)).toCompletableFuture();
-    Thread.sleep(200); // subscribed
+    pool.preload(); // subscribed to the turns, confirmed by Redis
     assertThat(pool.release(a.permit()).toCompletableFuture().get(5, TimeUnit.SECONDS)).isTrue();
     turn.get(5, TimeUnit.SECONDS);
     assertThat(pool.take(w("e"), null).ahead()).as("not e's turn: c is first").isEqualTo(1);
@@ -93,14 +94,10 @@ class RedisPermitPoolTest {
     assertThat(pool.take(w("lost"), null).permit()).as("granted; say its answer timed out on the way").isNotNull();
     assertThat(pool.take(w("b"), null).ahead()).isEqualTo(1);
     pool.leave(w("lost")); // what a caller does when its take failed (sent without waiting for the answer)
-    PermitAnswer b = null;
-    for (long end = System.nanoTime() + 5_000_000_000L; System.nanoTime() < end; Thread.sleep(10)) {
-      b = pool.take(w("b"), null);
-      if (b.permit() != null) {
-        break;
-      }
-    }
-    assertThat(b.permit()).as("the unseen permit given back, not held for its 60 s lease").isNotNull();
+    Awaits.value("the unseen permit given back, not held for its 60 s lease", Duration.ofSeconds(5), () -> {
+      assertThat(pool.take(w("b"), null).permit()).isNotNull();
+      return null;
+    });
   }
 
   @Test
