@@ -44,10 +44,7 @@ public final class LocalPermitPool implements PermitPool {
 
   LocalPermitPool(String name, int capacity, Duration lease, TimeSource time) {
     this.name = Checks.poolName(name);
-    if (capacity < 1 || capacity > 100_000) {
-      throw new IllegalArgumentException("pool capacity must be within 1..100000, but was " + capacity);
-    }
-    this.capacity = capacity;
+    this.capacity = Checks.poolCapacity(capacity);
     this.lease = Checks.positiveAtMostADay("lease", lease);
     this.time = Objects.requireNonNull(time, "time cannot be null");
   }

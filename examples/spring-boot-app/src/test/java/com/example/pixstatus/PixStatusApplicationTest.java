@@ -4,11 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.pixquota.harness.PrivateRedisServer;
 import io.pixquota.harness.RefusalBound;
 import io.pixquota.harness.RespConnection;
-import io.pixquota.mock.MockBacen;
-import io.pixquota.mock.MockConfig;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -38,22 +35,9 @@ import org.springframework.test.context.DynamicPropertySource;
 class PixStatusApplicationTest {
   private static final int BURST = 30;
   private static final String INTEGRATOR = "demo";
-  private static final MockBacen MOCK;
-  private static final PrivateRedisServer OWN_REDIS;
-  private static final String REDIS_URL;
+  private static final TestProvider PROVIDER = TestProvider.start();
   private static final String BUCKET = "example-" + System.nanoTime();
   private static final ObjectMapper JSON = new ObjectMapper();
-
-  static {
-    try {
-      MOCK = MockBacen.start(MockConfig.defaults());
-    } catch (java.io.IOException e) {
-      throw new IllegalStateException(e);
-    }
-    String given = System.getProperty("redis.url", "");
-    OWN_REDIS = given.isBlank() || given.startsWith("$") ? PrivateRedisServer.start() : null;
-    REDIS_URL = OWN_REDIS != null ? OWN_REDIS.uri().toString() : given;
-  }
 
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -62,17 +46,12 @@ class PixStatusApplicationTest {
 
   @DynamicPropertySource
   static void properties(DynamicPropertyRegistry registry) {
-    registry.add("pixquota.provider.base-url", () -> MOCK.url().toString());
-    registry.add("pixquota.redis.url", () -> REDIS_URL);
-    registry.add("pixquota.bucket.name", () -> BUCKET);
+    PROVIDER.register(registry, BUCKET);
   }
 
   @AfterAll
   static void stop() {
-    MOCK.close();
-    if (OWN_REDIS != null) {
-      OWN_REDIS.close();
-    }
+    PROVIDER.close();
   }
 
   private HttpResponse<String> get(String path) throws Exception {
@@ -95,7 +74,7 @@ class PixStatusApplicationTest {
       assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
       assertThat(r.body()).contains("\"endToEndId\"");
     }
-    Map<String, Object> stats = MOCK.stats(INTEGRATOR, false);
+    Map<String, Object> stats = PROVIDER.mock.stats(INTEGRATOR, false);
     long refused = ((Number) stats.get("refused")).longValue();
     assertThat(accepted() - acceptedBefore).isEqualTo(BURST);
     assertThat(refused).as("the provider's own audit: 429s within what the run's measured jitter allows")
@@ -128,7 +107,7 @@ class PixStatusApplicationTest {
   @Test
   void anOperatorClearsAStaleConfigurationOverHttp() throws Exception {
     assertThat(get("/pix/E12345678202611301200ABCDEFGHIJK").statusCode()).isEqualTo(200);
-    URI redis = URI.create(REDIS_URL);
+    URI redis = URI.create(PROVIDER.redisUrl);
     try (RespConnection admin = RespConnection.open(redis.getHost(), redis.getPort())) {
       List<?> time = (List<?>) admin.call("TIME");
       long now = Long.parseLong((String) time.get(0)) * 1_000_000 + Long.parseLong((String) time.get(1));
@@ -171,7 +150,7 @@ class PixStatusApplicationTest {
   }
 
   private static long accepted() {
-    Object a = MOCK.stats(INTEGRATOR, false).get("accepted");
+    Object a = PROVIDER.mock.stats(INTEGRATOR, false).get("accepted");
     return a == null ? 0 : ((Number) a).longValue();
   }
 

@@ -5,9 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import brave.handler.MutableSpan;
 import brave.handler.SpanHandler;
 import brave.propagation.TraceContext;
-import io.pixquota.harness.PrivateRedisServer;
-import io.pixquota.mock.MockBacen;
-import io.pixquota.mock.MockConfig;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -40,21 +37,8 @@ import org.springframework.test.context.DynamicPropertySource;
     "management.tracing.sampling.probability=1.0"})
 @Import(WaitSpanTest.Spans.class)
 class WaitSpanTest {
-  private static final MockBacen MOCK;
-  private static final PrivateRedisServer OWN_REDIS;
-  private static final String REDIS_URL;
+  private static final TestProvider PROVIDER = TestProvider.start();
   private static final String BUCKET = "traced-" + System.nanoTime();
-
-  static {
-    try {
-      MOCK = MockBacen.start(MockConfig.defaults());
-    } catch (java.io.IOException e) {
-      throw new IllegalStateException(e);
-    }
-    String given = System.getProperty("redis.url", "");
-    OWN_REDIS = given.isBlank() || given.startsWith("$") ? PrivateRedisServer.start() : null;
-    REDIS_URL = OWN_REDIS != null ? OWN_REDIS.uri().toString() : given;
-  }
 
   /** Every finished span, in memory. */
   @TestConfiguration(proxyBeanMethods = false)
@@ -84,17 +68,12 @@ class WaitSpanTest {
 
   @DynamicPropertySource
   static void properties(DynamicPropertyRegistry registry) {
-    registry.add("pixquota.provider.base-url", () -> MOCK.url().toString());
-    registry.add("pixquota.redis.url", () -> REDIS_URL);
-    registry.add("pixquota.bucket.name", () -> BUCKET);
+    PROVIDER.register(registry, BUCKET);
   }
 
   @AfterAll
   static void stop() {
-    MOCK.close();
-    if (OWN_REDIS != null) {
-      OWN_REDIS.close();
-    }
+    PROVIDER.close();
   }
 
   @Test

@@ -3,10 +3,7 @@ package com.example.pixstatus;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.pixquota.harness.PrivateRedisServer;
 import io.pixquota.harness.RefusalBound;
-import io.pixquota.mock.MockBacen;
-import io.pixquota.mock.MockConfig;
 import io.pixquota.throttle.Limit;
 import io.pixquota.throttle.TokenBucket;
 import java.nio.charset.StandardCharsets;
@@ -35,20 +32,7 @@ import reactor.core.scheduler.Schedulers;
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.NONE)
 class WebClientBurstTest {
-  private static final MockBacen MOCK;
-  private static final PrivateRedisServer OWN_REDIS;
-  private static final String REDIS_URL;
-
-  static {
-    try {
-      MOCK = MockBacen.start(MockConfig.defaults());
-    } catch (java.io.IOException e) {
-      throw new IllegalStateException(e);
-    }
-    String given = System.getProperty("redis.url", "");
-    OWN_REDIS = given.isBlank() || given.startsWith("$") ? PrivateRedisServer.start() : null;
-    REDIS_URL = OWN_REDIS != null ? OWN_REDIS.uri().toString() : given;
-  }
+  private static final TestProvider PROVIDER = TestProvider.start();
 
   @Autowired
   private WebClient.Builder builder;
@@ -61,38 +45,33 @@ class WebClientBurstTest {
 
   @DynamicPropertySource
   static void properties(DynamicPropertyRegistry registry) {
-    registry.add("pixquota.provider.base-url", () -> MOCK.url().toString());
-    registry.add("pixquota.redis.url", () -> REDIS_URL);
-    registry.add("pixquota.bucket.name", () -> "webclient-" + System.nanoTime());
+    PROVIDER.register(registry, "webclient-" + System.nanoTime());
   }
 
   @AfterAll
   static void stop() {
-    MOCK.close();
-    if (OWN_REDIS != null) {
-      OWN_REDIS.close();
-    }
+    PROVIDER.close();
   }
 
   @Test
   void aBurstOf30ThroughBootsWebClientIsServedWithin0x429() {
     String basic = Base64.getEncoder().encodeToString("demo:demo-secret".getBytes(StandardCharsets.UTF_8));
-    Map<?, ?> token = WebClient.create(MOCK.url().toString()).post().uri("/oauth/token")
+    Map<?, ?> token = WebClient.create(PROVIDER.mock.url().toString()).post().uri("/oauth/token")
         .header("Authorization", "Basic " + basic).header("Content-Type", "application/x-www-form-urlencoded")
         .bodyValue("grant_type=client_credentials").retrieve().bodyToMono(Map.class).block(Duration.ofSeconds(10));
     Set<String> sentOn = ConcurrentHashMap.newKeySet();
-    WebClient pix = builder.clone().baseUrl(MOCK.url().toString())
+    WebClient pix = builder.clone().baseUrl(PROVIDER.mock.url().toString())
         .defaultHeader("Authorization", "Bearer " + token.get("access_token"))
         .filter((request, next) -> {
           sentOn.add(Thread.currentThread().getName());
           return next.exchange(request);
         }).build();
-    long before = ((Number) MOCK.stats("demo", false).getOrDefault("accepted", 0L)).longValue();
+    long before = ((Number) PROVIDER.mock.stats("demo", false).getOrDefault("accepted", 0L)).longValue();
     List<Integer> statuses = Flux.range(0, 30).subscribeOn(Schedulers.parallel())
         .flatMap(i -> pix.get().uri("/api/v2/pix/{id}", String.format("E12345678202611301200ABCDEF%05d", i))
             .exchangeToMono(r -> Mono.just(r.statusCode().value())), 30)
         .collectList().block(Duration.ofSeconds(30));
-    Map<String, Object> stats = MOCK.stats("demo", false);
+    Map<String, Object> stats = PROVIDER.mock.stats("demo", false);
     // "0 x 429" holds while calls reach the provider within the plan's J of their slots: the meters say how far they
     // did in this run, and the 429s such a jitter allows follow from the plan and the mock's 10 + 10/s
     double jitterSeconds = meters.find("bacen.throttle.lateness").timers().stream()

@@ -133,6 +133,14 @@ public final class Checks {
     return name;
   }
 
+  /** A permit pool's capacity: calls in flight at once, 1..100000. */
+  public static int poolCapacity(int capacity) {
+    if (capacity < 1 || capacity > 100_000) {
+      throw new IllegalArgumentException("pool capacity must be within 1..100000, but was " + capacity);
+    }
+    return capacity;
+  }
+
   /** Not null and not blank. */
   public static String notBlank(String field, String value) {
     Objects.requireNonNull(value, field + " cannot be null");

@@ -45,10 +45,7 @@ public final class RedisPermitPool implements PermitPool {
       RedisTokenBucket beside, Duration redisTimeout, TimeSource time) {
     this.redisson = Objects.requireNonNull(redisson, "redisson cannot be null");
     this.name = Checks.poolName(name);
-    if (capacity < 1 || capacity > 100_000) {
-      throw new IllegalArgumentException("pool capacity must be within 1..100000, but was " + capacity);
-    }
-    this.capacity = capacity;
+    this.capacity = Checks.poolCapacity(capacity);
     this.lease = Checks.positiveAtMostADay("lease", lease);
     if (lease.compareTo(Duration.ofMillis(100)) < 0) {
       throw new IllegalArgumentException("lease must be at least 100 ms, but was " + lease);
