@@ -170,7 +170,7 @@ final class FleetBench implements Callable<Integer> {
           long ours429 = after.stream().filter(e -> !e.foreign() && e.status == 429).count();
           long foreign429 = after.stream().filter(e -> e.foreign() && e.status == 429).count();
           long foreignOk = after.stream().filter(e -> e.foreign() && e.status != 429).count();
-          double[] factor = factorRange(results, run.nanosAt(10_000));
+          double[] factor = FleetFactors.range(results, run.nanosAt(10_000));
           t.append(String.format(Locale.ROOT, "| %d | %s | %.2f | %.1f | %.2f%% | %.1f%% | %.1f | %.2f-%.2f |%n",
               replicas, mode, (oursOk + ours429) / span, ours429 * 60 / span,
               100.0 * ours429 / Math.max(1, oursOk + ours429), 100.0 * oursOk / span / (10 - foreignOk / span),
@@ -180,26 +180,6 @@ final class FleetBench implements Callable<Integer> {
       }
     }
     System.out.println(t);
-  }
-
-  /** The smallest and largest rate factor any replica had in force after {@code sinceNanos}. */
-  private static double[] factorRange(List<JsonNode> results, long sinceNanos) {
-    double min = Double.MAX_VALUE;
-    double max = -Double.MAX_VALUE;
-    for (JsonNode r : results) {
-      double atSince = 1;
-      for (JsonNode row : r.get("fleet")) {
-        if (row.get(0).asDouble() <= sinceNanos) {
-          atSince = row.get(1).asDouble();
-        } else {
-          min = Math.min(min, row.get(1).asDouble());
-          max = Math.max(max, row.get(1).asDouble());
-        }
-      }
-      min = Math.min(min, atSince);
-      max = Math.max(max, atSince);
-    }
-    return new double[] {min, max};
   }
 
   /** A mock whose 429s ask for 3 s; a foreign consumer at 4/s from 5 s drains it under two replicas at 8 / 9. */
