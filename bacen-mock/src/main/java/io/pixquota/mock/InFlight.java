@@ -3,11 +3,12 @@ package io.pixquota.mock;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The judge's count of requests in flight per integrator, from their arrival to their answer: with a cap (BACEN's SPI
- * takes 6 at once), the request that would be one more than it is refused at once; the most seen at once is kept for
- * the audit. Threadsafe.
+ * The judge's count of requests in flight per integrator, from their arrival until their answer starts to leave: with
+ * a cap (BACEN's SPI takes 6 at once), the request that would be one more than it is refused at once; the most seen
+ * at once is kept for the audit. Threadsafe.
  */
 final class InFlight {
   private final int cap; // 0: no cap, only counted
@@ -31,7 +32,20 @@ final class InFlight {
     }
   }
 
-  /** Its answer has been sent. */
+  /**
+   * What ends an admitted request's flight, once: run it as its answer starts to leave (the client can read the
+   * answer from then on, and a client's cap can only follow answers), or when it ends without one.
+   */
+  Runnable leaving(String integrator) {
+    AtomicBoolean done = new AtomicBoolean();
+    return () -> {
+      if (done.compareAndSet(false, true)) {
+        exit(integrator);
+      }
+    };
+  }
+
+  /** Its answer leaves. */
   void exit(String integrator) {
     int[] c = byIntegrator.get(integrator);
     synchronized (c) {

@@ -211,21 +211,24 @@ public final class MockBacen implements AutoCloseable {
           "more than " + inFlight.cap() + " requests in flight");
       return;
     }
+    Runnable answering = inFlight.leaving(session.integrator());
     try {
-      admitted(exchange, session, path);
+      admitted(exchange, session, path, answering);
     } finally {
-      inFlight.exit(session.integrator());
+      answering.run(); // a failure before any answer: out of flight all the same
     }
   }
 
   /** A request within the cap on calls in flight: the delay (in flight), the quota, the answer. */
-  private void admitted(HttpExchange exchange, Sessions.Session session, String path) throws IOException {
+  private void admitted(HttpExchange exchange, Sessions.Session session, String path, Runnable answering)
+      throws IOException {
     delay();
     long arrival = System.nanoTime();
     Quota.Decision decision;
     try {
       decision = quota.acquire(session.integrator(), arrival);
     } catch (RedisSlidingWindowQuota.QuotaUnavailableException e) {
+      answering.run();
       Answers.sendProblem(exchange, 503, "ServicoIndisponivel", "Serviço indisponível", "quota store unavailable");
       return;
     }
@@ -237,6 +240,7 @@ public final class MockBacen implements AutoCloseable {
         exchange.getResponseHeaders().set("Retry-After", Long.toString(config.retryAfterSeconds() > 0
             ? config.retryAfterSeconds() : decision.retryAfterSeconds()));
       }
+      answering.run();
       Answers.sendProblem(exchange, 429, "LimiteDeRequisicoesExcedido", "Limite de requisições excedido",
           "quota of " + config.policy() + " exceeded");
       return;
@@ -253,6 +257,7 @@ public final class MockBacen implements AutoCloseable {
         LOG.warn("could not charge {} extra tokens for status {}: quota store unavailable", cost - 1, status);
       }
     }
+    answering.run(); // its answer leaves: no longer in flight, as the provider counts
     Answers.send(exchange, answer);
   }
 
