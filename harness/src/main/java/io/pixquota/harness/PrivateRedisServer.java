@@ -1,6 +1,5 @@
 package io.pixquota.harness;
 
-import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -12,15 +11,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import redis.embedded.core.ExecutableProvider;
 
 /**
  * A {@code redis-server} process of one test's own, on a free loopback port, that the test may kill, pause (SIGSTOP)
- * and restart on the same port. Uses {@code redis-server} from the PATH, else the binary shipped in
- * {@code embedded-redis}. No persistence: a restart starts empty, like a Redis without AOF. Each server has a working
- * directory of its own (a replica's full sync writes {@code dump.rdb} there, which a server started in a shared
- * directory would load), emptied of {@code dump.rdb} on restart and deleted, with the server's log, on
- * {@link #close()} (a server that fails to start keeps its log, named in the exception).
+ * and restart on the same port. Runs the {@link RedisBinary} this JVM chose (the PATH's {@code redis-server}, else
+ * the Redis 6.2 shipped in {@code embedded-redis}). No persistence: a restart starts empty, like a Redis without AOF.
+ * Each server has a working directory of its own (a replica's full sync writes {@code dump.rdb} there, which a
+ * server started in a shared directory would load), emptied of {@code dump.rdb} on restart and deleted, with the
+ * server's log, on {@link #close()} (a server that fails to start keeps its log, named in the exception).
  *
  * <pre>{@code
  * try (PrivateRedisServer redis = PrivateRedisServer.start()) {
@@ -151,7 +149,7 @@ public final class PrivateRedisServer implements AutoCloseable {
   }
 
   private void launch() throws IOException {
-    List<String> command = new ArrayList<>(List.of(executable()));
+    List<String> command = new ArrayList<>(List.of(RedisBinary.get().path()));
     if (configFile != null) {
       command.add(configFile.toString());
     }
@@ -202,16 +200,6 @@ public final class PrivateRedisServer implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while signalling redis-server", e);
     }
-  }
-
-  private static String executable() throws IOException {
-    for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-      File candidate = new File(dir, "redis-server");
-      if (candidate.canExecute()) {
-        return candidate.getAbsolutePath();
-      }
-    }
-    return ExecutableProvider.newJarResourceProvider().get().getAbsolutePath();
   }
 
   @Override

@@ -8,9 +8,8 @@ import java.util.function.BooleanSupplier;
 /**
  * A Redis Cluster of private {@code redis-server} processes on loopback: {@code masters} masters sharing the 16384
  * slots evenly, one replica each, in sync when {@link #start} returns, node timeout 1 s (a failed master is
- * replaced within a few seconds). Built with
- * plain cluster commands (ADDSLOTSRANGE, MEET, REPLICATE), so no {@code redis-cli} is needed. Every process ends,
- * by its PID, on {@link #close()}.
+ * replaced within a few seconds). Built with plain cluster commands that Redis 6.2 and 7 both have (ADDSLOTS, MEET,
+ * REPLICATE), so no {@code redis-cli} is needed. Every process ends, by its PID, on {@link #close()}.
  */
 public final class RedisCluster implements AutoCloseable {
   /** Slots in a Redis Cluster. */
@@ -54,7 +53,12 @@ public final class RedisCluster implements AutoCloseable {
     for (int i = 0; i < n; i++) {
       int from = SLOTS * i / n;
       int to = SLOTS * (i + 1) / n - 1;
-      call(masters.get(i), "CLUSTER", "ADDSLOTSRANGE", Integer.toString(from), Integer.toString(to));
+      // ADDSLOTS with every slot named: ADDSLOTSRANGE is Redis 7's, and the suite runs on 6.2 too.
+      List<String> command = new ArrayList<>(List.of("CLUSTER", "ADDSLOTS"));
+      for (int slot = from; slot <= to; slot++) {
+        command.add(Integer.toString(slot));
+      }
+      call(masters.get(i), command.toArray(String[]::new));
     }
     PrivateRedisServer first = masters.get(0);
     for (PrivateRedisServer node : all()) {

@@ -1,22 +1,22 @@
 package io.pixquota.testing;
 
-import io.pixquota.harness.FreePorts;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import io.pixquota.harness.PrivateRedisServer;
+import io.pixquota.harness.RedisBinary;
+import io.pixquota.harness.RespConnection;
 import java.net.URI;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.utility.DockerImageName;
-import redis.embedded.RedisServer;
 
 /**
  * The one Redis server that all tests of a JVM share, chosen once, in this order:
  * <ol>
  *   <li>{@code REDIS_URL} (environment variable or system property), if set;</li>
  *   <li>a Testcontainers {@code redis:7} container, when a Docker engine answers;</li>
- *   <li>the Redis binary shipped in {@code com.github.codemonstur:embedded-redis}, started on a free port.</li>
+ *   <li>a private {@code redis-server} on a free port: the {@link RedisBinary} this JVM chose (the PATH's, else
+ *       the Redis 6.2 shipped in {@code com.github.codemonstur:embedded-redis}).</li>
  * </ol>
  * The choice is logged once. Servers this class starts are stopped when the JVM exits.
  */
@@ -50,7 +50,8 @@ public final class SharedRedis {
         if (c == null) {
           c = choose();
           choice = c;
-          LOG.info("Tests use Redis at {} (source: {})", redact(c.uri()), c.source());
+          LOG.info("Tests use Redis {} at {} (source: {}); private servers run {}", versionOf(c), redact(c.uri()),
+              c.source(), RedisBinary.get());
         }
       }
     }
@@ -81,21 +82,19 @@ public final class SharedRedis {
   }
 
   private static Choice startEmbedded() {
-    int port = FreePorts.pick();
-    try {
-      RedisServer server = RedisServer.newRedisServer().port(port).bind("127.0.0.1")
-          .setting("appendonly no").setting("save \"\"").build();
-      server.start();
-      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-        try {
-          server.stop();
-        } catch (IOException ignored) {
-          // The JVM is exiting; the child process dies with it.
-        }
-      }, "stop-embedded-redis"));
-      return new Choice(URI.create("redis://127.0.0.1:" + port), Source.EMBEDDED);
-    } catch (IOException e) {
-      throw new UncheckedIOException("could not start the embedded Redis on port " + port, e);
+    PrivateRedisServer server = PrivateRedisServer.start();
+    Runtime.getRuntime().addShutdownHook(new Thread(server::close, "stop-private-redis"));
+    return new Choice(server.uri(), Source.EMBEDDED);
+  }
+
+  /** What the server says of its version ({@code INFO server}'s {@code redis_version}), or "unknown". */
+  static String versionOf(Choice c) {
+    try (RespConnection conn = RespConnection.open(c.host(), c.port())) {
+      Object info = conn.call("INFO", "server");
+      return String.valueOf(info).lines().filter(l -> l.startsWith("redis_version:"))
+          .map(l -> l.substring("redis_version:".length()).strip()).findFirst().orElse("unknown");
+    } catch (RuntimeException e) {
+      return "unknown (" + e.getMessage() + ")";
     }
   }
 

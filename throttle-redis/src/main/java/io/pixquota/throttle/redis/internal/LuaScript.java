@@ -276,14 +276,22 @@ public final class LuaScript {
       return "the node is one node of a Redis Cluster and another node owns the key (MOVED): address the cluster "
           + "as redis-cluster://host:port,host:port,...";
     }
-    if (message.startsWith("READONLY")) {
+    if (hasErrorCode(message, "READONLY")) {
       return "the node is a read-only replica (READONLY): address its master, or the Sentinels that know it, as "
           + "redis-sentinel://host:port,host:port,.../MASTER_NAME";
     }
-    if (message.startsWith("CLUSTERDOWN")) {
+    if (hasErrorCode(message, "CLUSTERDOWN")) {
       return "the Redis Cluster is down (CLUSTERDOWN): a master failed and no replica has taken its slots yet";
     }
     return t.getClass().getSimpleName() + ": " + shorten(message);
+  }
+
+  /**
+   * Whether Redis's error is {@code code}: Redis 7 puts the code of an error raised inside a script first
+   * ({@code READONLY You can't write...}), Redis 6.2 wraps it ({@code ERR Error running script ...: -READONLY ...}).
+   */
+  static boolean hasErrorCode(String message, String code) {
+    return message.startsWith(code + " ") || message.contains(": -" + code + " ");
   }
 
   /** Redisson's message without the channel, the command's parameters (a script, a password) and the future. */
