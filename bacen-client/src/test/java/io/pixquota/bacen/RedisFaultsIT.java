@@ -104,7 +104,7 @@ class RedisFaultsIT {
   void redisDownAtStartFailsClosedAndTheClientRecoversWhenRedisComesUp() throws Exception {
     int port = FreePorts.pick();
     try (MockBacen mock = MockBacen.start(MockConfig.defaults());
-        PixClient pix = PixClient.builder(PixClientConfig.builder().baseUrl(mock.url())
+        PixClient pix = PixClient.builder(PixClientConfig.builder().baseUrl(mock.pixUrl())
             .credentials("demo", "demo-secret").redisUrl("redis://127.0.0.1:" + port)
             .redisTimeout(Duration.ofMillis(300)).build()).build()) {
       for (int i = 0; i < 3; i++) {
@@ -113,6 +113,7 @@ class RedisFaultsIT {
       }
       assertThat(mock.stats("demo", false).get("accepted")).as("no call made without the bucket").isEqualTo(0L);
       try (PrivateRedisServer redis = PrivateRedisServer.startOn(port)) {
+        assertThat(redis.isAlive()).isTrue();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
         boolean served = false;
         while (!served && System.nanoTime() < deadline) {

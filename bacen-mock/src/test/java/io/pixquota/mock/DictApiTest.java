@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -36,7 +37,7 @@ class DictApiTest {
   }
 
   private HttpResponse<String> lookup(String key, String payer, String e2eid) {
-    HttpRequest.Builder b = HttpRequest.newBuilder(mock.url().resolve("/api/v2/entries/" + key)).GET()
+    HttpRequest.Builder b = HttpRequest.newBuilder(mock.url().resolve("/api/v1/entries/" + key)).GET()
         .header("PI-RequestingParticipant", ISPB);
     if (payer != null) {
       b.header("PI-PayerId", payer);
@@ -71,9 +72,9 @@ class DictApiTest {
   @Test
   void theRequiredHeadersAreRequired() throws Exception {
     start(DictPolicies.v120());
-    for (HttpResponse<String> r : new HttpResponse[] {lookup(KNOWN, null, E2E), lookup(KNOWN, PAYER, null),
+    for (HttpResponse<String> r : List.of(lookup(KNOWN, null, E2E), lookup(KNOWN, PAYER, null),
         lookup(KNOWN, "not hex!", E2E), lookup("not-a-key", PAYER, E2E),
-        http.send(HttpRequest.newBuilder(mock.url().resolve("/api/v2/entries/" + KNOWN)).GET().build())}) {
+        http.send(HttpRequest.newBuilder(mock.url().resolve("/api/v1/entries/" + KNOWN)).GET().build()))) {
       assertThat(r.statusCode()).isEqualTo(400);
       assertThat(r.body()).contains("/error/BadRequest</type>");
     }
@@ -120,18 +121,18 @@ class DictApiTest {
     start(DictPolicies.later('F'));
     lookup(KNOWN, PAYER, E2E);
     lookup(UNKNOWN, PAYER, "E12345678202612011200bbbbbbbbbbb");
-    assertThat(http.send(HttpRequest.newBuilder(mock.url().resolve("/api/v2/policies/"
+    assertThat(http.send(HttpRequest.newBuilder(mock.url().resolve("/api/v1/policies/"
         + "ENTRIES_READ_PARTICIPANT_ANTISCAN")).header("PI-RequestingParticipant", ISPB).GET().build()).body())
         .contains("<GetBucketStateResponse>", "<Category>F</Category>", "<AvailableTokens>246</AvailableTokens>",
             "<Capacity>250</Capacity>", "<RefillTokens>25</RefillTokens>", "<RefillPeriodSec>60</RefillPeriodSec>");
-    HttpRequest settle = HttpRequest.newBuilder(mock.url().resolve("/api/v2/settlements/" + E2E))
+    HttpRequest settle = HttpRequest.newBuilder(mock.url().resolve("/api/v1/settlements/" + E2E))
         .header("PI-RequestingParticipant", ISPB).POST(HttpRequest.BodyPublishers.noBody()).build();
     assertThat(http.send(settle).statusCode()).isEqualTo(204);
     assertThat(http.send(settle).statusCode()).as("a credit is given once").isEqualTo(404);
-    assertThat(http.send(HttpRequest.newBuilder(mock.url().resolve("/api/v2/settlements/"
+    assertThat(http.send(HttpRequest.newBuilder(mock.url().resolve("/api/v1/settlements/"
         + "E12345678202612011200bbbbbbbbbbb")).header("PI-RequestingParticipant", ISPB)
         .POST(HttpRequest.BodyPublishers.noBody()).build()).statusCode()).as("a 404 earns no credit").isEqualTo(404);
-    String all = http.send(HttpRequest.newBuilder(mock.url().resolve("/api/v2/policies"))
+    String all = http.send(HttpRequest.newBuilder(mock.url().resolve("/api/v1/policies"))
         .header("PI-RequestingParticipant", ISPB).GET().build()).body();
     assertThat(all).contains("<ListPoliciesResponse>", "<Name>ENTRIES_READ_USER_ANTISCAN</Name><Scope>USER</Scope>",
         "<AvailableTokens>247</AvailableTokens>");

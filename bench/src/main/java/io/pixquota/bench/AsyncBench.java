@@ -9,7 +9,6 @@ import io.pixquota.mock.MockConfig;
 import io.pixquota.mock.QuotaPolicy;
 import java.io.File;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -101,8 +100,7 @@ final class AsyncBench implements Callable<Integer> {
    */
   static double inOrder(JsonNode leftAt) {
     Map<Integer, Long> byCall = new TreeMap<>();
-    for (Iterator<Map.Entry<String, JsonNode>> it = leftAt.fields(); it.hasNext(); ) {
-      Map.Entry<String, JsonNode> e = it.next();
+    for (Map.Entry<String, JsonNode> e : leftAt.properties()) {
       byCall.put(Integer.parseInt(e.getKey()), e.getValue().asLong());
     }
     long pairs = 0;

@@ -47,7 +47,7 @@ final class LoadBench implements Callable<Integer> {
           "--max-wait-ms", Long.toString(maxWaitMs)), replicas, mock.url(), redis.uri(), childLog)) {
         for (JsonNode r : fleet.run(System.currentTimeMillis() + 300, "saturate", threads, seconds * 1000L)) {
           JsonNode statuses = r.get("statuses");
-          for (Map.Entry<String, JsonNode> s : (Iterable<Map.Entry<String, JsonNode>>) statuses::fields) {
+          for (Map.Entry<String, JsonNode> s : statuses.properties()) {
             offered += s.getValue().asLong();
           }
           admitted += statuses.path("200").asLong();

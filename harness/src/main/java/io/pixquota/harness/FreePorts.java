@@ -35,7 +35,7 @@ public final class FreePorts {
 
   private static boolean free(int port) {
     try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
-      return true;
+      return socket.isBound();
     } catch (IOException taken) {
       return false;
     }

@@ -55,6 +55,7 @@ class ThrottleObservationTest {
     Throttle throttle = throttle(Duration.ofSeconds(5));
     Observation client = Observation.start("http.client.requests", observations);
     try (Observation.Scope scope = client.openScope()) {
+      assertThat(scope.getCurrentObservation()).isSameAs(client);
       throttle.exchange("GET", "/pix/1", null, OK);
       throttle.exchange("GET", "/pix/2", Priority.BATCH, OK); // one slot later: 100 ms
     }

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.redisson.api.RedissonClient;
+import org.redisson.api.options.KeysScanOptions;
 
 /**
  * The DICT client end to end: the judge's DICT over HTTP (sharing no code with the SDK), the mirror in a real Redis.
@@ -39,7 +40,7 @@ class DictClientAgainstMockTest {
   private DictClient start(TestRedis redis, String mockCounting, DictClientConfig.Builder config) throws Exception {
     mock = MockBacen.start(MockConfig.builder().dict(io.pixquota.mock.DictPolicies.parse(mockCounting)).build());
     redisson = redis.newRedisson();
-    dict = DictClient.builder(config.baseUrl(mock.url()).participant(ISPB).payerSecret("a-secret-of-the-psp-0001")
+    dict = DictClient.builder(config.baseUrl(mock.dictUrl()).participant(ISPB).payerSecret("a-secret-of-the-psp-0001")
         .keyPrefix(redis.keyPrefix()).build()).redisson(redisson).meterRegistry(registry).build();
     return dict;
   }
@@ -122,7 +123,7 @@ class DictClientAgainstMockTest {
     String credit = redis.keyPrefix() + "{dict-" + ISPB + "}:c:" + e.endToEndId();
     Awaits.until("the lookup's credit remembered (it rides on the next lookup, or a flush after 50 ms)",
         Duration.ofSeconds(5), () -> redisson.getBucket(credit).isExists());
-    try (DictClient other = DictClient.builder(later().baseUrl(mock.url()).participant(ISPB)
+    try (DictClient other = DictClient.builder(later().baseUrl(mock.dictUrl()).participant(ISPB)
         .payerSecret("a-secret-of-the-psp-0001").keyPrefix(redis.keyPrefix()).build()).redisson(redisson).build()) {
       assertThat(other.paymentSettled(e.endToEndId())).as("another replica finds the lookup's credit").isTrue();
       assertThat(dict.paymentSettled(e.endToEndId())).as("once").isFalse();
@@ -130,7 +131,8 @@ class DictClientAgainstMockTest {
     assertThat(dict.paymentSettled("E12345678202612011200zzzzzzzzzzz")).as("an unknown lookup").isFalse();
     assertThat(counter("bacen.dict.credits", "outcome", "redeemed")).isZero(); // the other replica's registry
     assertThat(counter("bacen.dict.credits", "outcome", "unknown")).isEqualTo(2);
-    assertThat(redisson.getKeys().getKeysByPattern(redis.keyPrefix() + "*")).as("every bucket full again: 100 - "
+    assertThat(redisson.getKeys().getKeys(KeysScanOptions.defaults().pattern(redis.keyPrefix() + "*")))
+        .as("every bucket full again: 100 - "
         + "20 + 19 + 1 at the user, 250 - 3 + 2 + 1 at the participant: no key left").isEmpty();
   }
 
@@ -155,7 +157,7 @@ class DictClientAgainstMockTest {
     assertThat(table.policy(DictPolicies.PARTICIPANT_ANTISCAN).capacity()).as("DICT's category H, not F")
         .isEqualTo(50);
     for (int i = 0; i < 4; i++) { // another system on the participant's certificate: 4 x 3 the mirror never saw
-      HttpResponse<String> r = plain.send(HttpRequest.newBuilder(mock.url().resolve("/api/v2/entries/none" + i
+      HttpResponse<String> r = plain.send(HttpRequest.newBuilder(mock.url().resolve("/api/v1/entries/none" + i
           + "@example.com")).header("PI-RequestingParticipant", ISPB).header("PI-PayerId", "f00" + i)
           .header("PI-EndToEndId", "E12345678202612011200aaaaaaaaaa" + i).GET().build(),
           HttpResponse.BodyHandlers.ofString());
@@ -178,8 +180,9 @@ class DictClientAgainstMockTest {
     try {
       mock = MockBacen.start(MockConfig.builder().dict(io.pixquota.mock.DictPolicies.later('F')).build());
       redisson = redis.newRedisson();
-      dict = DictClient.builder(later().baseUrl(mock.url()).participant(ISPB).payerSecret("a-secret-of-the-psp-0001")
-          .keyPrefix(redis.keyPrefix()).build()).redisson(redisson).callbackExecutor(callbacks).build();
+      dict = DictClient.builder(later().baseUrl(mock.dictUrl()).participant(ISPB)
+          .payerSecret("a-secret-of-the-psp-0001").keyPrefix(redis.keyPrefix()).build()).redisson(redisson)
+          .callbackExecutor(callbacks).build();
       String[] thread = new String[1];
       DictEntry e = dict.getEntryAsync(DictLookup.of("user2@example.com", CPF)).thenApply(entry -> {
         thread[0] = Thread.currentThread().getName();

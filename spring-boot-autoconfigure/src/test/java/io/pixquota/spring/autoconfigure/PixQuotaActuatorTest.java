@@ -70,6 +70,7 @@ class PixQuotaActuatorTest {
       for (int i = 0; i < 5; i++) {
         assertThat(bucket.acquire(1, Duration.ofDays(1)).granted()).isTrue();
       }
+      @SuppressWarnings("unchecked")
       Map<String, Object> buckets = (Map<String, Object>) context.getBean(PixQuotaEndpoint.class).buckets()
           .get("buckets");
       @SuppressWarnings("unchecked")

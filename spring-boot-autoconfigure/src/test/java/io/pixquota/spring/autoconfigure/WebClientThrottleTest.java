@@ -193,6 +193,7 @@ class WebClientThrottleTest {
   }
 
   @Test
+  @SuppressWarnings("unchecked") // Micrometer's forAllObservationsWithNameEqualTo hands a raw ObservationContextAssert
   void theWaitIsAnObservationUnderTheWebClientsOwn(TestRedis redis) throws Exception {
     TestObservationRegistry observations = TestObservationRegistry.create();
     try (MockWebServer server = new MockWebServer()) {
