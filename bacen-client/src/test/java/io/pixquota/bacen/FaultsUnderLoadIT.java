@@ -37,7 +37,7 @@ class FaultsUnderLoadIT {
       ExecutorService pool = Executors.newFixedThreadPool(calls);
       int served = 0;
       int typed = 0;
-      try (PixClient pix = PixClient.builder(PixClientConfig.builder().baseUrl(mock.url())
+      try (PixClient pix = PixClient.builder(PixClientConfig.builder().baseUrl(mock.pixUrl())
           .credentials("demo", "demo-secret").bucket(5, 25).redisTimeout(Duration.ofMillis(300))
           .retry(1, Duration.ofMillis(1), Duration.ofMillis(1), Duration.ofSeconds(1)).build())
           .redisson(redisson).build()) {

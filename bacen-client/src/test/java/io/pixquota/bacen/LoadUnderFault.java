@@ -51,7 +51,7 @@ final class LoadUnderFault {
       ExecutorService pool = Executors.newFixedThreadPool(40);
       ConcurrentLinkedQueue<long[]> failures = new ConcurrentLinkedQueue<>();
       long[] counts = new long[3];
-      try (PixClient pix = PixClient.builder(config.baseUrl(mock.url()).credentials("demo", "demo-secret")
+      try (PixClient pix = PixClient.builder(config.baseUrl(mock.pixUrl()).credentials("demo", "demo-secret")
           .bucket(B, R).maxWait(Duration.ofSeconds(5)).redisTimeout(Duration.ofMillis(500))
           .retry(1, Duration.ofMillis(1), Duration.ofMillis(1), Duration.ofSeconds(1)).build()).build()) {
         warmUpWhenRedisAnswers(pix, Duration.ofSeconds(15));

@@ -44,7 +44,7 @@ class SecretsNeverLeakTest {
         PrivateRedisServer redis = PrivateRedisServer.start("--requirepass", REDIS_PASSWORD)) {
       String redisUrl = "redis://:" + REDIS_PASSWORD + "@127.0.0.1:" + redis.port();
       for (RedisUnavailablePolicy policy : RedisUnavailablePolicy.values()) {
-        PixClientConfig config = PixClientConfig.builder().baseUrl(mock.url()).credentials("bank", SECRET)
+        PixClientConfig config = PixClientConfig.builder().baseUrl(mock.pixUrl()).credentials("bank", SECRET)
             .redisUrl(redisUrl).redisTimeout(Duration.ofMillis(3000)).redisUnavailable(policy, 0.5)
             .retry(2, Duration.ofMillis(10), Duration.ofMillis(20), Duration.ofSeconds(2)).build();
         messages.add(config.toString());
@@ -65,7 +65,7 @@ class SecretsNeverLeakTest {
           redis.restart();
         }
       }
-      PixClientConfig wrong = PixClientConfig.builder().baseUrl(mock.url()).credentials("bank", SECRET + "x")
+      PixClientConfig wrong = PixClientConfig.builder().baseUrl(mock.pixUrl()).credentials("bank", SECRET + "x")
           .redisUrl(redisUrl).build();
       try (PixClient pix = PixClient.builder(wrong).build()) {
         collect(messages, () -> pix.getPix(E2E));

@@ -120,7 +120,7 @@ class SilentRedisAtStartIT {
     try (PrivateRedisServer redis = PrivateRedisServer.start(); MockBacen mock = MockBacen.start(
         MockConfig.defaults())) {
       redis.pause();
-      PixClientConfig config = PixClientConfig.builder().baseUrl(mock.url()).credentials("demo", "demo-secret")
+      PixClientConfig config = PixClientConfig.builder().baseUrl(mock.pixUrl()).credentials("demo", "demo-secret")
           .redisUrl("redis://" + redis.uri().getAuthority()).redisTimeout(Duration.ofMillis(TIMEOUT_MS))
           .bucketName("start-pix").retry(1, Duration.ofMillis(1), Duration.ofMillis(1), Duration.ofSeconds(1))
           .build();

@@ -6,9 +6,11 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
- * The judge's DICT: {@code GET /api/v2/entries/{Key}} (the participant known by {@code PI-RequestingParticipant}, as
- * the real DICT knows it by its mTLS certificate: no OAuth token), {@code GET /api/v2/policies[/{policy}]}, and
- * {@code POST /api/v2/settlements/{EndToEndId}}, which stands for the settlement of the lookup's payment (its credit).
+ * The judge's DICT, under its prefix ({@code /api/v1} by default, as the published specification 1.8.0):
+ * {@code GET {prefix}/entries/{Key}} (the participant known by {@code PI-RequestingParticipant}, as the real DICT
+ * knows it by its mTLS certificate: no OAuth token), {@code GET {prefix}/policies[/{policy}]}, and
+ * {@code POST {prefix}/settlements/{EndToEndId}}, which stands for the settlement of the lookup's payment (its
+ * credit).
  * Every lookup answer carries the {@code PI-RateLimit-*} headers; an empty bucket answers 429 {@code RateLimited}.
  */
 final class DictApi {
@@ -19,15 +21,21 @@ final class DictApi {
   private final DictState state;
   private final DictDirectory directory = new DictDirectory();
   private final Runnable delay;
+  private final String entries;
+  private final String policies;
+  private final String settlements;
 
-  DictApi(DictPolicies table, Runnable delay) {
+  DictApi(DictPolicies table, String prefix, Runnable delay) {
     this.state = new DictState(table);
     this.delay = delay;
+    this.entries = prefix + "/entries/";
+    this.policies = prefix + "/policies";
+    this.settlements = prefix + "/settlements/";
   }
 
-  static boolean handles(String path) {
-    return path.startsWith("/api/v2/entries/") || path.equals("/api/v2/policies")
-        || path.startsWith("/api/v2/policies/") || path.startsWith("/api/v2/settlements/");
+  boolean handles(String path) {
+    return path.startsWith(entries) || path.equals(policies) || path.startsWith(policies + "/")
+        || path.startsWith(settlements);
   }
 
   DictState state() {
@@ -45,13 +53,13 @@ final class DictApi {
           "PI-RequestingParticipant must be the participant's 8-digit ISPB"));
       return;
     }
-    if (path.startsWith("/api/v2/entries/") && method.equals("GET")) {
-      entry(exchange, participant, path.substring("/api/v2/entries/".length()));
-    } else if (path.startsWith("/api/v2/policies") && method.equals("GET")) {
-      policies(exchange, participant, path.length() > "/api/v2/policies/".length()
-          ? path.substring("/api/v2/policies/".length()) : null);
-    } else if (path.startsWith("/api/v2/settlements/") && method.equals("POST")) {
-      boolean credited = state.settle(path.substring("/api/v2/settlements/".length()));
+    if (path.startsWith(entries) && method.equals("GET")) {
+      entry(exchange, participant, path.substring(entries.length()));
+    } else if (path.startsWith(policies) && method.equals("GET")) {
+      policies(exchange, participant, path.length() > policies.length() + 1
+          ? path.substring(policies.length() + 1) : null);
+    } else if (path.startsWith(settlements) && method.equals("POST")) {
+      boolean credited = state.settle(path.substring(settlements.length()));
       if (credited) {
         exchange.sendResponseHeaders(204, -1);
       } else {

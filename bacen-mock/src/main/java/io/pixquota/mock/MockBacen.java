@@ -20,9 +20,10 @@ import org.slf4j.LoggerFactory;
  * {@link #close()}. Endpoints:
  * <ul>
  *   <li>{@code POST /oauth/token}: client credentials with HTTP Basic; a bearer token with {@code expires_in};</li>
- *   <li>{@code GET /api/v2/pix/{e2eid}}, {@code GET /api/v2/cob/{txid}}: deterministic data; ids ending in
- *       {@code 404} are unknown; malformed ids get 400;</li>
- *   <li>{@code GET /policies/{policy}}: the caller's quota (available tokens, capacity, refill);</li>
+ *   <li>under the API Pix prefix ({@code /api/v2} by default, {@link #pixUrl()}): {@code GET pix/{e2eid}},
+ *       {@code GET cob/{txid}}: deterministic data; ids ending in {@code 404} are unknown; malformed ids get 400;
+ *       {@code GET policies/{policy}}: the caller's quota (available tokens, capacity, refill);</li>
+ *   <li>DICT under its own prefix ({@code /api/v1} by default, {@link #dictUrl()});</li>
  *   <li>{@code GET /admin/stats}, {@code POST /admin/reset}: loopback callers only, unless configured.</li>
  * </ul>
  * Every API response carries {@code RateLimit-Policy} and {@code RateLimit}; errors are
@@ -53,7 +54,7 @@ public final class MockBacen implements AutoCloseable {
 
   private MockBacen(MockConfig config) throws IOException {
     this.config = config;
-    this.dict = new DictApi(config.dict(), this::delay);
+    this.dict = new DictApi(config.dict(), config.dictPrefix(), this::delay);
     this.inFlight = new InFlight(config.maxInFlight());
     this.sessions = new Sessions(config.integrators(), config.tokenTtlSeconds());
     this.quota = config.redisUrl() == null ? new LocalQuota(config.policy())
@@ -88,7 +89,7 @@ public final class MockBacen implements AutoCloseable {
       own.start();
       URI url = URI.create("http://127.0.0.1:" + own.getAddress().getPort());
       warming = true;
-      sessions.forget(SelfWarmUp.run(url, config.integrators().entrySet().iterator().next()));
+      sessions.forget(SelfWarmUp.run(url, config.pixPrefix(), config.integrators().entrySet().iterator().next()));
     } catch (IOException | RuntimeException e) {
       LOG.debug("warm-up failed; the first requests will be slower: {}", e.toString());
     } catch (InterruptedException e) {
@@ -107,10 +108,20 @@ public final class MockBacen implements AutoCloseable {
     return new MockBacen(config);
   }
 
-  /** {@code http://host:port} of the API listener. */
+  /** The server's root: {@code /oauth/token} and {@code /admin/...} are below it. */
   public URI url() {
     String host = config.bind().equals("0.0.0.0") ? "127.0.0.1" : config.bind();
     return URI.create("http://" + host + ":" + server.getAddress().getPort());
+  }
+
+  /** Where API Pix is served, ending in '/': a {@code PixClient}'s base URL. */
+  public URI pixUrl() {
+    return url().resolve(config.pixPrefix() + "/");
+  }
+
+  /** Where DICT is served, ending in '/': a {@code DictClient}'s base URL. */
+  public URI dictUrl() {
+    return url().resolve(config.dictPrefix() + "/");
   }
 
   public MockConfig config() {
@@ -167,13 +178,13 @@ public final class MockBacen implements AutoCloseable {
     try (exchange) {
       String path = exchange.getRequestURI().getPath();
       String method = exchange.getRequestMethod();
-      if (DictApi.handles(path)) {
+      if (dict.handles(path)) {
         dict.handle(exchange, method, path);
       } else if (path.startsWith("/admin/")) {
         MockAdmin.handle(this, exchange, method, path);
       } else if (path.equals("/oauth/token") && method.equals("POST")) {
         sessions.token(exchange);
-      } else if (path.startsWith("/api/v2/") || path.startsWith("/policies/")) {
+      } else if (path.startsWith(config.pixPrefix() + "/")) {
         api(exchange, method, path);
       } else {
         Answers.sendProblem(exchange, 404, "NaoEncontrado", "Recurso não encontrado", "no such endpoint");
@@ -200,8 +211,9 @@ public final class MockBacen implements AutoCloseable {
       Answers.sendProblem(exchange, 405, "RequisicaoInvalida", "Requisição inválida", "only GET is served");
       return;
     }
-    if (path.startsWith("/policies/")) {
-      policies(exchange, session, path.substring("/policies/".length()));
+    String pix = path.substring(config.pixPrefix().length());
+    if (pix.startsWith("/policies/")) {
+      policies(exchange, session, pix.substring("/policies/".length()));
       return;
     }
     long arrival = System.nanoTime();
@@ -213,7 +225,7 @@ public final class MockBacen implements AutoCloseable {
     }
     Runnable answering = inFlight.leaving(session.integrator());
     try {
-      admitted(exchange, session, path, answering);
+      admitted(exchange, session, pix, answering);
     } finally {
       answering.run(); // a failure before any answer: out of flight all the same
     }
@@ -245,7 +257,7 @@ public final class MockBacen implements AutoCloseable {
           "quota of " + config.policy() + " exceeded");
       return;
     }
-    Answers.Answer answer = serve(path);
+    Answers.Answer answer = PixAnswers.serve(path);
     int status = answer.status();
     audit.record(session.integrator(), arrival, status, replica, true);
     Double cost = config.statusCosts().get(status);
@@ -259,32 +271,6 @@ public final class MockBacen implements AutoCloseable {
     }
     answering.run(); // its answer leaves: no longer in flight, as the provider counts
     Answers.send(exchange, answer);
-  }
-
-  private Answers.Answer serve(String path) throws IOException {
-    if (path.startsWith("/api/v2/pix/")) {
-      String id = path.substring("/api/v2/pix/".length());
-      String invalid = PixData.endToEndIdProblem(id);
-      if (invalid != null) {
-        return Answers.problem(400, "RequisicaoInvalida", "Requisição inválida", invalid, "e2eid");
-      }
-      if (PixData.unknown(id)) {
-        return Answers.problem(404, "PixNaoEncontrado", "Pix não encontrado", "no Pix with this endToEndId", null);
-      }
-      return Answers.json(200, PixData.pix(id));
-    }
-    if (path.startsWith("/api/v2/cob/")) {
-      String txid = path.substring("/api/v2/cob/".length());
-      String invalid = PixData.txidProblem(txid);
-      if (invalid != null) {
-        return Answers.problem(400, "RequisicaoInvalida", "Requisição inválida", invalid, "txid");
-      }
-      if (PixData.unknown(txid)) {
-        return Answers.problem(404, "CobNaoEncontrado", "Cobrança não encontrada", "no charge with this txid", null);
-      }
-      return Answers.json(200, PixData.cob(txid));
-    }
-    return Answers.problem(404, "NaoEncontrado", "Recurso não encontrado", "no such endpoint", null);
   }
 
   private void policies(HttpExchange exchange, Sessions.Session session, String name) throws IOException {

@@ -26,11 +26,16 @@ import java.util.Objects;
  * @param dict              the DICT's rate-limiting policies ({@link DictPolicies#v120()} by default)
  * @param maxInFlight       requests of one integrator in flight at once, from arrival to answer (BACEN's SPI: 6);
  *                          the one over it is refused with 429; 0 (default): no cap
+ * @param pixPrefix         the path API Pix is served under (default {@code /api/v2}, BACEN's OpenAPI; PSPs use
+ *                          {@code /v2} and others): {@code {pixPrefix}/pix/{e2eid}}, {@code /cob/{txid}},
+ *                          {@code /policies/{policy}}
+ * @param dictPrefix        the path DICT is served under (default {@code /api/v1}, the published specification
+ *                          1.8.0): {@code {dictPrefix}/entries/{Key}}, {@code /policies}, {@code /settlements}
  */
 public record MockConfig(String bind, int port, QuotaPolicy policy, String policyName,
     Map<String, String> integrators, long tokenTtlSeconds, long latencyMs, long jitterMs, boolean retryAfter,
     long retryAfterSeconds, Map<Integer, Double> statusCosts, String redisUrl, boolean adminFromAnywhere, int threads,
-    DictPolicies dict, int maxInFlight) {
+    DictPolicies dict, int maxInFlight, String pixPrefix, String dictPrefix) {
 
   public MockConfig {
     Objects.requireNonNull(integrators, "integrators cannot be null");
@@ -67,6 +72,12 @@ public record MockConfig(String bind, int port, QuotaPolicy policy, String polic
     if (threads < 1) {
       throw new IllegalArgumentException("threads must be >= 1, but was " + threads);
     }
+    pixPrefix = prefix("pixPrefix", pixPrefix);
+    dictPrefix = prefix("dictPrefix", dictPrefix);
+    if (pixPrefix.equals(dictPrefix)) {
+      throw new IllegalArgumentException("pixPrefix and dictPrefix must differ (both serve /policies), but both were '"
+          + pixPrefix + "'");
+    }
     statusCosts.forEach((status, cost) -> {
       if (status < 100 || status > 599 || !(cost > 0)) {
         throw new IllegalArgumentException("status cost must be <status 100..599>=<cost > 0>, but was "
@@ -75,6 +86,17 @@ public record MockConfig(String bind, int port, QuotaPolicy policy, String polic
     });
     integrators = Map.copyOf(integrators);
     statusCosts = Map.copyOf(statusCosts);
+  }
+
+  /** A path prefix: '/' and segments of letters, digits, '.', '_' or '-'; a trailing '/' is dropped. */
+  private static String prefix(String field, String prefix) {
+    Objects.requireNonNull(prefix, field + " cannot be null");
+    String p = prefix.endsWith("/") ? prefix.substring(0, prefix.length() - 1) : prefix;
+    if (!p.matches("(/[A-Za-z0-9._-]+)+") || p.contains("/../") || p.endsWith("/..")) {
+      throw new IllegalArgumentException(field + " must be a path such as /api/v2 (segments of letters, digits, "
+          + "'.', '_' or '-'), but was '" + prefix + "'");
+    }
+    return p;
   }
 
   /** Loopback, a free port, the default token bucket (10, 10/s), integrator {@code demo} / {@code demo-secret}. */
@@ -105,6 +127,8 @@ public record MockConfig(String bind, int port, QuotaPolicy policy, String polic
     private int threads = 64;
     private DictPolicies dict = DictPolicies.v120();
     private int maxInFlight;
+    private String pixPrefix = "/api/v2";
+    private String dictPrefix = "/api/v1";
 
     private Builder() {}
 
@@ -177,22 +201,35 @@ public record MockConfig(String bind, int port, QuotaPolicy policy, String polic
       return this;
     }
 
-    /** The DICT's policies; default the spec's v1.2.0. */
     /** Requests of one integrator in flight at once; the one over it is refused with 429; 0: no cap. */
     public Builder maxInFlight(int max) {
       this.maxInFlight = max;
       return this;
     }
 
+    /** The DICT's policies; default the spec's v1.2.0. */
     public Builder dict(DictPolicies policies) {
       this.dict = policies;
+      return this;
+    }
+
+    /** The path API Pix is served under; default {@code /api/v2}. */
+    public Builder pixPrefix(String prefix) {
+      this.pixPrefix = prefix;
+      return this;
+    }
+
+    /** The path DICT is served under; default {@code /api/v1}. */
+    public Builder dictPrefix(String prefix) {
+      this.dictPrefix = prefix;
       return this;
     }
 
     public MockConfig build() {
       Map<String, String> ids = integrators.isEmpty() ? Map.of("demo", "demo-secret") : integrators;
       return new MockConfig(bind, port, policy, policyName, ids, tokenTtlSeconds, latencyMs, jitterMs, retryAfter,
-          retryAfterSeconds, statusCosts, redisUrl, adminFromAnywhere, threads, dict, maxInFlight);
+          retryAfterSeconds, statusCosts, redisUrl, adminFromAnywhere, threads, dict, maxInFlight, pixPrefix,
+          dictPrefix);
     }
   }
 
@@ -201,6 +238,6 @@ public record MockConfig(String bind, int port, QuotaPolicy policy, String polic
     return "MockConfig{bind=" + bind + ", port=" + port + ", policy=" + policy + ", integrators="
         + integrators.keySet() + ", latencyMs=" + latencyMs + ", jitterMs=" + jitterMs + ", retryAfter="
         + retryAfter + ", statusCosts=" + statusCosts + ", shared=" + (redisUrl != null) + ", maxInFlight="
-        + maxInFlight + ", " + dict + "}";
+        + maxInFlight + ", pix=" + pixPrefix + ", dict=" + dictPrefix + ", " + dict + "}";
   }
 }

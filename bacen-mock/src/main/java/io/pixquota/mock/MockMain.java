@@ -89,6 +89,15 @@ public final class MockMain implements Callable<Integer> {
           + "bucket by its category) (default ${DEFAULT-VALUE}).")
   String dictCounting;
 
+  @Option(names = "--pix-prefix", defaultValue = "/api/v2",
+      description = "The path API Pix is served under, as BACEN's OpenAPI (/api/v2) or a PSP's (/v2, ...) "
+          + "(default ${DEFAULT-VALUE}).")
+  String pixPrefix;
+
+  @Option(names = "--dict-prefix", defaultValue = "/api/v1",
+      description = "The path DICT is served under, as its published specification 1.8.0 (default ${DEFAULT-VALUE}).")
+  String dictPrefix;
+
   /** The configuration these options describe (after parsing); validated. */
   public MockConfig config() {
     QuotaPolicy quota = switch (policy) {
@@ -99,7 +108,7 @@ public final class MockMain implements Callable<Integer> {
     MockConfig.Builder b = MockConfig.builder().bind(bind).port(port).policy(quota).policyName(policyName)
         .tokenTtlSeconds(tokenTtl).latency(latencyMs, jitterMs).retryAfter(!noRetryAfter)
         .retryAfterSeconds(retryAfterSeconds).redisUrl(redisUrl).adminFromAnywhere(adminFromAnywhere).threads(threads)
-        .dict(DictPolicies.parse(dictCounting)).maxInFlight(maxInFlight);
+        .dict(DictPolicies.parse(dictCounting)).maxInFlight(maxInFlight).pixPrefix(pixPrefix).dictPrefix(dictPrefix);
     integrators.forEach(b::integrator);
     statusCosts.forEach(b::statusCost);
     return b.build();
@@ -113,7 +122,9 @@ public final class MockMain implements Callable<Integer> {
     System.out.println("quota per integrator: " + config.policy()
         + (config.redisUrl() != null ? ", shared through Redis" : ""));
     System.out.println("integrators: " + String.join(", ", List.copyOf(config.integrators().keySet())));
-    System.out.println("DICT policies: " + config.dict() + " at /api/v2/entries/{key}");
+    System.out.println("API Pix at " + mock.pixUrl() + " (its clients' base URL): pix/{e2eid}, cob/{txid}");
+    System.out.println("DICT at " + mock.dictUrl() + " (its clients' base URL): entries/{key}; policies: "
+        + config.dict());
     System.out.println("admin endpoints: " + (config.adminFromAnywhere() ? "any caller" : "loopback callers only"));
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {

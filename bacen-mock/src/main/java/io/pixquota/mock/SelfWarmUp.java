@@ -16,7 +16,8 @@ final class SelfWarmUp {
   /**
    * @return the bearer token it used, for the mock to forget
    */
-  static String run(URI url, Map.Entry<String, String> integrator) throws IOException, InterruptedException {
+  static String run(URI url, String pixPrefix, Map.Entry<String, String> integrator)
+      throws IOException, InterruptedException {
     HttpClient client = HttpClient.newHttpClient();
     String basic = Base64.getEncoder().encodeToString((integrator.getKey() + ":" + integrator.getValue())
         .getBytes(StandardCharsets.UTF_8));
@@ -26,7 +27,7 @@ final class SelfWarmUp {
         HttpResponse.BodyHandlers.ofString());
     String bearer = Answers.JSON.readTree(token.body()).get("access_token").asText();
     for (int i = 0; i < 30; i++) {
-      client.send(HttpRequest.newBuilder(url.resolve("/api/v2/pix/E00000000202601010000WARMUP" + (10_000 + i)))
+      client.send(HttpRequest.newBuilder(url.resolve(pixPrefix + "/pix/E00000000202601010000WARMUP" + (10_000 + i)))
           .header("Authorization", "Bearer " + bearer).build(), HttpResponse.BodyHandlers.discarding());
     }
     return bearer;

@@ -138,14 +138,14 @@ class MockApiTest {
   @Test
   void policiesServeTheCallersBucket() {
     http.get("/api/v2/pix/" + E2E, bearer);
-    JsonNode policy = Http.json(http.get("/policies/pix", bearer));
+    JsonNode policy = Http.json(http.get("/api/v2/policies/pix", bearer));
     assertThat(policy.get("name").asText()).isEqualTo("pix");
     assertThat(policy.get("kind").asText()).isEqualTo("BUCKET");
     assertThat(policy.get("capacity").asLong()).isEqualTo(1000);
     assertThat(policy.get("refillTokens").asDouble()).isEqualTo(1000);
     assertThat(policy.get("refillPeriodMillis").asLong()).isEqualTo(1000);
     assertThat(policy.get("availableTokens").asDouble()).isBetween(998.0, 1000.0);
-    assertProblem(http.get("/policies/unknown", bearer), 404, "NaoEncontrado");
+    assertProblem(http.get("/api/v2/policies/unknown", bearer), 404, "NaoEncontrado");
   }
 
   @Test

@@ -74,7 +74,7 @@ final class AsyncReplica implements Callable<Integer> {
     RedissonClient redisson = RedisAddress.parse(options.redisUrl).connect(Duration.ofSeconds(2),
         mode == Mode.ASYNC ? 4 : 64);
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    PixClientConfig config = PixClientConfig.builder().baseUrl(options.bacenUrl)
+    PixClientConfig config = PixClientConfig.builder().baseUrl(options.pixUrl())
         .credentials(options.clientId, options.clientSecret).bucketName(options.bucketName)
         .bucket(options.bucket.capacity, options.bucket.rate).maxWait(Duration.ofMillis(maxWaitMs))
         .callTimeout(Duration.ofMillis(maxWaitMs + 30_000))

@@ -44,9 +44,9 @@ final class DictLookupsBench implements Callable<Integer> {
         MockBacen mock = MockBacen.start(MockConfig.builder().dict(io.pixquota.mock.DictPolicies.later('A'))
             .build())) {
       RedissonClient redisson = Redisson.create(Redissons.smallPool(redis.uri().toString()));
-      try (DictClient dict = DictClient.builder(DictClientConfig.builder().baseUrl(mock.url()).participant("12345678")
-          .payerSecret("the-bench-psp-secret-0001").policies(DictPolicies.later('A')).build()).redisson(redisson)
-          .build()) {
+      try (DictClient dict = DictClient.builder(DictClientConfig.builder().baseUrl(mock.dictUrl())
+          .participant("12345678").payerSecret("the-bench-psp-secret-0001").policies(DictPolicies.later('A'))
+          .build()).redisson(redisson).build()) {
         dict.warmUp();
         System.out.printf(Locale.ROOT, "bench dict-lookups: private redis-server, the judge's DICT (later "
             + "counting, category A), %d cores%n%n| lookups | answer | Redis scripts (EVALSHA + EVAL) | per "

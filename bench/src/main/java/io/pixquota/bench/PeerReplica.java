@@ -165,7 +165,7 @@ final class PeerReplica implements Callable<Integer> {
     for (int i = 0; i < connections; i++) {
       Thread t = new Thread(() -> {
         for (int k = 0; k < 5; k++) {
-          try (Response r = warm.newCall(new Request.Builder().url(options.bacenUrl.resolve("/policies/pix")
+          try (Response r = warm.newCall(new Request.Builder().url(options.pixUrl().resolve("policies/pix")
               .toString()).header("Authorization", "Bearer " + token).build()).execute()) {
             r.body().bytes();
           } catch (IOException e) {
@@ -260,7 +260,7 @@ final class PeerReplica implements Callable<Integer> {
   }
 
   private int call(OkHttpClient client, String token, String id) throws IOException {
-    Request request = new Request.Builder().url(options.bacenUrl.resolve("/api/v2/pix/" + id).toString())
+    Request request = new Request.Builder().url(options.pixUrl().resolve("pix/" + id).toString())
         .header("Authorization", "Bearer " + token).header("X-Replica-Id", options.id()).build();
     try (Response response = client.newCall(request).execute()) {
       response.body().bytes();
@@ -283,7 +283,7 @@ final class PeerReplica implements Callable<Integer> {
 
   /** The provider's policy, read as PixClient#getPolicy does, without warming OkHttp up. */
   private ProviderPolicy policy(HttpClient jdk, String token) throws IOException, InterruptedException {
-    HttpResponse<String> response = jdk.send(HttpRequest.newBuilder(options.bacenUrl.resolve("/policies/pix"))
+    HttpResponse<String> response = jdk.send(HttpRequest.newBuilder(options.pixUrl().resolve("policies/pix"))
         .header("Authorization", "Bearer " + token).build(), HttpResponse.BodyHandlers.ofString());
     if (response.statusCode() != 200) {
       throw new IOException("policy endpoint answered " + response.statusCode());

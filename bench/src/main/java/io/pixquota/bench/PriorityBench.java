@@ -82,7 +82,7 @@ final class PriorityBench implements Callable<Integer> {
       for (Priority batchClass : new Priority[] {Priority.INTERACTIVE, Priority.BATCH}) {
         mock.reset();
         long scriptCallsBefore = scriptCalls(redis);
-        Run r = run(mock.url(), redis.uri(), batchClass);
+        Run r = run(mock.pixUrl(), redis.uri(), batchClass);
         long scriptCalls = scriptCalls(redis) - scriptCallsBefore;
         Map<String, Object> stats = mock.stats("demo", false);
         Percentiles waits = Percentiles.of(r.interactiveWaitsMicros);

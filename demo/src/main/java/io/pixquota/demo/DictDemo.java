@@ -65,12 +65,12 @@ final class DictDemo {
     try (MockBacen mock = MockBacen.start(MockConfig.builder().latency(latencyMs, 0)
         .dict(io.pixquota.mock.DictPolicies.parse(counting)).build())) {
       if (!jsonOnly) {
-        out.println("DICT " + mock.url() + ", policies in force: " + describe(table));
+        out.println("DICT " + mock.dictUrl() + ", policies in force: " + describe(table));
         out.printf(Locale.ROOT, "2 replicas: %d honest users (a lookup a second each, paying for what they find), "
             + "and a scanner on r1 (2 threads x 20 random keys a second); %d s per run%n%n",
             2 * DictRun.USERS_PER_REPLICA, durationMillis / 1000);
       }
-      DictRun scenario = new DictRun(mock.url(), redisUrl, table, durationMillis);
+      DictRun scenario = new DictRun(mock.dictUrl(), redisUrl, table, durationMillis);
       Map<String, DictResult> results = new LinkedHashMap<>();
       for (String name : List.of("direct", "sdk")) {
         if (name.equals("direct") ? !direct : !throughSdk) {

@@ -21,7 +21,7 @@ final class DictSampler {
   private final List<double[]> samples = new ArrayList<>();
 
   DictSampler(URI dict, String ispb, long startNanos) {
-    this.url = dict.resolve("/api/v2/policies/ENTRIES_READ_PARTICIPANT_ANTISCAN");
+    this.url = dict.resolve("policies/ENTRIES_READ_PARTICIPANT_ANTISCAN");
     this.ispb = ispb;
     this.start = startNanos;
   }

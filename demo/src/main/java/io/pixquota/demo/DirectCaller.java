@@ -12,12 +12,13 @@ import okhttp3.Response;
 /** The replica without the SDK: one OAuth2 token, then every query straight at the provider. */
 final class DirectCaller implements Burst.Caller {
   private final OkHttpClient http;
-  private final URI bacenUrl;
+  private final URI pixUrl;
   private final String token;
 
-  DirectCaller(OkHttpClient http, URI bacenUrl, String clientId, String clientSecret) throws IOException {
+  /** {@code bacenUrl}: the provider's root, for its token; {@code pixUrl}: where API Pix is served. */
+  DirectCaller(OkHttpClient http, URI bacenUrl, URI pixUrl, String clientId, String clientSecret) throws IOException {
     this.http = http;
-    this.bacenUrl = bacenUrl;
+    this.pixUrl = pixUrl;
     Request request = new Request.Builder().url(bacenUrl.resolve("/oauth/token").toString())
         .header("Authorization", Credentials.basic(clientId, clientSecret))
         .post(new FormBody.Builder().add("grant_type", "client_credentials").build()).build();
@@ -31,7 +32,7 @@ final class DirectCaller implements Burst.Caller {
 
   @Override
   public int call(String endToEndId) throws IOException {
-    Request request = new Request.Builder().url(bacenUrl.resolve("/api/v2/pix/" + endToEndId).toString())
+    Request request = new Request.Builder().url(pixUrl.resolve("pix/" + endToEndId).toString())
         .header("Authorization", "Bearer " + token).build();
     try (Response response = http.newCall(request).execute()) {
       return response.code();

@@ -36,7 +36,7 @@ final class DirectDictLookups implements DictRun.Lookups {
     String e2eid = endToEndId(ispb);
     HttpResponse<String> r;
     try {
-      r = HTTP.send(HttpRequest.newBuilder(dict.resolve("/api/v2/entries/" + key)).timeout(Duration.ofSeconds(10))
+      r = HTTP.send(HttpRequest.newBuilder(dict.resolve("entries/" + key)).timeout(Duration.ofSeconds(10))
           .header("PI-RequestingParticipant", ispb).header("PI-PayerId", sha256(user))
           .header("PI-EndToEndId", e2eid).GET().build(), HttpResponse.BodyHandlers.ofString());
     } catch (IOException e) {
@@ -60,7 +60,7 @@ final class DirectDictLookups implements DictRun.Lookups {
   /** The SPI settles the payment: DICT credits its lookup (the judge's stand-in endpoint). */
   static void settle(URI dict, String ispb, String e2eid) {
     try {
-      HTTP.send(HttpRequest.newBuilder(dict.resolve("/api/v2/settlements/" + e2eid))
+      HTTP.send(HttpRequest.newBuilder(dict.resolve("settlements/" + e2eid))
           .header("PI-RequestingParticipant", ispb).POST(HttpRequest.BodyPublishers.noBody()).build(),
           HttpResponse.BodyHandlers.discarding());
     } catch (IOException e) {

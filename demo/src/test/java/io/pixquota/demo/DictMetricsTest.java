@@ -39,7 +39,7 @@ class DictMetricsTest {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     RedissonClient redisson = redis.newRedisson();
     try (MockBacen mock = MockBacen.start(MockConfig.builder().dict(io.pixquota.mock.DictPolicies.later('F'))
-        .build()); DictClient dict = DictClient.builder(DictClientConfig.builder().baseUrl(mock.url())
+        .build()); DictClient dict = DictClient.builder(DictClientConfig.builder().baseUrl(mock.dictUrl())
         .participant("12345678").payerSecret("a-secret-of-the-psp-0001").policies(DictPolicies.later('F'))
         .keyPrefix(redis.keyPrefix()).build()).redisson(redisson).meterRegistry(registry).build()) {
       DictEntry e = dict.getEntry("user4@example.com", "12345678909");

@@ -9,8 +9,14 @@ import picocli.CommandLine.Option;
  * {@code peer-replica}): where the provider and Redis are, the integrator, the bucket. A picocli {@code @Mixin}.
  */
 public final class ReplicaOptions {
-  @Option(names = "--bacen-url", required = true, description = "Base URL of the provider (mock BACEN).")
+  @Option(names = "--bacen-url", required = true,
+      description = "The provider's root (the mock BACEN's): its OAuth2 token endpoint and /admin are below it.")
   public URI bacenUrl;
+
+  @Option(names = "--pix-prefix", defaultValue = "/api/v2",
+      description = "The path API Pix is served under on --bacen-url, as the mock's --pix-prefix (default "
+          + "${DEFAULT-VALUE}).")
+  public String pixPrefix;
 
   @Option(names = "--redis-url", description = "Redis of the shared bucket.")
   public String redisUrl;
@@ -36,6 +42,12 @@ public final class ReplicaOptions {
   @Option(names = "--client-secret", defaultValue = "demo-secret",
       description = "OAuth2 client secret (default: the mock's demo secret).")
   public String clientSecret;
+
+  /** Where API Pix is served: {@code --bacen-url} and {@code --pix-prefix}, ending in '/' (a client's base URL). */
+  public URI pixUrl() {
+    String prefix = pixPrefix.endsWith("/") ? pixPrefix : pixPrefix + "/";
+    return bacenUrl.resolve(prefix.startsWith("/") ? prefix : "/" + prefix);
+  }
 
   /** {@code r<id>}, as the replica names itself in READY, PROGRESS and RESULT. */
   public String id() {

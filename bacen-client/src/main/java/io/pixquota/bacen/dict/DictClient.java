@@ -7,7 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A typed client of DICT's key lookups ({@code GET /api/v2/entries/{Key}}) behind a mirror of DICT's rate-limiting
+ * A typed client of DICT's key lookups ({@code GET {baseUrl}entries/{Key}}) behind a mirror of DICT's rate-limiting
  * policies, kept in Redis for the whole fleet: every lookup books the end user's anti-scan bucket and the
  * participant's buckets in one decision, all or none, in one round trip.
  *

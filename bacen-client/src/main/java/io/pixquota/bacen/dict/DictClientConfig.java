@@ -14,7 +14,9 @@ import java.util.Objects;
  * policies mirrored, and how lookups wait. Build with {@link #builder()} or read {@link #fromEnvironment(Map)};
  * {@link #toString()} never shows the secret nor Redis's password.
  *
- * @param baseUrl          DICT's base URL; {@code api/v2/...} resolves below its path
+ * @param baseUrl          where DICT is served, used as given, its path ending in '/' (e.g.
+ *                         {@code https://dict.pi.rsfn.net.br:16422/api/v1/}, the published specification 1.8.0's):
+ *                         {@code entries/{Key}} and {@code policies/{policy}} resolve below it
  * @param participant      the participant's ISPB (8 digits), sent as {@code PI-RequestingParticipant}
  * @param payerSecret      the key of the HMAC-SHA-256 that makes {@code PI-PayerId} of an end user's id
  * @param policies         the policies mirrored (the provider's {@code GET /policies} may resize the PSP ones)
@@ -48,11 +50,9 @@ public record DictClientConfig(URI baseUrl, String participant, String payerSecr
     return DictEnvironment.read(env);
   }
 
-  /** {@code api/v2/} below the base URL's path. */
+  /** Where the lookups go: the base URL, used as given. */
   URI api() {
-    String path = baseUrl.getRawPath() == null || baseUrl.getRawPath().isEmpty() ? "/" : baseUrl.getRawPath();
-    URI dir = path.endsWith("/") ? baseUrl : baseUrl.resolve(path.substring(path.lastIndexOf('/') + 1) + "/");
-    return dir.resolve("api/v2/");
+    return baseUrl;
   }
 
   @Override
@@ -81,12 +81,19 @@ public record DictClientConfig(URI baseUrl, String participant, String payerSecr
 
     private Builder() {}
 
+    /**
+     * Where DICT is served, used as given: {@code entries/{Key}} resolves below its path (a '/' is added to a path
+     * without one), e.g. {@code https://dict.pi.rsfn.net.br:16422/api/v1/}.
+     */
     public Builder baseUrl(URI url) {
       Objects.requireNonNull(url, "baseUrl cannot be null");
       if (!"http".equals(url.getScheme()) && !"https".equals(url.getScheme()) || url.getHost() == null) {
         throw new IllegalArgumentException("baseUrl must be an http or https URL with a host, but was '" + url + "'");
       }
-      this.baseUrl = url;
+      if (url.getRawQuery() != null || url.getRawFragment() != null) {
+        throw new IllegalArgumentException("baseUrl must have no query or fragment, but was '" + url + "'");
+      }
+      this.baseUrl = url.getRawPath() != null && url.getRawPath().endsWith("/") ? url : URI.create(url + "/");
       return this;
     }
 

@@ -57,7 +57,7 @@ final class PixAttempts {
    * after a 401.
    */
   <T> T attempt(String operation, String path, Priority priority, PixResponses.Reader<T> reader) {
-    HttpUrl url = apiBase.resolve("api/v2/" + path);
+    HttpUrl url = apiBase.resolve(path);
     boolean refreshed = false;
     while (true) {
       String bearer = bearer();
@@ -156,7 +156,7 @@ final class PixAttempts {
       if (gaveUp.getAsBoolean()) {
         return CompletableFuture.failedFuture(new CancellationException("cancelled before it was sent; not sent"));
       }
-      Request request = new Request.Builder().url(apiBase.resolve("api/v2/" + path))
+      Request request = new Request.Builder().url(apiBase.resolve(path))
           .header("Authorization", "Bearer " + bearer).header("Accept", "application/json")
           .tag(Priority.class, priority).get().build();
       Call call = asyncCalls.newCall(request);

@@ -46,8 +46,7 @@ public final class PixClientConfig {
 
   private PixClientConfig(Builder b) {
     this.provider = new ProviderSettings(b.baseUrl, b.tokenUrl != null ? b.tokenUrl
-        : ProviderSettings.directory(b.baseUrl).resolve("oauth/token"), b.clientId, b.clientSecret, b.callTimeout,
-        b.throttleTokenCalls);
+        : b.baseUrl.resolve("/oauth/token"), b.clientId, b.clientSecret, b.callTimeout, b.throttleTokenCalls);
     this.bucket = new SharedBucketSettings(b.bucketName, b.bucketCapacity, b.bucketRate, b.redisUrl, b.redisTimeout,
         b.configurationLease, b.rateAdaptation, b.redisUnavailable, b.localShare);
     this.throttling = new ThrottleSettings(b.maxWait, b.defaultPriority, b.batchHorizon, b.quotaSignal, b.maxInFlight,
@@ -67,7 +66,7 @@ public final class PixClientConfig {
 
   /**
    * Reads these variables (required ones marked *): {@code BACEN_BASE_URL}*, {@code BACEN_TOKEN_URL} (default
-   * base URL + oauth/token), {@code BACEN_CLIENT_ID}*, {@code BACEN_CLIENT_SECRET}*, {@code REDIS_URL},
+   * /oauth/token on the base URL's host), {@code BACEN_CLIENT_ID}*, {@code BACEN_CLIENT_SECRET}*, {@code REDIS_URL},
    * {@code BACEN_BUCKET_NAME} (pix), {@code BACEN_BUCKET_CAPACITY} (8), {@code BACEN_BUCKET_RATE} (9 per second),
    * {@code BACEN_MAX_WAIT_MS} (10000), {@code BACEN_CALL_TIMEOUT_MS} (30000), {@code BACEN_REDIS_TIMEOUT_MS} (1000),
    * {@code BACEN_RETRY_MAX_ATTEMPTS} (3), {@code BACEN_RETRY_INITIAL_BACKOFF_MS} (200),
@@ -141,15 +140,19 @@ public final class PixClientConfig {
     private Builder() {}
 
     /**
-     * The API's base URL, e.g. {@code https://pix.example.com} or {@code https://gw.example.com/pix}: calls go to
-     * {@code api/v2/...} below its path.
+     * Where the provider serves API Pix, used as given: {@code pix/{e2eid}} and {@code cob/{txid}} resolve below its
+     * path, e.g. {@code https://pix.example.com/api/v2/} (BACEN's OpenAPI) or {@code https://api.psp.com.br/v2/}
+     * (a '/' is added to a path without one, so that {@code .../v2} means {@code .../v2/}).
      */
     public Builder baseUrl(URI baseUrl) {
-      this.baseUrl = ProviderSettings.httpUrl("baseUrl", baseUrl);
+      this.baseUrl = ProviderSettings.baseUrl(baseUrl);
       return this;
     }
 
-    /** The OAuth2 token endpoint; default {@code oauth/token} below the base URL's path. */
+    /**
+     * The OAuth2 token endpoint; default {@code /oauth/token} on the base URL's host (the mock's). Providers put it
+     * where they like (often another host): set it.
+     */
     public Builder tokenUrl(URI tokenUrl) {
       this.tokenUrl = ProviderSettings.httpUrl("tokenUrl", tokenUrl);
       return this;

@@ -63,7 +63,7 @@ final class PixWiring {
     PixClientConfig config = b.config;
     ProviderSettings provider = config.provider();
     PixJson json = new PixJson();
-    HttpUrl apiBase = HttpUrl.get(ProviderSettings.directory(provider.baseUrl()).toString());
+    HttpUrl apiBase = HttpUrl.get(provider.baseUrl().toString());
     MeterRegistry registry = b.registry != null ? b.registry : new CompositeMeterRegistry();
     PixResponses responses = new PixResponses(json, b.time);
     PixRetry retry = new PixRetry(config.retry(), b.time, registry, b.jitter);

@@ -7,7 +7,8 @@ import java.util.Objects;
 /**
  * Where the provider is and how to talk to it: a part of {@link PixClientConfig}.
  *
- * @param baseUrl            the API's base URL; {@code api/v2/...} resolves below its path
+ * @param baseUrl            where API Pix is served, used as given, its path ending in '/': {@code pix/{e2eid}}
+ *                           resolves below it
  * @param tokenUrl           the OAuth2 token endpoint
  * @param clientId           the integrator's OAuth2 client id
  * @param clientSecret       its secret; never logged, never in {@link #toString()}
@@ -26,6 +27,15 @@ public record ProviderSettings(URI baseUrl, URI tokenUrl, String clientId, Strin
   static URI directory(URI uri) {
     String path = uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
     return path.endsWith("/") ? uri : uri.resolve(path.substring(path.lastIndexOf('/') + 1) + "/");
+  }
+
+  /** An http(s) base URL with a host and no query or fragment, its path made a directory. */
+  static URI baseUrl(URI url) {
+    httpUrl("baseUrl", url);
+    if (url.getRawQuery() != null || url.getRawFragment() != null) {
+      throw new IllegalArgumentException("baseUrl must have no query or fragment, but was '" + url + "'");
+    }
+    return directory(url);
   }
 
   static URI httpUrl(String field, URI url) {

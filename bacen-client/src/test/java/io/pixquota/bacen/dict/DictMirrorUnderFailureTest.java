@@ -44,13 +44,13 @@ class DictMirrorUnderFailureTest {
       String hex = new PayerIds(SECRET).of("12345678909").hex();
       HttpClient plain = HttpClient.newHttpClient();
       for (int i = 0; i < 5; i++) { // another system spends this user's bucket at DICT: the mirror never saw it
-        assertThat(plain.send(HttpRequest.newBuilder(mock.url().resolve("/api/v2/entries/gone" + i
+        assertThat(plain.send(HttpRequest.newBuilder(mock.url().resolve("/api/v1/entries/gone" + i
             + "@example.com")).header("PI-RequestingParticipant", ISPB).header("PI-PayerId", hex)
             .header("PI-EndToEndId", "E12345678202612011200aaaaaaaaaa" + i).GET().build(),
             HttpResponse.BodyHandlers.discarding()).statusCode()).isEqualTo(404);
       }
       SimpleMeterRegistry registry = new SimpleMeterRegistry();
-      try (DictClient dict = DictClient.builder(config(mock.url()).build()).redisson(redisson)
+      try (DictClient dict = DictClient.builder(config(mock.dictUrl()).build()).redisson(redisson)
           .meterRegistry(registry).build()) {
         assertThatThrownBy(() -> dict.getEntry("user1@example.com", "12345678909"))
             .isInstanceOfSatisfying(DictRateLimitedException.class, e -> assertThat(e.policy())
@@ -101,7 +101,7 @@ class DictMirrorUnderFailureTest {
             .build())) {
       RedissonClient redisson = Redisson.create(TestRedis.redissonConfig(redis.uri().toString()));
       SimpleMeterRegistry registry = new SimpleMeterRegistry();
-      try (DictClient dict = DictClient.builder(config(mock.url()).flushDelay(Duration.ofSeconds(1))
+      try (DictClient dict = DictClient.builder(config(mock.dictUrl()).flushDelay(Duration.ofSeconds(1))
           .redisTimeout(Duration.ofMillis(300)).build()).redisson(redisson).meterRegistry(registry).build()) {
         redis.pause();
         try {

@@ -32,7 +32,7 @@ class PixClientAgainstMockBacenTest {
   @BeforeEach
   void start(TestRedis redis) throws Exception {
     mock = MockBacen.start(MockConfig.defaults());
-    client = PixClient.builder(PixClientConfig.builder().baseUrl(mock.url()).credentials("demo", "demo-secret")
+    client = PixClient.builder(PixClientConfig.builder().baseUrl(mock.pixUrl()).credentials("demo", "demo-secret")
         .bucketName(redis.keyPrefix().replace(":", "-") + "pix").build())
         .redisson(redis.newRedisson()).meterRegistry(registry).build();
   }
@@ -92,7 +92,7 @@ class PixClientAgainstMockBacenTest {
 
   @Test
   void wrongCredentialsAreAccessDeniedAndNeverShowTheSecret() {
-    try (PixClient wrong = PixClient.builder(PixClientConfig.builder().baseUrl(mock.url())
+    try (PixClient wrong = PixClient.builder(PixClientConfig.builder().baseUrl(mock.pixUrl())
         .credentials("demo", "not-the-secret").build()).tokenBucket(new LocalTokenBucket(
             "local", List.of(Limit.of(5, 5)), System::nanoTime)).build()) {
       assertThatThrownBy(() -> wrong.getPix(E2E)).isInstanceOfSatisfying(PixAccessDeniedException.class, e -> {
@@ -106,7 +106,7 @@ class PixClientAgainstMockBacenTest {
   void aClientSecretBeyondAsciiIsSentAsUtf8AndAccepted(TestRedis redis) throws Exception {
     String secret = "s\u00eacr\u00eat-\u00e7\u00e3o";
     try (MockBacen utf8 = MockBacen.start(MockConfig.builder().integrator("banco", secret).build());
-        PixClient client = PixClient.builder(PixClientConfig.builder().baseUrl(utf8.url())
+        PixClient client = PixClient.builder(PixClientConfig.builder().baseUrl(utf8.pixUrl())
             .credentials("banco", secret).bucketName(redis.keyPrefix().replace(":", "-") + "utf8").build())
             .redisson(redis.newRedisson()).build()) {
       assertThat(client.getPix(E2E).endToEndId()).isEqualTo(E2E);

@@ -98,7 +98,7 @@ class PixClientAsyncTest {
   }
 
   private PixClient client(LocalTokenBucket bucket, Duration maxWait) {
-    return PixClient.builder(PixClientConfig.builder().baseUrl(URI.create(server.url("/").toString()))
+    return PixClient.builder(PixClientConfig.builder().baseUrl(URI.create(server.url("/api/v2/").toString()))
         .credentials("bank", "s3cr3t").maxWait(maxWait)
         .retry(3, Duration.ofMillis(10), Duration.ofMillis(50), Duration.ofSeconds(10)).build())
         .tokenBucket(bucket).meterRegistry(registry).timeSource(time).jitter(bound -> bound).build();

@@ -76,13 +76,17 @@ class PixClientConfigTest {
   }
 
   @Test
-  void aPathInTheBaseUrlIsKeptForTheApiAndTheToken() {
-    PixClientConfig c = PixClientConfig.fromEnvironment(TestEnv.with("BACEN_BASE_URL", "https://gw.example.com/pix"));
-    assertThat(c.provider().tokenUrl().toString()).isEqualTo("https://gw.example.com/pix/oauth/token");
-    assertThat(ProviderSettings.directory(c.provider().baseUrl()).resolve("api/v2/pix/x").toString())
-        .isEqualTo("https://gw.example.com/pix/api/v2/pix/x");
-    assertThat(ProviderSettings.directory(URI.create("https://h")).resolve("api/v2/pix/x").toString())
-        .isEqualTo("https://h/api/v2/pix/x");
+  void theBaseUrlIsUsedAsGivenWithNothingAppendedAndTheTokenDefaultsToTheHostsOauthToken() {
+    PixClientConfig c = PixClientConfig.fromEnvironment(TestEnv.with("BACEN_BASE_URL", "https://gw.example.com/v2"));
+    assertThat(c.provider().baseUrl().toString()).as("a directory: pix/x resolves below v2")
+        .isEqualTo("https://gw.example.com/v2/");
+    assertThat(c.provider().baseUrl().resolve("pix/x").toString()).isEqualTo("https://gw.example.com/v2/pix/x");
+    assertThat(c.provider().tokenUrl().toString()).isEqualTo("https://gw.example.com/oauth/token");
+    assertThat(PixClientConfig.builder().baseUrl(URI.create("https://h")).credentials("i", "s").build().provider()
+        .baseUrl().resolve("pix/x").toString()).isEqualTo("https://h/pix/x");
+    assertThat(PixClientConfig.fromEnvironment(TestEnv.with("BACEN_BASE_URL", "https://pix.example.com/api/v2/",
+        "BACEN_TOKEN_URL", "https://oauth.example.com/token")).provider().tokenUrl().toString())
+        .isEqualTo("https://oauth.example.com/token");
   }
 
   @Test

@@ -102,7 +102,7 @@ class PixClientEdgeCasesTest {
   }
 
   private PixClient client(PixClientConfig.Builder config) {
-    return PixClient.builder(config.baseUrl(URI.create(server.url("/").toString())).credentials("bank", "s3cr3t")
+    return PixClient.builder(config.baseUrl(URI.create(server.url("/api/v2/").toString())).credentials("bank", "s3cr3t")
         .build()).tokenBucket(new LocalTokenBucket("local", List.of(Limit.of(1000, 1000)), System::nanoTime))
         .meterRegistry(registry).timeSource(time).jitter(bound -> bound).build();
   }
@@ -161,7 +161,7 @@ class PixClientEdgeCasesTest {
       apiResponses.add(problem(429, "LimiteDeRequisicoesExcedido"));
     }
     try (PixClient client = PixClient.builder(PixClientConfig.builder()
-        .baseUrl(URI.create(server.url("/").toString())).credentials("bank", "s3cr3t")
+        .baseUrl(URI.create(server.url("/api/v2/").toString())).credentials("bank", "s3cr3t")
         .retry(3, Duration.ofMillis(10), Duration.ofMillis(50), Duration.ofSeconds(10)).build())
         .tokenBucket(new LocalTokenBucket("local", List.of(Limit.of(1000, 1000)), System::nanoTime))
         .timeSource(time).build()) {
@@ -438,8 +438,8 @@ class PixClientEdgeCasesTest {
   @Test
   void closingLeavesAGivenOkHttpClientWorking() throws Exception {
     OkHttpClient shared = new OkHttpClient();
-    PixClient client = PixClient.builder(PixClientConfig.builder().baseUrl(URI.create(server.url("/").toString()))
-        .credentials("bank", "s3cr3t").build())
+    PixClient client = PixClient.builder(PixClientConfig.builder()
+        .baseUrl(URI.create(server.url("/api/v2/").toString())).credentials("bank", "s3cr3t").build())
         .tokenBucket(new LocalTokenBucket("local", List.of(Limit.of(1000, 1000)), System::nanoTime))
         .okHttpClient(shared).build();
     client.getPixAsync(E2E).get(10, TimeUnit.SECONDS);

@@ -29,7 +29,7 @@ class PixClientInFlightTest {
   void aRateAndACapOnOneRouteBothHold(TestRedis redis) throws Exception {
     try (MockBacen mock = MockBacen.start(MockConfig.builder().latency(400, 0).maxInFlight(3).build())) {
       SimpleMeterRegistry registry = new SimpleMeterRegistry();
-      PixClientConfig config = PixClientConfig.builder().baseUrl(mock.url()).credentials("demo", "demo-secret")
+      PixClientConfig config = PixClientConfig.builder().baseUrl(mock.pixUrl()).credentials("demo", "demo-secret")
           .bucketName(redis.keyPrefix().replace(":", "-") + "pix").maxWait(Duration.ofSeconds(8))
           .callTimeout(Duration.ofSeconds(10)).maxInFlight(3).retry(1, Duration.ofMillis(1), Duration.ofMillis(1),
               Duration.ofSeconds(1)).build();

@@ -26,7 +26,7 @@ class SlowCallbacksIT {
   @Test
   void slowCallbacksRunOffTheDispatcherAndEveryCallIsServed(TestRedis redis) throws Exception {
     try (MockBacen mock = MockBacen.start(MockConfig.defaults())) {
-      PixClientConfig config = PixClientConfig.builder().baseUrl(mock.url()).credentials("demo", "demo-secret")
+      PixClientConfig config = PixClientConfig.builder().baseUrl(mock.pixUrl()).credentials("demo", "demo-secret")
           .bucketName("callbacks-" + System.nanoTime()).bucket(5, 9).maxWait(Duration.ofSeconds(20)).build();
       Set<String> callbackThreads = ConcurrentHashMap.newKeySet();
       try (PixClient pix = PixClient.builder(config).redisson(redis.newRedisson()).build()) {

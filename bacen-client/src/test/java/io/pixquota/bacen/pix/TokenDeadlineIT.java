@@ -26,7 +26,7 @@ class TokenDeadlineIT {
       server.enqueue(tokenAnswer);
       server.start();
       try (PixClient client = PixClient.builder(PixClientConfig.builder()
-          .baseUrl(URI.create(server.url("/").toString())).credentials("bank", "s3cr3t")
+          .baseUrl(URI.create(server.url("/api/v2/").toString())).credentials("bank", "s3cr3t")
           .callTimeout(Duration.ofSeconds(2)).maxWait(Duration.ofSeconds(1))
           .retry(1, Duration.ofMillis(1), Duration.ofMillis(1), Duration.ofSeconds(1)).build())
           .tokenBucket(new LocalTokenBucket("local", List.of(Limit.of(10, 10)), System::nanoTime)).build()) {

@@ -27,7 +27,7 @@ class SelfCalibrationTest {
   @Test
   void readsTheProvidersBucketAndPlansFromIt(TestRedis redis) throws Exception {
     try (MockBacen mock = MockBacen.start(MockConfig.builder().policy(QuotaPolicy.bucket(20, 5, 1000)).build())) {
-      PixClientConfig config = PixClientConfig.builder().baseUrl(mock.url()).credentials("demo", "demo-secret")
+      PixClientConfig config = PixClientConfig.builder().baseUrl(mock.pixUrl()).credentials("demo", "demo-secret")
           .bucketName(redis.keyPrefix().replace(":", "-") + "cal").build();
       SimpleMeterRegistry registry = new SimpleMeterRegistry();
       ProviderPolicy policy;

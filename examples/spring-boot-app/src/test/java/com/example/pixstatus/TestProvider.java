@@ -35,7 +35,7 @@ final class TestProvider implements AutoCloseable {
 
   /** The application's properties that point at them, with its bucket named {@code bucket}. */
   void register(DynamicPropertyRegistry registry, String bucket) {
-    registry.add("pixquota.provider.base-url", () -> mock.url().toString());
+    registry.add("pixquota.provider.base-url", () -> mock.pixUrl().toString());
     registry.add("pixquota.redis.url", () -> redisUrl);
     registry.add("pixquota.bucket.name", () -> bucket);
   }

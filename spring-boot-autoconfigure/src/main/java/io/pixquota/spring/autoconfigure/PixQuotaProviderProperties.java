@@ -5,7 +5,10 @@ import java.time.Duration;
 
 /** The provider's API Pix; without a base URL, no PixClient is made (the bucket and interceptors still are). */
 public class PixQuotaProviderProperties {
-  /** API Pix's base URL (http or https); api/v2/... resolves below its path. */
+  /**
+   * Where API Pix is served (http or https), used as given: pix/{e2eid} resolves below it, e.g.
+   * https://pix.example.com/api/v2/.
+   */
   private URI baseUrl;
 
   /** The OAuth2 token endpoint; default: the base URL + oauth/token. */

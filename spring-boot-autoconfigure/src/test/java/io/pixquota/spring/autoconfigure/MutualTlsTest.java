@@ -66,7 +66,7 @@ class MutualTlsTest {
     runner = new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class, PixQuotaAutoConfiguration.class))
         .withPropertyValues("pixquota.redis.url=" + redis.uri(), "pixquota.bucket.key-prefix=" + redis.keyPrefix(),
-            "pixquota.bucket.name=mtls", "pixquota.provider.base-url=" + server.url("/"),
+            "pixquota.bucket.name=mtls", "pixquota.provider.base-url=" + server.url("/api/v2/"),
             "pixquota.provider.client-id=demo", "pixquota.provider.client-secret=demo-secret",
             "pixquota.provider.retry-max-attempts=1",
             "spring.ssl.bundle.pem.pix.truststore.certificate=" + root.certificatePem());

@@ -136,7 +136,7 @@ class PixQuotaAutoConfigurationTest {
       ThrottlingInterceptor own = ThrottlingInterceptor.of(Throttle.builder(mine).maxWait(Duration.ofSeconds(2))
           .build());
       runner.withBean(ThrottlingInterceptor.class, () -> own).withPropertyValues(redisUrl(),
-          "pixquota.provider.base-url=" + mock.url(), "pixquota.provider.client-id=demo",
+          "pixquota.provider.base-url=" + mock.pixUrl(), "pixquota.provider.client-id=demo",
           "pixquota.provider.client-secret=demo-secret").run(context -> {
             assertThat(context).hasNotFailed();
             assertThat(context.getBean(ThrottlingInterceptor.class)).isSameAs(own);
@@ -150,10 +150,10 @@ class PixQuotaAutoConfigurationTest {
   @Test
   void aPixClientOfTheApplicationsOwnIsLeftAsItIs() throws Exception {
     try (MockBacen mock = MockBacen.start(MockConfig.defaults());
-        PixClient mine = PixClient.builder(PixClientConfig.builder().baseUrl(mock.url())
+        PixClient mine = PixClient.builder(PixClientConfig.builder().baseUrl(mock.pixUrl())
             .credentials("demo", "demo-secret").build()).redisson(redis.newRedisson()).build()) {
       runner.withBean(PixClient.class, () -> mine).withPropertyValues(redisUrl(),
-          "pixquota.provider.base-url=" + mock.url(), "pixquota.provider.client-id=demo",
+          "pixquota.provider.base-url=" + mock.pixUrl(), "pixquota.provider.client-id=demo",
           "pixquota.provider.client-secret=demo-secret").run(context -> {
             assertThat(context).hasNotFailed();
             assertThat(context.getBean(PixClient.class)).isSameAs(mine);
@@ -184,7 +184,7 @@ class PixQuotaAutoConfigurationTest {
     try (MockBacen mock = MockBacen.start(MockConfig.defaults())) {
       runner.withUserConfiguration(Metrics.class).withPropertyValues(redisUrl(), "pixquota.bucket.name=planned",
           "pixquota.bucket.plan-from-policy=pix", "pixquota.bucket.plan-jitter=50ms",
-          "pixquota.provider.base-url=" + mock.url(), "pixquota.provider.client-id=demo",
+          "pixquota.provider.base-url=" + mock.pixUrl(), "pixquota.provider.client-id=demo",
           "pixquota.provider.client-secret=demo-secret", "pixquota.default-priority=BATCH").run(context -> {
             assertThat(context).hasNotFailed();
             QuotaPlan plan = context.getBean(QuotaPlan.class);
@@ -210,6 +210,6 @@ class PixQuotaAutoConfigurationTest {
         "pixquota.max-wait", "pixquota.redis.url", "pixquota.redis-unavailable.policy"}) {
       assertThat(json).contains("\"name\": \"" + property + "\"");
     }
-    assertThat(json).as("descriptions come from the properties' javadoc").contains("API Pix's base URL");
+    assertThat(json).as("descriptions come from the properties' javadoc").contains("Where API Pix is served");
   }
 }

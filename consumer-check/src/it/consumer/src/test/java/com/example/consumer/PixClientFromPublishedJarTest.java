@@ -19,7 +19,7 @@ class PixClientFromPublishedJarTest {
     String redisUrl = System.getProperty("redis.url", "");
     PrivateRedisServer own = redisUrl.isBlank() || redisUrl.startsWith("$") ? PrivateRedisServer.start() : null;
     try (MockBacen mock = MockBacen.start(MockConfig.defaults());
-        PixClient pix = PixClient.builder(PixClientConfig.builder().baseUrl(mock.url())
+        PixClient pix = PixClient.builder(PixClientConfig.builder().baseUrl(mock.pixUrl())
             .credentials("demo", "demo-secret").redisUrl(own != null ? own.uri().toString() : redisUrl)
             .bucketName("consumer-" + System.nanoTime()).build()).build()) {
       pix.warmUp();
