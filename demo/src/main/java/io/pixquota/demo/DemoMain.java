@@ -79,8 +79,9 @@ public final class DemoMain implements Callable<Integer> {
 
   @Option(names = "--foreign-rate",
       description = "Also run another system on the same credentials, not throttled, at this many calls per second; "
-          + "the replicas then call back to back for --duration s with --calls threads each, and the runs compare "
-          + "a fixed rate with the SDK's rate adaptation (fixed, adaptive).")
+          + "the replicas then call back to back for --duration s with --calls threads each, and three runs compare "
+          + "a fixed rate (fixed), the SDK's rate adaptation (adaptive) and adaptation with the provider's RateLimit "
+          + "header read on every answer (headers).")
   Double foreignRate;
 
   @Option(names = "--duration", defaultValue = "30",
@@ -152,7 +153,8 @@ public final class DemoMain implements Callable<Integer> {
       redisUrl = ownRedis ? redis.uri().toString() : redisUrl;
       URI provider = mock != null ? mock.url() : bacenUrl;
       if (!jsonOnly) {
-        out.printf(Locale.ROOT, "Provider %s (quota: 10 per second per integrator), Redis %s%n", provider,
+        out.printf(Locale.ROOT, "Provider %s (quota per integrator: a burst of 10, refilled at 10 per second), "
+            + "Redis %s%n", provider,
             ownRedis ? "embedded" : RedisAddress.parse(redisUrl));
         if (priorities) {
           out.printf(Locale.ROOT, "r1: a batch job, %d threads back to back; r2: a person's status check once a "

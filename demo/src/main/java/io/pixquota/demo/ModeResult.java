@@ -28,6 +28,12 @@ final class ModeResult {
   String redisCountPartial;
   /** Per replica: the effective rate it saw, {@code [ms after its start, per second]} at each change. */
   final Map<String, List<double[]>> effectiveRate = new LinkedHashMap<>();
+  /**
+   * Per replica, what its machine did to its timing: {@code schedulingLagMaxMs} (how late its threads woke),
+   * {@code latenessMaxMs} (how late its calls left after their slots) and {@code rebooked} (calls that woke past the
+   * late limit and took a fresh slot). A wall-clock bound on a wait is the scenario's figure plus these.
+   */
+  final Map<String, Map<String, Number>> timingByReplica = new LinkedHashMap<>();
   /** Whether a foreign system called the provider on the same credentials during the run. */
   boolean foreign;
   /**
@@ -75,8 +81,8 @@ final class ModeResult {
     if (refused == 0) {
       return null;
     }
-    String what = String.format(Locale.ROOT, "%s: %d calls were refused after waiting --max-wait %.1f s for a slot",
-        mode, refused, maxWaitMs / 1000.0);
+    String what = String.format(Locale.ROOT, "%s: %d %s refused after waiting --max-wait %.1f s for a slot",
+        mode, refused, refused == 1 ? "call was" : "calls were", maxWaitMs / 1000.0);
     if (!burst) {
       return what + ": the callers asked faster than the bucket lets calls through. Run again with a longer "
           + "--max-wait (ms), or fewer --calls.";
@@ -223,9 +229,13 @@ final class ModeResult {
     m.put("jitterMaxMs", Math.round(jitterMaxMs * 10) / 10.0);
     m.put("quotaHeaders", quotaHeaders);
     Map<String, Object> byReplica = new LinkedHashMap<>();
-    callsByReplica.keySet().forEach(r -> byReplica.put(r, Map.of("served", servedPerSecond(r, 1),
-        "waitP50Ms", Math.round(waitPercentileMs(r, 50)), "waitP99Ms", Math.round(waitPercentileMs(r, 99)),
-        "waitMaxMs", Math.round(waitPercentileMs(r, 100)))));
+    callsByReplica.keySet().forEach(r -> {
+      Map<String, Object> one = new LinkedHashMap<>(Map.of("served", servedPerSecond(r, 1),
+          "waitP50Ms", Math.round(waitPercentileMs(r, 50)), "waitP99Ms", Math.round(waitPercentileMs(r, 99)),
+          "waitMaxMs", Math.round(waitPercentileMs(r, 100))));
+      one.putAll(timingByReplica.getOrDefault(r, Map.of()));
+      byReplica.put(r, one);
+    });
     m.put("byReplica", byReplica);
     if (foreign) {
       m.put("foreignCalls", foreignCalls());

@@ -12,6 +12,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -136,8 +137,13 @@ final class ModeRun {
           new TypeReference<List<double[]>>() {}));
       result.jitterMaxMs = Math.max(result.jitterMaxMs, node.path("latenessMaxMs").asDouble()
           + node.path("answerMaxMs").asDouble());
-      node.path("quotaHeaders").fields().forEachRemaining(e -> result.quotaHeaders.merge(e.getKey(),
+      node.path("quotaHeaders").properties().forEach(e -> result.quotaHeaders.merge(e.getKey(),
           e.getValue().asLong(), Long::sum));
+      Map<String, Number> timing = new LinkedHashMap<>();
+      timing.put("schedulingLagMaxMs", Math.round(node.path("schedulingLagMaxMs").asDouble() * 10) / 10.0);
+      timing.put("latenessMaxMs", Math.round(node.path("latenessMaxMs").asDouble() * 10) / 10.0);
+      timing.put("rebooked", node.path("rebooked").asLong());
+      result.timingByReplica.put(node.get("replica").asText(), timing);
     }
   }
 

@@ -9,6 +9,7 @@ import io.pixquota.harness.JvmState;
 import io.pixquota.harness.LeaveTimes;
 import io.pixquota.harness.ReplicaOptions;
 import io.pixquota.harness.ReplicaProtocol;
+import io.pixquota.harness.SchedulingLag;
 import io.pixquota.throttle.Priority;
 import io.pixquota.throttle.QuotaHeaders;
 import io.pixquota.throttle.RateAdaptation;
@@ -137,7 +138,7 @@ public final class ReplicaCommand implements Callable<Integer> {
     try (MetricsEndpoint metrics = metricsPort > 0 ? MetricsEndpoint.start(metricsPort, registry) : null) {
       Burst.Caller caller;
       if (mode == Mode.DIRECT) {
-        caller = new DirectCaller(base, options.bacenUrl, options.clientId, options.clientSecret);
+        caller = new DirectCaller(base, options.bacenUrl, options.pixUrl(), options.clientId, options.clientSecret);
       } else {
         // connections for every caller of a burst, opened now: a pool that grows mid-burst sends PINGs then
         redisson = RedisAddress.parse(options.redisUrl).connect(Duration.ofSeconds(3), calls);
@@ -159,7 +160,12 @@ public final class ReplicaCommand implements Callable<Integer> {
       for (int n = 0; bursts == 0 || n < bursts; n++) {
         long startAt = firstStart + n * pauseMs;
         RateSamples rates = mode == Mode.THROTTLED ? RateSamples.start(registry, startAt) : null;
-        Burst.Run run = burst.fire(startAt);
+        Burst.Run run;
+        double lagMaxMs;
+        try (SchedulingLag lag = SchedulingLag.start()) {
+          run = burst.fire(startAt);
+          lagMaxMs = lag.maxMs();
+        }
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("replica", options.id());
         result.put("mode", mode.name().toLowerCase(Locale.ROOT));
@@ -179,6 +185,7 @@ public final class ReplicaCommand implements Callable<Integer> {
             .mapToDouble(t -> t.max(TimeUnit.MILLISECONDS)).max().orElse(0));
         result.put("answerMaxMs", registry.find("bacen.throttle.answer").timers().stream()
             .mapToDouble(t -> t.max(TimeUnit.MILLISECONDS)).max().orElse(0));
+        result.put("schedulingLagMaxMs", lagMaxMs); // how late this JVM's threads woke during the burst
         protocol.result(json.writeValueAsString(result));
       }
       if (metrics != null && lingerMs > 0) {
@@ -195,7 +202,7 @@ public final class ReplicaCommand implements Callable<Integer> {
   /** The SDK as a service would use it: a PixClient over the shared Redis, its settings planned or given. */
   private Burst.Caller throttled(RedissonClient redisson, PrometheusMeterRegistry registry, OkHttpClient base)
       throws IOException {
-    PixClientConfig.Builder c = PixClientConfig.builder().baseUrl(options.bacenUrl)
+    PixClientConfig.Builder c = PixClientConfig.builder().baseUrl(options.pixUrl())
         .credentials(options.clientId, options.clientSecret).bucketName(options.bucketName)
         .bucket(options.bucket.capacity, options.bucket.rate).maxWait(Duration.ofMillis(maxWaitMs))
         .callTimeout(Duration.ofMillis(callTimeoutMs > 0 ? callTimeoutMs : maxWaitMs + 30_000)) // counts the wait

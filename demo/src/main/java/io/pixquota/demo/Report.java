@@ -38,7 +38,7 @@ final class Report {
     sb.append("<h1>pixquota demo</h1><p>").append(prioritySeconds > 0 ? "" : replicas + " replicas x " + calls)
         .append(prioritySeconds > 0 ? foreign + ". "
             : foreign == null ? " PIX status queries at the same instant. " : " callers; " + foreign + ". ")
-        .append("Provider quota: 10 per second per integrator. ")
+        .append("Provider quota per integrator: a burst of 10, refilled at 10 per second. ")
         .append(String.format(Locale.ROOT, "Shared bucket: burst %.0f, %.1f per second.", capacity, rate))
         .append("</p>");
     sb.append("<table><tr><th></th>");

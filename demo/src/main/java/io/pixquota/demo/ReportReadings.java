@@ -14,9 +14,11 @@ final class ReportReadings {
     int peak = bins.values().stream().mapToInt(m -> m.values().stream().mapToInt(Integer::intValue).sum()).max()
         .orElse(0);
     long refused = r.tooManyRequests();
-    return String.format(Locale.ROOT, "Most in one 100 ms: %d; the provider refused %d of our calls with 429 (red)%s "
-        + "and accepted at most %d in any second.", peak, refused, refused == 0 ? ", none" : ", every call above "
-        + "its burst and rate", r.providerMaxInWindow);
+    String refusals = refused == 0 ? "the provider refused none of our calls"
+        : String.format(Locale.ROOT, "the provider refused %d of our calls with 429 (red), every call above its burst "
+            + "and rate", refused);
+    return String.format(Locale.ROOT, "Most in one 100 ms: %d; %s; it accepted at most %d in any second (its burst "
+        + "of 10 and what refilled in that second).", peak, refusals, r.providerMaxInWindow);
   }
 
   static String lanes(ModeResult r) {

@@ -12,14 +12,14 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code bacen-demo --dict} end to end: the judge's DICT in this process, the mirror in Redis (REDIS_URL or the
  * embedded binary), two replicas' honest users and a scanner, direct and through the SDK.
  */
-class DictDemoRunTest {
+class DictDemoRunIT {
   @TempDir
   Path dir;
 
   @Test
   void directTheScanCostsHonestUsersTheirLookupsThroughTheSdkNoneAndDictNever429s() throws Exception {
     Path report = dir.resolve("dict-report.html");
-    DemoRunTest.Run run = DemoRunTest.run(new DemoMain(), "--dict", "--json", "--duration", "12", "--report",
+    DemoRunIT.Run run = DemoRunIT.run(new DemoMain(), "--dict", "--json", "--duration", "12", "--report",
         report.toString());
     JsonNode result = run.json();
     assertThat(result.get("policies").asText()).isEqualTo("later:F");

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * more than its cap in flight, though the dead replica's calls stay in flight there for a while.
  */
 @ExtendWith(RedisExtension.class)
-class PermitKillTest {
+class PermitKillIT {
   private static final long LEASE_MS = 6_000;
 
   private static List<String> replica(MockBacen mock, TestRedis redis, String bucket, int id, String... more) {
