@@ -165,19 +165,31 @@ class BadInputTableTest {
             IllegalArgumentException.class, "pool capacity must be within 1..100000, but was 0"),
         row("pool lease 0", () -> new LocalPermitPool("spi", 6, Duration.ZERO), IllegalArgumentException.class,
             "lease must be > 0, but was PT0S"),
-        row("pool lease not above the max wait", () -> Throttle.builder(local("a")).rule(null, "/spi/.*",
-            new LocalPermitPool("spi", 6, Duration.ofSeconds(5))).maxWait(Duration.ofSeconds(5)).build(),
-            IllegalStateException.class, "rule /spi/.*: pool 'spi' leases its permits for 5000 ms, not longer than "
-                + "the max wait 5000 ms; a permit is held from the slot's booking to the answer, so its lease must be "
-                + "longer than the max wait plus the call's timeout"),
+        row("pool without the provider's timeout", () -> Throttle.builder(local("a")).rule(null, "/spi/.*",
+            new LocalPermitPool("spi", 6, Duration.ofSeconds(5))).maxWait(Duration.ofSeconds(1)).build(),
+            IllegalStateException.class, "rule /spi/.* holds permits of pool 'spi', but no providerTimeout was "
+                + "given: how long the provider may keep working on a call after it was sent, which a permit must "
+                + "outlast (ThrottleBuilder.providerTimeout)"),
+        row("pool lease not above the max wait + the provider's timeout", () -> Throttle.builder(local("a"))
+            .rule(null, "/spi/.*", new LocalPermitPool("spi", 6, Duration.ofSeconds(1))).maxWait(Duration.ofMillis(
+                500)).providerTimeout(Duration.ofSeconds(3)).build(),
+            IllegalStateException.class, "rule /spi/.*: pool 'spi' leases its permits for 1000 ms, not longer than "
+                + "the max wait 500 ms plus the provider's timeout 3000 ms; a permit is held from the slot's booking "
+                + "until the provider can no longer be working on the call, so a shorter lease would let the pool "
+                + "give it to another call while the provider still counts it"),
+        row("providerTimeout 0", () -> Throttle.builder(local("a")).providerTimeout(Duration.ZERO),
+            IllegalArgumentException.class, "providerTimeout must be > 0, but was PT0S"),
         row("maxInFlight -1", () -> PixClientConfig.builder().maxInFlight(-1), IllegalArgumentException.class,
             "maxInFlight must be within 0..100000, but was -1"),
-        row("permitLease not above maxWait + callTimeout", () -> PixClientConfig.builder()
+        row("permitLease not above maxWait + providerTimeout", () -> PixClientConfig.builder()
             .baseUrl(URI.create("https://pix.example.com")).credentials("id", "secret").maxInFlight(6)
-            .maxWait(Duration.ofSeconds(10)).callTimeout(Duration.ofSeconds(30)).permitLease(Duration.ofSeconds(40))
+            .maxWait(Duration.ofSeconds(10)).callTimeout(Duration.ofSeconds(12)).permitLease(Duration.ofSeconds(40))
             .build(), IllegalStateException.class, "permitLease 40000 ms must be longer than maxWait 10000 ms plus "
-                + "callTimeout 30000 ms: a permit is held from the slot's booking to the answer, and a live holder's "
-                + "must not end first"),
+                + "providerTimeout 30000 ms: a permit is held from the slot's booking until the provider can no "
+                + "longer be working on the call, and a live holder's must not end first"),
+        row("env: provider timeout 0", () -> fromEnv(TestEnv.with("BACEN_PROVIDER_TIMEOUT_MS", "0")),
+            IllegalArgumentException.class,
+            "BACEN_PROVIDER_TIMEOUT_MS is invalid, was '0': providerTimeout must be > 0, but was PT0S"),
         row("env: max in flight text", () -> fromEnv(TestEnv.with("BACEN_MAX_IN_FLIGHT", "six")),
             IllegalArgumentException.class, "BACEN_MAX_IN_FLIGHT must be a whole number, but was 'six'"),
         row("env: max in flight above 100000", () -> fromEnv(TestEnv.with("BACEN_MAX_IN_FLIGHT", "100001")),

@@ -108,6 +108,11 @@ public final class DemoMain implements Callable<Integer> {
       + "200 unless given).")
   Integer inFlight;
 
+  @Option(names = "--call-timeout-ms", defaultValue = "0", description = "With --in-flight: each replica's call "
+      + "timeout, e.g. 3000 with --latency-ms 10000: the calls time out at the client while the provider still works "
+      + "on them, which the pool must count; 0 (default): none.")
+  long callTimeoutMs;
+
   @Option(names = "--json", description = "Print only a JSON object {\"direct\": {...}, \"throttled\": {...}}.")
   boolean jsonOnly;
 
@@ -126,12 +131,7 @@ public final class DemoMain implements Callable<Integer> {
     if (calls < 1) {
       throw bad("--calls must be >= 1, but was " + calls);
     }
-    if (foreignRate != null) {
-      checkForeign();
-    }
-    if (priorities) {
-      checkPriorities();
-    }
+    ModeChecks.check(this);
     String redisUrl = redisUrlOption != null ? redisUrlOption : System.getenv("REDIS_URL");
     boolean ownRedis = redisUrl == null || redisUrl.isBlank();
     if (!ownRedis) {
@@ -145,7 +145,7 @@ public final class DemoMain implements Callable<Integer> {
       return DictDemo.fromOptions(this, ownRedis ? null : redisUrl);
     }
     if (inFlight != null) {
-      inFlightDefaults();
+      ModeChecks.inFlightDefaults(this);
     }
     try (PrivateRedisServer redis = ownRedis ? PrivateRedisServer.start() : null;
         MockBacen mock = bacenUrl == null ? MockBacen.start(mockConfig())
@@ -225,51 +225,11 @@ public final class DemoMain implements Callable<Integer> {
     }
   }
 
-  private void checkForeign() {
-    if (!(foreignRate > 0 && foreignRate <= 1000)) {
-      throw bad("--foreign-rate must be within (0, 1000] per second, but was " + ResultTable.number(foreignRate));
-    }
-    if (durationSeconds < 1 || durationSeconds > 3600) {
-      throw bad("--duration must be within 1..3600 s, but was " + durationSeconds);
-    }
-    if (mode == Mode.DIRECT) {
-      throw bad("--mode DIRECT cannot run with --foreign-rate: callers back to back without the bucket would only "
-          + "flood the provider; use BOTH (fixed and adaptive) or THROTTLED (adaptive)");
-    }
-  }
-
-  private void checkPriorities() {
-    if (foreignRate != null) {
-      throw bad("--priorities cannot run with --foreign-rate: run one comparison at a time");
-    }
-    if (durationSeconds < 3 || durationSeconds > 3600) {
-      throw bad("--duration must be within 3..3600 s with --priorities, but was " + durationSeconds);
-    }
-    if (mode == Mode.DIRECT) {
-      throw bad("--mode DIRECT cannot run with --priorities: priority classes are the bucket's");
-    }
-  }
-
   /** The mock of the run: with {@code --in-flight}, a cap on calls in flight and no rate that binds. */
   private MockConfig mockConfig() {
     MockConfig.Builder b = MockConfig.builder().latency(latencyMs, jitterMs);
     return inFlight == null ? b.build() : b.maxInFlight(inFlight).policy(QuotaPolicy.bucket(100_000, 100_000, 1000))
         .build();
-  }
-
-  /** {@code --in-flight}: 3 replicas x 20 calls, 200 ms answers, a bucket that never binds, unless given. */
-  private void inFlightDefaults() {
-    if (inFlight < 1 || inFlight > 1000) {
-      throw bad("--in-flight must be within 1..1000, but was " + inFlight);
-    }
-    if (foreignRate != null || priorities || bacenUrl != null) {
-      throw bad("--in-flight runs on its own, against the embedded mock: without --foreign-rate, --priorities or "
-          + "--bacen-url");
-    }
-    replicas = given("--replicas") ? replicas : 3;
-    latencyMs = given("--latency-ms") ? latencyMs : 200;
-    bucket.capacity = given("--capacity") ? bucket.capacity : 1000;
-    bucket.rate = given("--rate") ? bucket.rate : 1000;
   }
 
   boolean given(String option) {

@@ -47,10 +47,16 @@ final class ModeRun {
             "--redis-url", redisUrl, "--mode", replicaMode.name(),
             "--start-on-stdin", "--capacity", Double.toString(demo.bucket.capacity), "--rate",
             Double.toString(demo.bucket.rate),
-            "--max-wait-ms", Long.toString(demo.maxWaitMs), "--bucket-name", bucketName,
+            "--max-wait-ms", Long.toString(maxWaitMs()), "--bucket-name", bucketName,
             "--replica-id", Integer.toString(i)));
         if (demo.inFlight != null && replicaMode == ReplicaCommand.Mode.THROTTLED) {
           args.addAll(List.of("--in-flight", Integer.toString(demo.inFlight)));
+          if (demo.callTimeoutMs > 0) { // the provider's timeout: its answer time, which the pool must outlast
+            args.addAll(List.of("--provider-timeout-ms", Long.toString(demo.latencyMs + demo.jitterMs + 1000)));
+          }
+        }
+        if (demo.callTimeoutMs > 0) {
+          args.addAll(List.of("--call-timeout-ms", Long.toString(demo.callTimeoutMs)));
         }
         args.addAll(each.get(i - 1));
         children.add(ReplicaProcess.start(DemoMain.class, args, ProcessBuilder.Redirect.INHERIT));
@@ -125,6 +131,11 @@ final class ModeRun {
       System.err.println(result.timeline(16));
     }
     return result;
+  }
+
+  /** The replicas' max wait: the demo's, shorter than their call timeout when one is given. */
+  private long maxWaitMs() {
+    return demo.callTimeoutMs > 0 ? Math.min(demo.maxWaitMs, demo.callTimeoutMs / 2) : demo.maxWaitMs;
   }
 
   private void read(String resultJson, ModeResult result) throws IOException {

@@ -111,6 +111,11 @@ public final class ReplicaCommand implements Callable<Integer> {
       description = "With --in-flight: how long a permit lasts when its holder dies; 0: the SDK's default.")
   long permitLeaseMs;
 
+  @Option(names = "--provider-timeout-ms", defaultValue = "0",
+      description = "With --in-flight: how long the provider may work on a call after its send (a call that times "
+          + "out keeps its permit this long); 0: the SDK's default.")
+  long providerTimeoutMs;
+
   @Option(names = "--metrics-port", defaultValue = "0",
       description = "Serve /metrics (Prometheus text) on this port; 0 = off (default ${DEFAULT-VALUE}).")
   int metricsPort;
@@ -130,6 +135,7 @@ public final class ReplicaCommand implements Callable<Integer> {
     ReplicaProtocol protocol = new ReplicaProtocol(System.out);
     LeaveTimes timing = new LeaveTimes();
     OkHttpClient base = new OkHttpClient.Builder()
+        .callTimeout(Duration.ofMillis(mode == Mode.DIRECT ? callTimeoutMs : 0)) // PixClient sets its own
         .addInterceptor(chain -> chain.proceed(chain.request().newBuilder()
             .header("X-Replica-Id", options.id()).build()))
         .eventListener(timing)
@@ -212,6 +218,9 @@ public final class ReplicaCommand implements Callable<Integer> {
         .maxInFlight(inFlight);
     if (permitLeaseMs > 0) {
       c.permitLease(Duration.ofMillis(permitLeaseMs));
+    }
+    if (providerTimeoutMs > 0) {
+      c.providerTimeout(Duration.ofMillis(providerTimeoutMs));
     }
     PixClientConfig config = c.build();
     PixClient.Builder builder = PixClient.builder(config).redisson(redisson).meterRegistry(registry)

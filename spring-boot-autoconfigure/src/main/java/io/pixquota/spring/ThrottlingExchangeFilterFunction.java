@@ -92,7 +92,7 @@ public final class ThrottlingExchangeFilterFunction implements ExchangeFilterFun
       return;
     }
     if (booking.isCanceled()) {
-      departure.failed(); // cancelled as its slot came: not sent, the permit back
+      departure.notSent(); // cancelled as its slot came: not sent, the permit back
       return;
     }
     Disposable sent = next.exchange(request).doOnCancel(departure::failed).subscribe(response -> {
@@ -105,7 +105,7 @@ public final class ThrottlingExchangeFilterFunction implements ExchangeFilterFun
         sink.success(response);
       }
     }, failure -> {
-      departure.failed();
+      departure.failed(failure); // a connection refused: the permit back; after the send: held while the provider may
       sink.error(failure);
     }, () -> {
       if (departure.failed()) {

@@ -25,6 +25,8 @@ final class Booking {
   final PermitPool pool; // null: the route has none
   final PermitPool.Waiter waiter; // null without a pool
   private volatile PermitPool.Permit permit; // the permit held, from its taking to its release
+  private volatile boolean sent; // the request was handed to the client to send: it may be at the provider
+  private volatile long sentAtNanos;
   private final Duration configuredMaxWait;
   private final SlotWaits waits;
   volatile WaitObservation observed = WaitObservation.NONE; // set by the throttle as it books
@@ -71,8 +73,15 @@ final class Booking {
   /** The pool's permit is the call's now; its wait for it is counted. */
   void permitTaken(PermitPool.PermitAnswer answer) {
     permit = answer.permit();
+    waits.holds().taken(pool);
     waits.metrics().permits().taken(pool, priority, Duration.ofNanos(Math.max(0, answer.answeredAtNanos()
         - askedAtNanos)));
+  }
+
+  /** The request is handed to the client now: from here on it may be at the provider. */
+  void sending(long nowNanos) {
+    sentAtNanos = nowNanos;
+    sent = true;
   }
 
   boolean holdsPermit() {
@@ -80,8 +89,8 @@ final class Booking {
   }
 
   /**
-   * Gives the permit back, once (the answer came, the call failed or was cancelled, or its slot was refused); no
-   * thread waits for the store: a release lost costs the permit's lease.
+   * Gives the permit back, once, for a call that never reached the provider (refused, cancelled or failed before its
+   * send, or deferred until it asks again); no thread waits for the store: a release lost costs the permit's lease.
    */
   void releasePermit() {
     PermitPool.Permit p = permit;
@@ -89,11 +98,25 @@ final class Booking {
       return;
     }
     permit = null;
-    try {
-      pool.release(p).whenComplete((held, failure) -> waits.metrics().permits().released(pool, held, failure));
-    } catch (RuntimeException e) {
-      waits.metrics().permits().released(pool, null, e);
+    waits.holds().release(pool, p);
+  }
+
+  /**
+   * The call ended: {@code failure} null when its answer came. A call that was sent and failed without an answer (a
+   * timeout, a cancel, a broken connection) may still be at the provider: its permit is abandoned, held until the
+   * provider can no longer be working on it ({@link PermitHolds}). Any other gives its permit back now.
+   */
+  void endPermit(Throwable failure) {
+    PermitPool.Permit p = permit;
+    if (p == null) {
+      return;
     }
+    if (!sent || failure == null || SendFailures.nothingSent(failure)) {
+      releasePermit();
+      return;
+    }
+    permit = null;
+    waits.holds().abandon(pool, p, sentAtNanos);
   }
 
   /** How far ahead the next ask may book: what is left of the max wait, within the class's horizon. */

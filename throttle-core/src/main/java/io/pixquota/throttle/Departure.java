@@ -11,8 +11,9 @@ import java.util.function.UnaryOperator;
  * A call that has left on its slot ({@link Throttle#depart}) and is being sent by a client whose send is itself
  * asynchronous (Reactor's {@code WebClient}): tell it how the send ended, once, with {@link #answered} (the answer's
  * status and headers settle as in every adapter: a 429's hold, response costs) or {@link #failed} (no answer; a
- * cancel too). Either gives the call's permit back, if its route has a pool; a second report does nothing. No I/O
- * of its own on the caller's thread: the permit's release is asynchronous. Threadsafe.
+ * cancel too). An answer gives the call's permit back, if its route has a pool; a failure keeps it while the provider
+ * may still be working on the request, unless it came before any byte was written. A second report does nothing. No
+ * I/O of its own on the caller's thread: the permit's release is asynchronous. Threadsafe.
  */
 public final class Departure {
   private final Booking booking;
@@ -50,6 +51,7 @@ public final class Departure {
     this.metrics = metrics;
     this.time = time;
     this.sentAtNanos = time.nanoTime();
+    booking.sending(sentAtNanos);
     String name = booking.bucket.name();
     settlement.leaving(name, lateNanos);
     metrics.granted(name, booking.priority, Duration.ofNanos(sentAtNanos - booking.askedAtNanos()));
@@ -102,16 +104,41 @@ public final class Departure {
   }
 
   /**
-   * No answer: the send failed, timed out or was cancelled. The slot was spent (the request may have reached the
-   * provider); the permit goes back.
+   * The request was not sent after all (cancelled as its slot came, before the client was given it): its permit goes
+   * back now.
    *
    * @return false when the departure had already ended (nothing done)
    */
-  public boolean failed() {
+  public boolean notSent() {
     if (!ended.compareAndSet(false, true)) {
       return false;
     }
     booking.releasePermit();
+    return true;
+  }
+
+  /**
+   * No answer: the send failed, timed out or was cancelled after it started. The slot was spent and the request may
+   * be at the provider: the permit is held until the provider can no longer be working on it.
+   *
+   * @return false when the departure had already ended (nothing done)
+   */
+  public boolean failed() {
+    return failed(null);
+  }
+
+  /**
+   * No answer, because of {@code cause} (null: unknown, or a cancel). A cause that comes before any byte of the
+   * request is written (no address, no connection, no TLS session) gives the permit back now; any other keeps it
+   * while the provider may still be working on the request.
+   *
+   * @return false when the departure had already ended (nothing done)
+   */
+  public boolean failed(Throwable cause) {
+    if (!ended.compareAndSet(false, true)) {
+      return false;
+    }
+    booking.endPermit(cause != null ? cause : new java.util.concurrent.CancellationException("no answer"));
     return true;
   }
 

@@ -35,7 +35,6 @@ public final class LocalPermitPool implements PermitPool {
   private long next;
   private int lastInUse;
   private long expiredLeases;
-  private long lateReleases;
 
   /** A pool of {@code capacity} permits leased for {@code lease}, on the system clock. */
   public LocalPermitPool(String name, int capacity, Duration lease) {
@@ -109,9 +108,6 @@ public final class LocalPermitPool implements PermitPool {
     synchronized (this) {
       reclaim(time.nanoTime(), wake);
       held = this.held.remove(permit.id()) != null;
-      if (!held) {
-        lateReleases++;
-      }
       heads(wake);
       lastInUse = this.held.size();
     }
@@ -154,7 +150,7 @@ public final class LocalPermitPool implements PermitPool {
 
   @Override
   public synchronized Readings readings() {
-    return new Readings(lastInUse, expiredLeases, lateReleases);
+    return new Readings(lastInUse, expiredLeases, capacity); // one process: its capacity is the pool's
   }
 
   /** How many wait in line now (tests). */

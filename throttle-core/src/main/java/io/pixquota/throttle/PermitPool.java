@@ -26,7 +26,10 @@ public interface PermitPool {
   /** The pool's name, as meters and logs show it. */
   String name();
 
-  /** How many calls may be in flight at once, fleet-wide. */
+  /**
+   * How many calls this process asks the pool to let be in flight at once, fleet-wide. A pool shared with processes
+   * that ask for fewer holds everyone to the smallest ({@link Readings#capacityInForce()}).
+   */
   int capacity();
 
   /** How long a permit lasts when its holder never gives it back. */
@@ -83,6 +86,12 @@ public interface PermitPool {
   /** What this process last saw of the pool; no I/O. */
   Readings readings();
 
+  /**
+   * This process makes no more calls through the pool: what it registered there (its capacity and lease) stops
+   * counting for the fleet. Best effort; the default does nothing.
+   */
+  default void close() {}
+
   /** A caller waiting for a permit: an id of its own (its permit's too), and its class. */
   record Waiter(String id, Priority priority) {
     public Waiter {
@@ -134,9 +143,11 @@ public interface PermitPool {
   /**
    * What this process saw of the pool.
    *
-   * @param inUse          permits held fleet-wide, as the last answer said
-   * @param expiredLeases  leases reclaimed unreturned, in answers to this process
-   * @param lateReleases   releases of this process that found their lease ended
+   * @param inUse           permits held fleet-wide, as the last answer said
+   * @param expiredLeases   leases reclaimed unreturned (a dead holder's, an abandoned call's), in answers to this
+   *                        process
+   * @param capacityInForce the capacity the fleet is held to: the smallest any live process asks for, as the last
+   *                        answer said ({@link #capacity()} before any)
    */
-  record Readings(int inUse, long expiredLeases, long lateReleases) {}
+  record Readings(int inUse, long expiredLeases, int capacityInForce) {}
 }

@@ -32,11 +32,14 @@ final class SlotWaits {
   private final AtomicLong lastLostWarnNanos;
   private final AskingLine line = new AskingLine();
   private final PermitWaits permits = new PermitWaits(this);
+  private final PermitHolds holds;
 
-  SlotWaits(Duration lateLimit, TimeSource time, ThrottleMetrics metrics) {
+  /** @param providerTimeout how long the provider may keep working on a call after its send; null without pools */
+  SlotWaits(Duration lateLimit, TimeSource time, ThrottleMetrics metrics, Duration providerTimeout) {
     this.lateLimitNanos = lateLimit.toNanos();
     this.time = time;
     this.metrics = metrics;
+    this.holds = new PermitHolds(time, metrics.permits(), providerTimeout);
     this.lastLostWarnNanos = new AtomicLong(time.nanoTime() - TimeUnit.MINUTES.toNanos(2));
   }
 
@@ -101,6 +104,11 @@ final class SlotWaits {
 
   ThrottleMetrics metrics() {
     return metrics;
+  }
+
+  /** The permits this throttle's calls hold, and how each goes back. */
+  PermitHolds holds() {
+    return holds;
   }
 
   long lateLimitNanos() {

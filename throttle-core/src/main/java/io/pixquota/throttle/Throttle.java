@@ -65,7 +65,10 @@ public final class Throttle {
     this.horizons.putAll(s.horizons());
     this.time = s.time();
     this.metrics = metrics;
-    this.waits = new SlotWaits(s.lateLimit(), time, metrics);
+    this.waits = new SlotWaits(s.lateLimit(), time, metrics, s.providerTimeout());
+    for (PermitPool pool : pools()) {
+      metrics.permits().register(pool, waits.holds().register(pool));
+    }
     this.settlement = new Settlement(s.assumedJitter(), s.quotaSignal(), s.quotaHeaders(), time, metrics);
     this.observations = s.observations();
   }
@@ -149,14 +152,16 @@ public final class Throttle {
     Objects.requireNonNull(exchange, "exchange cannot be null");
     Booking booking = booking(request);
     booking.observed = WaitObservation.start(observations, booking, null, time.nanoTime());
+    Throwable failure = null;
     try {
       waits.book(booking, request.canceled());
       return sleepSendAndSettle(booking, request.canceled(), exchange);
     } catch (IOException | RuntimeException e) {
+      failure = e;
       booking.observed.failed(e, time.nanoTime()); // nothing, if it had left on its slot
       throw e;
     } finally {
-      booking.releasePermit(); // the answer came, or the call failed or was cancelled: its permit goes back
+      booking.endPermit(failure); // back, unless the call was sent and gave up: the provider may still have it
     }
   }
 
@@ -199,6 +204,7 @@ public final class Throttle {
     Objects.requireNonNull(exchange, "exchange cannot be null");
     Booking booking = owned(slot);
     boolean missed = false;
+    Throwable failure = null;
     try {
       if (booking.checkBeforeLeaving()) {
         // Late (the client queued it), or its state lost or its rate cut since: not sent. The async caller books
@@ -208,13 +214,14 @@ public final class Throttle {
       }
       return sleepSendAndSettle(booking, canceled != null ? canceled : () -> false, exchange);
     } catch (IOException | RuntimeException e) {
+      failure = e;
       if (!missed) {
         booking.observed.failed(e, time.nanoTime()); // nothing, if it had left on its slot
       }
       throw e;
     } finally {
       if (!missed) {
-        booking.releasePermit();
+        booking.endPermit(failure);
       }
     }
   }
@@ -255,6 +262,7 @@ public final class Throttle {
     settlement.leaving(name, late);
     long sentAt = time.nanoTime();
     long waitedNanos = sentAt - booking.askedAtNanos();
+    booking.sending(sentAt);
     R response;
     try {
       response = exchange.send(); // nothing between the lateness check and the send

@@ -38,6 +38,7 @@ public final class ThrottleBuilder {
   private QuotaHeaders quotaHeaders;
 
   private PermitPool defaultPool;
+  private Duration providerTimeout;
 
   /**
    * A rule as given: requests whose method (null: any) and path match go to {@code bucket} at {@code cost}, holding a
@@ -48,7 +49,7 @@ public final class ThrottleBuilder {
   /** What the throttle keeps of its builder. */
   record Settings(Duration maxWait, Priority defaultPriority, Map<Priority, Duration> horizons, Duration lateLimit,
       Duration assumedJitter, String quotaSignal, QuotaHeaders quotaHeaders, TimeSource time,
-      ObservationRegistry observations) {}
+      ObservationRegistry observations, Duration providerTimeout) {}
 
   ThrottleBuilder(TokenBucket defaultBucket) {
     this.defaultBucket = Objects.requireNonNull(defaultBucket, "defaultBucket cannot be null");
@@ -84,7 +85,21 @@ public final class ThrottleBuilder {
    */
   public ThrottleBuilder rule(String method, String pathRegex, PermitPool pool) {
     Objects.requireNonNull(pool, "pool cannot be null");
-    return rule(method, pathRegex, new UnlimitedBucket(pool.name(), time), 1, pool);
+    Objects.requireNonNull(pathRegex, "pathRegex cannot be null");
+    rules.add(new Rule(method, Pattern.compile(pathRegex), null, 1, pool)); // its bucket made at build, on its clock
+    return this;
+  }
+
+  /**
+   * How long the provider may keep working on a call after it was sent (its own timeout, which the client's call
+   * timeout does not shorten): the permit of a call that was sent and gave up without an answer (a timeout, a cancel,
+   * a broken connection) is held this long after its send, because the provider still counts it. Required when a
+   * route holds a pool's permits (no default: a guess shorter than the provider's would let more calls in flight than
+   * the cap); the pool's lease must be longer than the max wait plus it. At most a day.
+   */
+  public ThrottleBuilder providerTimeout(Duration timeout) {
+    this.providerTimeout = Checks.positiveAtMostADay("providerTimeout", timeout);
+    return this;
   }
 
   /** Requests that no rule matches also hold a permit of {@code pool} while in flight; default none. */
@@ -216,35 +231,30 @@ public final class ThrottleBuilder {
 
   /**
    * @throws IllegalStateException when a route's cost exceeds what its bucket can ever hold (the smallest capacity
-   *     of its limits): no call of that route could ever be admitted
+   *     of its limits): no call of that route could ever be admitted; when a route holds a pool's permits and no
+   *     {@link #providerTimeout} was given, or the pool's lease is not longer than the max wait plus it
    */
   public Throttle build() {
-    fits("requests no rule matches", 1, defaultBucket);
-    leases("requests no rule matches", defaultPool);
+    rules.replaceAll(r -> r.bucket() != null ? r : new Rule(r.method(), r.path(), new UnlimitedBucket(r.pool().name(),
+        time), 1, r.pool()));
+    RouteChecks.fits("requests no rule matches", 1, defaultBucket);
+    RouteChecks.leases("requests no rule matches", defaultPool, maxWait, providerTimeout);
     for (Rule r : rules) {
-      fits(Route.describe(r.method(), r.path()), r.cost(), r.bucket());
-      leases(Route.describe(r.method(), r.path()), r.pool());
+      RouteChecks.fits(Route.describe(r.method(), r.path()), r.cost(), r.bucket());
+      RouteChecks.leases(Route.describe(r.method(), r.path()), r.pool(), maxWait, providerTimeout);
     }
     ThrottleMetrics metrics = new ThrottleMetrics(registry);
     Map<TokenBucket, TokenBucket> wrapped = new IdentityHashMap<>(); // one decorator per bucket, however many rules
     Route defaultRoute = route(null, null, defaultBucket, 1, defaultPool, wrapped, metrics);
     List<Route> built = new ArrayList<>();
-    Set<PermitPool> pools = Collections.newSetFromMap(new IdentityHashMap<>());
-    if (defaultPool != null) {
-      pools.add(defaultPool);
-    }
     for (Rule r : rules) {
       built.add(route(r.method(), r.path(), r.bucket(), r.cost(), r.pool(), wrapped, metrics));
-      if (r.pool() != null) {
-        pools.add(r.pool());
-      }
     }
-    pools.forEach(metrics.permits()::register);
     // Meters are made now, not on a call's path: registering a histogram for the first time took hundreds of
     // milliseconds on a cold, loaded JVM, between the lateness check and the send.
     wrapped.values().forEach(b -> metrics.register(b, defaultPriority));
     Settings settings = new Settings(maxWait, defaultPriority, horizons, lateLimit, assumedJitter, quotaSignal,
-        quotaHeaders, time, observations);
+        quotaHeaders, time, observations, providerTimeout);
     return new Throttle(settings, defaultRoute, built, given(), metrics);
   }
 
@@ -255,16 +265,6 @@ public final class ThrottleBuilder {
         : new FallbackTokenBucket(k, Math.min(localShare, planLocalShare), localRetryInterval, time, metrics));
     return new Route(method, path, new CallPlan(Route.describe(method, path),
         List.of(new CallPlan.Charge(b, cost, responseCosts)), pool));
-  }
-
-  /** A permit is held from the slot's booking to the answer: its lease must outlast at least the max wait. */
-  private void leases(String route, PermitPool pool) {
-    if (pool != null && pool.lease().compareTo(maxWait) <= 0) {
-      throw new IllegalStateException(route + ": pool '" + pool.name() + "' leases its permits for "
-          + pool.lease().toMillis() + " ms, not longer than the max wait " + maxWait.toMillis() + " ms; a permit is "
-          + "held from the slot's booking to the answer, so its lease must be longer than the max wait plus the call's "
-          + "timeout");
-    }
   }
 
   /** The buckets as given, the default first, each once. */
@@ -280,13 +280,5 @@ public final class ThrottleBuilder {
       }
     }
     return distinct;
-  }
-
-  private static void fits(String route, double cost, TokenBucket bucket) {
-    double capacity = bucket.limits().stream().mapToDouble(Limit::capacity).min().orElseThrow();
-    if (cost > capacity) {
-      throw new IllegalStateException(route + " costs " + cost + ", more than bucket '" + bucket.name()
-          + "' can ever hold (capacity " + capacity + "): no such call could be admitted");
-    }
   }
 }

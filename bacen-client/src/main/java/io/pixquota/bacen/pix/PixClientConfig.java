@@ -49,9 +49,10 @@ public final class PixClientConfig {
         : b.baseUrl.resolve("/oauth/token"), b.clientId, b.clientSecret, b.callTimeout, b.throttleTokenCalls);
     this.bucket = new SharedBucketSettings(b.bucketName, b.bucketCapacity, b.bucketRate, b.redisUrl, b.redisTimeout,
         b.configurationLease, b.rateAdaptation, b.redisUnavailable, b.localShare);
+    Duration providerTimeout = ThrottleSettings.providerTimeout(b.providerTimeout, b.callTimeout);
     this.throttling = new ThrottleSettings(b.maxWait, b.defaultPriority, b.batchHorizon, b.quotaSignal, b.maxInFlight,
         b.maxInFlight == 0 ? null : b.permitLease != null ? b.permitLease
-            : b.maxWait.plus(b.callTimeout).plusSeconds(5), b.quotaHeaders);
+            : b.maxWait.plus(providerTimeout).plusSeconds(5), b.quotaHeaders, providerTimeout);
     this.retry = b.retry;
   }
 
@@ -134,6 +135,7 @@ public final class PixClientConfig {
     private Duration batchHorizon = Duration.ZERO;
     private int maxInFlight;
     private Duration permitLease;
+    private Duration providerTimeout;
     private String quotaSignal;
     private QuotaHeaders quotaHeaders;
 
@@ -309,16 +311,30 @@ public final class PixClientConfig {
       return this;
     }
 
-    /** How long a permit lasts when its holder dies; default max wait + call timeout + 5 s, and longer than both. */
+    /**
+     * How long a permit lasts when its holder dies; default max wait + provider timeout + 5 s, and longer than the
+     * two.
+     */
     public Builder permitLease(Duration lease) {
       this.permitLease = Checks.positiveAtMostADay("permitLease", lease);
       return this;
     }
 
     /**
+     * How long the provider may keep working on a call after it was sent (its own timeout): with
+     * {@link #maxInFlight}, a call that times out, is cancelled or loses its connection after its send keeps its
+     * permit this long after the send, because the provider still counts it. Default: the call timeout or 30 s,
+     * whichever is longer. At most a day.
+     */
+    public Builder providerTimeout(Duration timeout) {
+      this.providerTimeout = Checks.positiveAtMostADay("providerTimeout", timeout);
+      return this;
+    }
+
+    /**
      * @throws IllegalStateException when baseUrl or credentials are missing, when maxWait is not shorter than
      *     callTimeout (the call timeout counts the wait for the slot: a longer max wait would be cut to it), or when
-     *     a permit's lease would not outlast a call's wait and its call timeout
+     *     a permit's lease would not outlast a call's wait and the provider's timeout
      */
     public PixClientConfig build() {
       if (baseUrl == null) {
@@ -330,10 +346,9 @@ public final class PixClientConfig {
       if (maxWait.compareTo(callTimeout) >= 0) {
         throw new IllegalStateException(ThrottleSettings.maxWaitAboveCallTimeout(maxWait, callTimeout));
       }
-      if (maxInFlight > 0 && permitLease != null && permitLease.compareTo(maxWait.plus(callTimeout)) <= 0) {
-        throw new IllegalStateException("permitLease " + permitLease.toMillis() + " ms must be longer than maxWait "
-            + maxWait.toMillis() + " ms plus callTimeout " + callTimeout.toMillis() + " ms: a permit is held from "
-            + "the slot's booking to the answer, and a live holder's must not end first");
+      if (maxInFlight > 0 && permitLease != null) {
+        ThrottleSettings.checkLease(permitLease, maxWait, ThrottleSettings.providerTimeout(providerTimeout,
+            callTimeout));
       }
       return new PixClientConfig(this);
     }

@@ -61,6 +61,7 @@ final class PixEnvironment {
     optional("BACEN_QUOTA_SIGNAL", b::quotaSignal);
     optional("BACEN_MAX_IN_FLIGHT", v -> b.maxInFlight(whole("BACEN_MAX_IN_FLIGHT", 0)));
     optional("BACEN_PERMIT_LEASE_MS", v -> b.permitLease(millis("BACEN_PERMIT_LEASE_MS")));
+    optional("BACEN_PROVIDER_TIMEOUT_MS", v -> b.providerTimeout(millis("BACEN_PROVIDER_TIMEOUT_MS")));
     optional("BACEN_QUOTA_HEADERS", v -> b.quotaHeaders(quotaHeaders(v)));
     if (b.maxWait.compareTo(b.callTimeout) >= 0) {
       throw new IllegalStateException("BACEN_MAX_WAIT_MS and BACEN_CALL_TIMEOUT_MS disagree: "

@@ -107,7 +107,7 @@ final class PixWiring {
     waits.quotaSignal().ifPresent(throttle::quotaSignal);
     throttle.quotaHeaders(waits.quotaHeaders());
     if (waits.maxInFlight() > 0) { // beside a Redis bucket: the permit and the slot in one script
-      throttle.defaultPool(bucket instanceof RedisTokenBucket redisBucket
+      throttle.providerTimeout(waits.providerTimeout()).defaultPool(bucket instanceof RedisTokenBucket redisBucket
           ? RedisPermitPool.beside(redisBucket, bucket.name(), waits.maxInFlight(), waits.permitLease())
           : new LocalPermitPool(bucket.name(), waits.maxInFlight(), waits.permitLease()));
     }

@@ -105,7 +105,7 @@ public class PixQuotaAutoConfiguration {
     registry.ifAvailable(throttle::meterRegistry);
     observations.ifAvailable(throttle::observationRegistry); // each wait, a "waiting for quota" span when traced
     if (p.getMaxInFlight() > 0) { // beside a Redis bucket: the permit and the slot in one script
-      throttle.defaultPool(bucket instanceof RedisTokenBucket redisBucket
+      throttle.providerTimeout(settings.providerTimeout()).defaultPool(bucket instanceof RedisTokenBucket redisBucket
           ? RedisPermitPool.beside(redisBucket, bucket.name(), p.getMaxInFlight(), settings.permitLease())
           : new LocalPermitPool(bucket.name(), p.getMaxInFlight(), settings.permitLease()));
     }

@@ -44,8 +44,15 @@ public class PixQuotaProperties {
    */
   private int maxInFlight;
 
-  /** How long a permit lasts when its holder dies; unset: the max wait plus the provider's call timeout plus 5 s. */
+  /** How long a permit lasts when its holder dies; unset: the max wait plus the provider timeout plus 5 s. */
   private Duration permitLease;
+
+  /**
+   * How long the provider may keep working on a call after it was sent (its own timeout): a call that times out, is
+   * cancelled or loses its connection after its send keeps its permit this long after the send, because the provider
+   * still counts it; unset: the provider's call timeout or 30 s, whichever is longer.
+   */
+  private Duration providerTimeout;
 
   @NestedConfigurationProperty
   private final PixQuotaProviderProperties provider = new PixQuotaProviderProperties();
@@ -107,6 +114,14 @@ public class PixQuotaProperties {
 
   public void setMaxInFlight(int maxInFlight) {
     this.maxInFlight = maxInFlight;
+  }
+
+  public Duration getProviderTimeout() {
+    return providerTimeout;
+  }
+
+  public void setProviderTimeout(Duration providerTimeout) {
+    this.providerTimeout = providerTimeout;
   }
 
   public Duration getPermitLease() {

@@ -97,12 +97,16 @@ final class PixQuotaSettings {
     check("pixquota.batch-horizon", p.getBatchHorizon(), () -> c.batchHorizon(p.getBatchHorizon()));
     check("pixquota.quota-signal", p.getQuotaSignal(), () -> c.quotaSignal(p.getQuotaSignal()));
     check("pixquota.max-in-flight", p.getMaxInFlight(), () -> c.maxInFlight(p.getMaxInFlight()));
+    if (p.getProviderTimeout() != null) {
+      check("pixquota.provider-timeout", p.getProviderTimeout(), () -> c.providerTimeout(p.getProviderTimeout()));
+    }
     if (p.getPermitLease() != null) {
       check("pixquota.permit-lease", p.getPermitLease(), () -> c.permitLease(p.getPermitLease()));
-      Duration held = p.getMaxWait().plus(p.getProvider().getCallTimeout());
+      Duration held = p.getMaxWait().plus(providerTimeout());
       if (p.getMaxInFlight() > 0 && p.getPermitLease().compareTo(held) <= 0) {
         throw invalid("pixquota.permit-lease", p.getPermitLease(), "longer than pixquota.max-wait plus "
-            + "pixquota.provider.call-timeout (" + held + "): a permit is held from the slot's booking to the answer");
+            + "pixquota.provider-timeout (" + held + "): a permit is held from the slot's booking until the provider "
+            + "can no longer be working on the call");
       }
     }
     check("pixquota.redis.timeout", p.getRedis().getTimeout(), () -> c.redisTimeout(p.getRedis().getTimeout()));
@@ -119,11 +123,18 @@ final class PixQuotaSettings {
     this.client = provider(p.getProvider(), c, p.getMaxWait());
   }
 
-  /** The permit pool's lease: the property, else the max wait plus the provider's call timeout plus 5 s. */
+  /** The permit pool's lease: the property, else the max wait plus the provider timeout plus 5 s. */
   public Duration permitLease() {
     PixQuotaProperties p = properties;
-    return p.getPermitLease() != null ? p.getPermitLease()
-        : p.getMaxWait().plus(p.getProvider().getCallTimeout()).plusSeconds(5);
+    return p.getPermitLease() != null ? p.getPermitLease() : p.getMaxWait().plus(providerTimeout()).plusSeconds(5);
+  }
+
+  /** How long the provider may keep working on a sent call: the property, else its call timeout or 30 s. */
+  public Duration providerTimeout() {
+    PixQuotaProperties p = properties;
+    Duration call = p.getProvider().getCallTimeout();
+    Duration fallback = ThrottleSettings.DEFAULT_PROVIDER_TIMEOUT;
+    return p.getProviderTimeout() != null ? p.getProviderTimeout() : call.compareTo(fallback) > 0 ? call : fallback;
   }
 
   /** The provider's settings, when a base URL is set; null otherwise (no PixClient). */

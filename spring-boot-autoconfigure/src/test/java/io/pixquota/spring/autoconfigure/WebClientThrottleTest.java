@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistry;
@@ -17,10 +16,8 @@ import io.pixquota.throttle.Awaits;
 import io.pixquota.testing.TestRedis;
 import io.pixquota.throttle.ThrottleRefusedException;
 import io.pixquota.throttle.TokenBucket;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -30,7 +27,6 @@ import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.web.reactive.function.client.WebClientCustomizer;
 import org.springframework.http.client.reactive.JdkClientHttpConnector;
@@ -51,18 +47,11 @@ class WebClientThrottleTest {
   private static final String E2E = "E12345678202611301200ABCDEFGHIJK";
 
   private ApplicationContextRunner runner(TestRedis redis, String bucket, String... more) {
-    return new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(PixQuotaAutoConfiguration.class,
-        PixQuotaWebClientAutoConfiguration.class)).withBean(MeterRegistry.class, SimpleMeterRegistry::new)
-        .withPropertyValues("pixquota.redis.url=" + redis.uri(), "pixquota.bucket.key-prefix=" + redis.keyPrefix(),
-            "pixquota.bucket.name=" + bucket).withPropertyValues(more);
+    return WebClientTesting.runner(redis, bucket, more);
   }
 
   private static String bearer(MockBacen mock) {
-    String basic = Base64.getEncoder().encodeToString("demo:demo-secret".getBytes(StandardCharsets.UTF_8));
-    Map<?, ?> token = WebClient.create(mock.url().toString()).post().uri("/oauth/token")
-        .header("Authorization", "Basic " + basic).header("Content-Type", "application/x-www-form-urlencoded")
-        .bodyValue("grant_type=client_credentials").retrieve().bodyToMono(Map.class).block(Duration.ofSeconds(10));
-    return (String) token.get("access_token");
+    return WebClientTesting.bearer(mock);
   }
 
   /** Records the thread each request is sent on: the filter after the throttle's. */

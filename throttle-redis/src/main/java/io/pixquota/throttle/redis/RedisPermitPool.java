@@ -3,6 +3,7 @@ package io.pixquota.throttle.redis;
 import io.pixquota.throttle.Acquisition;
 import io.pixquota.throttle.BucketUnavailableException;
 import io.pixquota.throttle.PermitPool;
+import io.pixquota.throttle.Priority;
 import io.pixquota.throttle.internal.Async;
 import io.pixquota.throttle.internal.Checks;
 import io.pixquota.throttle.internal.TimeSource;
@@ -19,9 +20,12 @@ import org.redisson.api.RedissonClient;
 /**
  * A {@link PermitPool} in Redis ({@code permit_pool.lua}): permits leased under their callers' ids, a line of waiters
  * by class then arrival, and the ids of the waiters whose turn it is published on the pool's channel so they ask again
- * at once. Created {@link #beside} a {@link RedisTokenBucket}, its keys share the bucket's hash tag and a call's permit
- * and rate slot are decided in one script ({@code PERMIT_AND_BUCKET}), both or neither, in one round trip. Threadsafe;
- * it does not own the {@link RedissonClient}.
+ * at once. Every process that uses the pool registers its capacity and lease there: the capacity in force is the
+ * smallest any live process asks for, and a permit is taken back only after the longest lease of any live process,
+ * so services with other timeouts share one pool without breaking its cap. {@link #close()} takes this process's
+ * configuration out. Created {@link #beside} a {@link RedisTokenBucket}, its keys share the bucket's hash tag and a
+ * call's permit and rate slot are decided in one script ({@code PERMIT_AND_BUCKET}), both or neither, in one round
+ * trip. Threadsafe; it does not own the {@link RedissonClient}.
  */
 public final class RedisPermitPool implements PermitPool {
   /** How long a waiter keeps its place in line without asking again; a waiter asks again within half of it. */
@@ -37,9 +41,10 @@ public final class RedisPermitPool implements PermitPool {
   private final long timeoutNanos;
   private final TimeSource time;
   private final PermitTurns turns;
+  private final String processId = PermitPool.Waiter.of(Priority.INTERACTIVE).id();
   private volatile int inUse;
+  private volatile int capacityInForce;
   private final AtomicLong expiredLeases = new AtomicLong();
-  private final AtomicLong lateReleases = new AtomicLong();
 
   private RedisPermitPool(RedissonClient redisson, String name, int capacity, Duration lease, String base,
       RedisTokenBucket beside, Duration redisTimeout, TimeSource time) {
@@ -51,7 +56,8 @@ public final class RedisPermitPool implements PermitPool {
       throw new IllegalArgumentException("lease must be at least 100 ms, but was " + lease);
     }
     this.beside = beside;
-    this.keys = List.of(base + "permits", base + "line", base + "waiters", base + "tickets");
+    this.keys = List.of(base + "permits", base + "line", base + "waiters", base + "tickets", base + "configs");
+    this.capacityInForce = capacity;
     this.channel = base + "permits:turn";
     this.timeoutNanos = Checks.positiveAtMostADay("redisTimeout", redisTimeout).toNanos();
     this.time = time;
@@ -96,7 +102,7 @@ public final class RedisPermitPool implements PermitPool {
     return lease;
   }
 
-  /** The pool's keys: permits, line, waiters' leases, tickets. */
+  /** The pool's keys: permits, line, waiters' leases, tickets, the processes' configurations. */
   public List<Object> keys() {
     return keys;
   }
@@ -131,21 +137,24 @@ public final class RedisPermitPool implements PermitPool {
   @Override
   public CompletionStage<Boolean> release(Permit permit) {
     Objects.requireNonNull(permit, "permit cannot be null");
-    return LuaScript.PERMIT_POOL.callAsync(alone(), new Object[] {"release", Integer.toString(capacity),
-        permit.id()}, timeoutNanos, time::nanoTime).thenApply(r -> {
-          boolean held = "1".equals(r.text());
-          if (!held) {
-            lateReleases.incrementAndGet();
-          }
-          return held;
-        });
+    return LuaScript.PERMIT_POOL.callAsync(alone(), args("release", permit.id()), timeoutNanos, time::nanoTime)
+        .thenApply(r -> "1".equals(counts(r.text())));
   }
 
   @Override
   public void leave(Waiter waiter) {
     turns.end(waiter.id());
-    LuaScript.PERMIT_POOL.callAsync(alone(), new Object[] {"leave", Integer.toString(capacity), waiter.id()},
-        timeoutNanos, time::nanoTime); // best effort: a place not left ends with its waiter lease
+    LuaScript.PERMIT_POOL.callAsync(alone(), args("leave", waiter.id()), timeoutNanos, time::nanoTime)
+        .thenAccept(r -> counts(r.text())); // best effort: a place not left ends with its waiter lease
+  }
+
+  /**
+   * Takes this process's configuration out of the pool (its capacity and lease no longer count for the fleet), best
+   * effort: one that is not taken out ends with its lease. Call it once this process makes no more calls.
+   */
+  @Override
+  public void close() {
+    LuaScript.PERMIT_POOL.callAsync(alone(), args("close", ""), timeoutNanos, time::nanoTime);
   }
 
   @Override
@@ -175,19 +184,43 @@ public final class RedisPermitPool implements PermitPool {
 
   @Override
   public Readings readings() {
-    return new Readings(inUse, expiredLeases.get(), lateReleases.get());
+    return new Readings(inUse, expiredLeases.get(), capacityInForce);
+  }
+
+  /** The arguments of an operation that is not a take: this process's configuration, and the id it concerns. */
+  private Object[] args(String op, String id) {
+    return new Object[] {op, Integer.toString(capacity), Long.toString(lease.toMillis()), processId, id};
+  }
+
+  /**
+   * Reads a release's or a leave's reply, {@code <held> <expired> <inUse> <cap>}, into the readings.
+   *
+   * @return its first word ("1" when the permit was held)
+   */
+  private String counts(String text) {
+    String[] v = text == null ? new String[0] : text.split(" ");
+    if (v.length == 4) {
+      try {
+        expired(Integer.parseInt(v[1]));
+        inUse = Integer.parseInt(v[2]);
+        capacityInForce = Integer.parseInt(v[3]);
+      } catch (NumberFormatException e) {
+        return v[0]; // a reply of another version: its first word is all this process needs
+      }
+    }
+    return v.length > 0 ? v[0] : "";
   }
 
   private record Call(LuaScript script, LuaScript.Target target, Object[] args, boolean withSlot) {}
 
   private Call call(Waiter waiter, SlotAsk slot) {
     Objects.requireNonNull(waiter, "waiter cannot be null");
-    Object[] pool = {"take", Integer.toString(capacity), Long.toString(lease.toMillis()), waiter.id(),
+    Object[] pool = {"take", Integer.toString(capacity), Long.toString(lease.toMillis()), processId, waiter.id(),
         Integer.toString(waiter.priority().ordinal()), Long.toString(WAITER_LEASE.toMillis()), "0"};
     if (slot == null || slot.bucket() != beside) {
       return new Call(LuaScript.PERMIT_POOL, alone(), pool, false);
     }
-    pool[6] = "1";
+    pool[7] = "1";
     Object[] bucketArgs = beside.acquireArgs(slot.cost(), slot.maxWait());
     Object[] args = new Object[bucketArgs.length + pool.length];
     System.arraycopy(bucketArgs, 0, args, 0, bucketArgs.length);
@@ -218,17 +251,20 @@ public final class RedisPermitPool implements PermitPool {
           inUse = Integer.parseInt(v[2]);
           int expired = expired(Integer.parseInt(v[3]));
           long untilMs = Long.parseLong(v[4]);
+          capacityInForce = Integer.parseInt(v[5]);
           turns.firstLeaseEnds(untilMs < 0 ? null : at + untilMs * 1_000_000);
           return new PermitAnswer(null, Integer.parseInt(v[1]), null, inUse, expired, at);
         }
         case "P" -> {
           inUse = Integer.parseInt(v[1]);
+          capacityInForce = Integer.parseInt(v[4]);
           Acquisition a = bucket == null ? null : beside.acquisition(bucket, at);
           return new PermitAnswer(new Permit(name, waiter.id(), at + lease.toNanos()), 0, a, inUse,
               expired(Integer.parseInt(v[2])), at);
         }
         case "N" -> {
           inUse = Integer.parseInt(v[1]);
+          capacityInForce = Integer.parseInt(v[3]);
           if (!withSlot || bucket == null) {
             break;
           }

@@ -84,8 +84,59 @@ class RedisPermitPoolTest {
     assertThat(pool.release(dead.permit()).toCompletableFuture().get(5, TimeUnit.SECONDS))
         .as("the dead holder's late release").isFalse();
     assertThat(pool.take(w("c"), null).ahead()).as("freed nothing: b still holds the only permit").isEqualTo(1);
-    assertThat(pool.readings().lateReleases()).isEqualTo(1);
     assertThat(pool.readings().expiredLeases()).isEqualTo(1);
+  }
+
+  @Test
+  void leasesTakenBackByAReleaseOrALeaveAreCountedToo() throws Exception {
+    RedisPermitPool pool = pool(3, Duration.ofSeconds(2));
+    pool.take(w("dead1"), null);
+    pool.take(w("dead2"), null);
+    PermitAnswer live = pool.take(w("live"), null);
+    TIME.advance(Duration.ofMillis(2_001)); // the two dead holders' leases end; live's too, but it releases
+    assertThat(pool.release(live.permit()).toCompletableFuture().get(5, TimeUnit.SECONDS)).isFalse();
+    assertThat(pool.readings().expiredLeases()).as("all three reclaimed by the release's own step").isEqualTo(3);
+    assertThat(pool.readings().inUse()).isZero();
+  }
+
+  @Test
+  void servicesWithOtherCapacitiesAndLeasesShareOnePoolAtTheSmallestCapacityAndKeepEachOthersPermits()
+      throws Exception {
+    RedisPermitPool longCalls = pool(6, Duration.ofSeconds(45)); // PixClient's defaults
+    RedisPermitPool shortCalls = pool(4, Duration.ofSeconds(12)); // max wait 2 s, call timeout 5 s
+    for (int i = 0; i < 3; i++) {
+      assertThat(longCalls.take(w("long" + i), null).permit()).isNotNull();
+    }
+    assertThat(shortCalls.take(w("short0"), null).permit()).isNotNull();
+    assertThat(shortCalls.readings().capacityInForce()).as("the smallest any live service asks for").isEqualTo(4);
+    PermitAnswer fifth = longCalls.take(w("long3"), null);
+    assertThat(fifth.permit()).as("4 held: the long-lease service is held to 4 too").isNull();
+    assertThat(longCalls.readings().capacityInForce()).isEqualTo(4);
+    TIME.advance(Duration.ofSeconds(25)); // past twice the short lease: the long-lease permits are still believed
+    PermitAnswer again = shortCalls.take(w("short1"), null);
+    assertThat(again.expired()).as("short0's own lease ended; none of the long-lease permits taken back")
+        .isEqualTo(1);
+    assertThat(again.permit()).as("3 long-lease permits held, 4 in force: one free").isNotNull();
+    assertThat(shortCalls.take(w("short2"), null).permit()).as("4 in use").isNull();
+    shortCalls.close();
+    Awaits.value("the short service's configuration taken out", Duration.ofSeconds(5), () -> {
+      if (longCalls.take(w("long3"), null).permit() == null) {
+        throw new IllegalStateException("still held to 4");
+      }
+      return null;
+    });
+    assertThat(longCalls.readings().capacityInForce()).as("its own again").isEqualTo(6);
+  }
+
+  @Test
+  void aKeyOfTheWrongTypeIsReplacedAndThePoolServes() throws Exception {
+    RedisPermitPool pool = pool(1, Duration.ofSeconds(30));
+    redis.admin.call("SET", (String) pool.keys().get(0), "not a sorted set");
+    redis.admin.call("RPUSH", (String) pool.keys().get(4), "not a hash");
+    PermitAnswer a = pool.take(w("a"), null);
+    assertThat(a.permit()).as("healed at the first call").isNotNull();
+    assertThat(redis.admin.call("TYPE", (String) pool.keys().get(0))).isEqualTo("zset");
+    assertThat(pool.release(a.permit()).toCompletableFuture().get(5, TimeUnit.SECONDS)).isTrue();
   }
 
   @Test

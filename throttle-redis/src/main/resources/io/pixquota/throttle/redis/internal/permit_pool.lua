@@ -4,6 +4,11 @@ not its permit), each held under its caller's own id (a release after the lease 
 holds: the id is a fencing token), and callers without one wait in a line ordered by class, then arrival.
 Its Java counterpart for one process is LocalPermitPool (same rules).
 
+The pool is one thing for the whole fleet, like a bucket's configuration: every process that uses it registers what
+it asks for (its capacity, its lease) under its own id, for as long as a permit it took may live; the capacity in
+force is the smallest any live process asks for, and a permit is believed for as long as the longest lease of any
+live process, so that a service with short leases never takes back the permits of one with long ones.
+
 Run alone (RedisPermitPool): KEYS and ARGV below, from 1. Run with the token bucket inside (PERMIT_AND_BUCKET: the
 token bucket's script as a function where this file says --@BUCKET@): KEYS[1] and ARGV[1..6] are the bucket's, and
 this script's KEYS and ARGV follow them (KO = 1, AO = 6).
@@ -12,115 +17,188 @@ KEYS[KO+1] the permits: a sorted set, member = holder id, score = when its lease
 KEYS[KO+2] the line: a sorted set, member = waiter id, score = class x 1e12 + ticket
 KEYS[KO+3] the waiters' leases: a sorted set, member = waiter id, score = when it loses its place (Redis ms)
 KEYS[KO+4] the ticket counter
-ARGV[AO+1] op: 'take' | 'release' | 'leave'
-ARGV[AO+2] the pool's capacity (whole, >= 1)
-ARGV[AO+3] take: the lease (ms); release: the permit's id; leave: the waiter's id (its place, and a permit held
-           under its id that it never learnt of, go)
-ARGV[AO+4] take: the waiter's id (also its permit's)
-ARGV[AO+5] take: its class's rank (0 INTERACTIVE, 1 BATCH)
-ARGV[AO+6] take: how long it keeps its place without asking again (ms)
-ARGV[AO+7] take: '1' to book the bucket's slot in the same decision (PERMIT_AND_BUCKET only), else '0'
+KEYS[KO+5] the processes' configurations: a hash, field = a process's id, value = "<capacity> <lease ms> <until ms>";
+           field "v" = the layout version (2), written by every process of this version
+ARGV[AO+1] op: 'take' | 'release' | 'leave' | 'close'
+ARGV[AO+2] the caller's capacity (whole, 1 .. 10000)
+ARGV[AO+3] the caller's lease (ms, 100 .. 86400000)
+ARGV[AO+4] the caller's process id (letters, digits, '-' and '_', at most 32)
+ARGV[AO+5] take, leave: the waiter's id (also its permit's); release: the permit's id; close: ''
+ARGV[AO+6] take: its class's rank (0 INTERACTIVE, 1 BATCH)
+ARGV[AO+7] take: how long it keeps its place without asking again (ms)
+ARGV[AO+8] take: '1' to book the bucket's slot in the same decision (PERMIT_AND_BUCKET only), else '0'
 
-Every call first reclaims what is over: leases that ended (their holders died: counted in the reply) and places whose
-waiters stopped asking; a lease that would end more than twice the caller's lease from now is not believed and ends
-too. When permits are free, the ids of the waiters whose turn it is are published on KEYS[KO+1] .. ':turn'.
+Every call but close registers the caller's configuration until now + its lease (a permit it took lives no longer;
+renewed when less than 7/8 of that is left), then reclaims what is over: leases that ended (their holders died, or abandoned them: counted in the reply), permits
+whose lease ends further ahead than any live process's lease (not believable: counted too), places whose waiters
+stopped asking, and configurations past their time or unreadable. When permits are free, the ids of the waiters
+whose turn it is are published on KEYS[KO+1] .. ':turn'. close takes the caller's configuration out: it holds no
+permit and waits in no line any more.
 
-Replies, space-separated:
-  take, a permit:       'P <inUse> <expired> <leaseEndMs>' (with the bucket: ' |' and the bucket's reply)
-  take, its turn but the bucket refused: 'N <inUse> <expired> |<the bucket's reply>' (no permit, the place left)
-  take, not its turn:   'Q <ahead> <inUse> <expired> <ms until the first lease ends, or -1>'
-  release: '1' when the permit was held, '0' when its lease had ended (it freed nothing); leave: '1'
+A key of the wrong type (a string or a list where a set or a hash belongs: an operator, another program) is deleted
+and the call proceeds on an empty one: the pool heals instead of failing every call. Nothing stays behind an idle
+pool: its sorted sets are removed by Redis when empty, the counter and the configurations expire.
+
+Replies, space-separated; <cap> is the capacity in force:
+  take, a permit:       'P <inUse> <expired> <leaseEndMs> <cap>' (with the bucket: ' |' and the bucket's reply)
+  take, its turn but the bucket refused: 'N <inUse> <expired> <cap> |<the bucket's reply>' (no permit, the place left)
+  take, not its turn:   'Q <ahead> <inUse> <expired> <ms until the first lease ends, or -1> <cap>'
+  release: '<1 when the permit was held, 0 when it was not (it freed nothing)> <expired> <inUse> <cap>'
+  leave: '1 <expired> <inUse> <cap>'; close: '1'
 ]]
 
 local KO, AO = 0, 0
 --@BUCKET@
 
-local permits, line, leases, counter = KEYS[KO + 1], KEYS[KO + 2], KEYS[KO + 3], KEYS[KO + 4]
+local LAYOUT = '2'
+local MAX_LEASE = 86400000 -- a day: the longest lease any process may ask for
+local SLACK = 1000 -- 1 s: how far past the longest live lease a permit's end may lie (clocks of a failover)
+
+local permits, line, leases, counter, configs = KEYS[KO + 1], KEYS[KO + 2], KEYS[KO + 3], KEYS[KO + 4], KEYS[KO + 5]
 local op = ARGV[AO + 1]
-local capacity = tonumber(ARGV[AO + 2])
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-
-local function reclaim(lease)
-  local expired = redis.call('ZREMRANGEBYSCORE', permits, '-inf', now)
-  if lease ~= nil then
-    expired = expired + redis.call('ZREMRANGEBYSCORE', permits, '(' .. string.format('%d', now + 2 * lease), '+inf')
-  end
-  local gone = redis.call('ZRANGEBYSCORE', leases, '-inf', now)
-  if #gone > 0 then
-    redis.call('ZREM', line, unpack(gone))
-    redis.call('ZREM', leases, unpack(gone))
-  end
-  return expired
-end
-
-local function heads()
-  local free = capacity - redis.call('ZCARD', permits)
-  if free > 0 then
-    local ids = redis.call('ZRANGE', line, 0, free - 1)
-    if #ids > 0 then
-      redis.call('PUBLISH', permits .. ':turn', table.concat(ids, ','))
-    end
-  end
-end
-
-local function leave(waiter)
-  redis.call('ZREM', line, waiter)
-  redis.call('ZREM', leases, waiter)
-end
-
-if op == 'release' then
-  reclaim(nil)
-  local removed = redis.call('ZREM', permits, ARGV[AO + 3])
-  heads()
-  return tostring(removed)
-end
-if op == 'leave' then
-  reclaim(nil)
-  leave(ARGV[AO + 3])
-  redis.call('ZREM', permits, ARGV[AO + 3]) -- a permit it was given in a reply it never read (a timeout)
-  heads()
-  return '1'
-end
-if op ~= 'take' then
+local my_capacity = tonumber(ARGV[AO + 2])
+local my_lease = tonumber(ARGV[AO + 3])
+local me = ARGV[AO + 4]
+if op ~= 'take' and op ~= 'release' and op ~= 'leave' and op ~= 'close' then
   return redis.error_reply('unknown operation ' .. tostring(op))
 end
+if my_capacity == nil or my_lease == nil or me == nil or not string.match(me, '^[%w_-]+$') or #me > 32 then
+  return redis.error_reply('bad settings ' .. tostring(ARGV[AO + 2]) .. ' ' .. tostring(ARGV[AO + 3]) .. ' '
+    .. tostring(me))
+end
 
-local lease = tonumber(ARGV[AO + 3])
-local waiter = ARGV[AO + 4]
-local rank = tonumber(ARGV[AO + 5])
-local keep = tonumber(ARGV[AO + 6])
-local with_slot = ARGV[AO + 7] == '1'
-local expired = reclaim(lease)
-if not redis.call('ZSCORE', line, waiter) then
-  local ticket = redis.call('INCR', counter)
-  redis.call('ZADD', line, string.format('%d', rank * 1000000000000 + ticket), waiter)
-end
-redis.call('ZADD', leases, string.format('%d', now + keep), waiter)
-local in_use = redis.call('ZCARD', permits)
-local ahead = redis.call('ZRANK', line, waiter) - (capacity - in_use) + 1
-if ahead > 0 then
-  local first = redis.call('ZRANGE', permits, 0, 0, 'WITHSCORES')
-  local until_ms = first[2] and (tonumber(first[2]) - now) or -1
-  return string.format('Q %d %d %d %d', ahead, in_use, expired, until_ms)
-end
-local slot = nil
-if with_slot then
-  slot = bucket_step()
-  if type(slot) ~= 'string' then
-    return slot -- the bucket's own error reply (bad settings): nothing taken
+-- The step, run once; again after healing a key of the wrong type (its command failed with WRONGTYPE).
+local function run()
+  local t = redis.call('TIME')
+  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+
+  if op == 'close' then
+    redis.call('HDEL', configs, me)
+    return '1'
   end
-  if string.sub(slot, 1, 1) ~= '1' then
-    leave(waiter) -- both or neither: no permit; it asks again from the end of the line
+
+  -- The fleet's configurations: the caller's (renewed when less than 7/8 of its time is left, or changed), and every
+  -- other one still live.
+  local capacity, longest = my_capacity, my_lease
+  local flat = redis.call('HGETALL', configs)
+  local dead = {}
+  local mine = nil
+  for i = 1, #flat, 2 do
+    local field, value = flat[i], flat[i + 1]
+    if field == me then
+      mine = value
+    elseif field ~= 'v' then
+      local c, l, u = string.match(value, '^(%d+) (%d+) (%d+)$')
+      c, l, u = tonumber(c), tonumber(l), tonumber(u)
+      if c == nil or c < 1 or l < 1 or l > MAX_LEASE or u > now + MAX_LEASE + SLACK or u < now then
+        dead[#dead + 1] = field -- past its time, or not a configuration at all
+      else
+        capacity = math.min(capacity, c)
+        longest = math.max(longest, l)
+      end
+    end
+  end
+  if #dead > 0 then
+    redis.call('HDEL', configs, unpack(dead))
+  end
+  local c, l, u = string.match(mine or '', '^(%d+) (%d+) (%d+)$')
+  if tonumber(c) ~= my_capacity or tonumber(l) ~= my_lease or tonumber(u) - now < my_lease * 0.875
+      or tonumber(u) > now + my_lease then
+    redis.call('HSET', configs, me, string.format('%d %d %d', my_capacity, my_lease, now + my_lease), 'v', LAYOUT)
+    redis.call('PEXPIRE', configs, longest + SLACK)
+  end
+
+  local function reclaim()
+    local expired = redis.call('ZREMRANGEBYSCORE', permits, '-inf', now)
+    expired = expired + redis.call('ZREMRANGEBYSCORE', permits, '(' .. string.format('%d', now + longest + SLACK),
+      '+inf')
+    local gone = redis.call('ZRANGEBYSCORE', leases, '-inf', now)
+    if #gone > 0 then
+      redis.call('ZREM', line, unpack(gone))
+      redis.call('ZREM', leases, unpack(gone))
+    end
+    return expired
+  end
+
+  local function heads()
+    local free = capacity - redis.call('ZCARD', permits)
+    if free > 0 then
+      local ids = redis.call('ZRANGE', line, 0, free - 1)
+      if #ids > 0 then
+        redis.call('PUBLISH', permits .. ':turn', table.concat(ids, ','))
+      end
+    end
+  end
+
+  local function leave(waiter)
+    redis.call('ZREM', line, waiter)
+    redis.call('ZREM', leases, waiter)
+  end
+
+  local expired = reclaim()
+  if op == 'release' then
+    local removed = redis.call('ZREM', permits, ARGV[AO + 5])
     heads()
-    return string.format('N %d %d |', in_use, expired) .. slot
+    return string.format('%d %d %d %d', removed, expired, redis.call('ZCARD', permits), capacity)
+  end
+  if op == 'leave' then
+    leave(ARGV[AO + 5])
+    redis.call('ZREM', permits, ARGV[AO + 5]) -- a permit it was given in a reply it never read (a timeout)
+    heads()
+    return string.format('1 %d %d %d', expired, redis.call('ZCARD', permits), capacity)
+  end
+
+  local waiter = ARGV[AO + 5]
+  local rank = tonumber(ARGV[AO + 6])
+  local keep = tonumber(ARGV[AO + 7])
+  local with_slot = ARGV[AO + 8] == '1'
+  if not redis.call('ZSCORE', line, waiter) then
+    local ticket = redis.call('INCR', counter)
+    redis.call('PEXPIRE', counter, longest + keep + SLACK) -- the sorted sets go when empty; the counter with them
+    redis.call('ZADD', line, string.format('%d', rank * 1000000000000 + ticket), waiter)
+  end
+  redis.call('ZADD', leases, string.format('%d', now + keep), waiter)
+  local in_use = redis.call('ZCARD', permits)
+  local ahead = redis.call('ZRANK', line, waiter) - (capacity - in_use) + 1
+  if ahead > 0 then
+    local first = redis.call('ZRANGE', permits, 0, 0, 'WITHSCORES')
+    local until_ms = first[2] and (tonumber(first[2]) - now) or -1
+    return string.format('Q %d %d %d %d %d', ahead, in_use, expired, until_ms, capacity)
+  end
+  local slot = nil
+  if with_slot then
+    slot = bucket_step()
+    if type(slot) ~= 'string' then
+      return slot -- the bucket's own error reply (bad settings): nothing taken
+    end
+    if string.sub(slot, 1, 1) ~= '1' then
+      leave(waiter) -- both or neither: no permit; it asks again from the end of the line
+      heads()
+      return string.format('N %d %d %d |', in_use, expired, capacity) .. slot
+    end
+  end
+  redis.call('ZADD', permits, string.format('%d', now + my_lease), waiter)
+  leave(waiter)
+  heads()
+  local text = string.format('P %d %d %d %d', in_use + 1, expired, now + my_lease, capacity)
+  if slot ~= nil then
+    return text .. ' |' .. slot
+  end
+  return text
+end
+
+local ok, result = pcall(run)
+if ok then
+  return result
+end
+local message = type(result) == 'table' and result.err or tostring(result)
+if not string.find(message, 'WRONGTYPE', 1, true) then
+  return redis.error_reply(message)
+end
+for i, kind in ipairs({ 'zset', 'zset', 'zset', 'string', 'hash' }) do
+  local actual = redis.call('TYPE', KEYS[KO + i])['ok']
+  if actual ~= 'none' and actual ~= kind then
+    redis.call('DEL', KEYS[KO + i]) -- an operator's or another program's value: the pool's own, empty, instead
   end
 end
-redis.call('ZADD', permits, string.format('%d', now + lease), waiter)
-leave(waiter)
-heads()
-local text = string.format('P %d %d %d', in_use + 1, expired, now + lease)
-if slot ~= nil then
-  return text .. ' |' .. slot
-end
-return text
+return run()

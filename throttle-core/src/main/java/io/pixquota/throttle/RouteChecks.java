@@ -1,0 +1,41 @@
+package io.pixquota.throttle;
+
+import java.time.Duration;
+
+/** What {@link ThrottleBuilder#build()} checks of each route before it builds: each failure names the route. */
+final class RouteChecks {
+  private RouteChecks() {}
+
+  /** The route's cost fits in its bucket: else no call of it could ever be admitted. */
+  static void fits(String route, double cost, TokenBucket bucket) {
+    double capacity = bucket.limits().stream().mapToDouble(Limit::capacity).min().orElseThrow();
+    if (cost > capacity) {
+      throw new IllegalStateException(route + " costs " + cost + ", more than bucket '" + bucket.name()
+          + "' can ever hold (capacity " + capacity + "): no such call could be admitted");
+    }
+  }
+
+  /**
+   * A permit is held from the slot's booking (at most the max wait) to the answer, or, for a call that gave up after
+   * its send, until the provider can no longer be working on it: its lease must outlast the max wait plus the
+   * provider's timeout, which must therefore be known.
+   */
+  static void leases(String route, PermitPool pool, Duration maxWait, Duration providerTimeout) {
+    if (pool == null) {
+      return;
+    }
+    if (providerTimeout == null) {
+      throw new IllegalStateException(route + " holds permits of pool '" + pool.name() + "', but no providerTimeout "
+          + "was given: how long the provider may keep working on a call after it was sent, which a permit must "
+          + "outlast (ThrottleBuilder.providerTimeout)");
+    }
+    Duration needed = maxWait.plus(providerTimeout);
+    if (pool.lease().compareTo(needed) <= 0) {
+      throw new IllegalStateException(route + ": pool '" + pool.name() + "' leases its permits for "
+          + pool.lease().toMillis() + " ms, not longer than the max wait " + maxWait.toMillis() + " ms plus the "
+          + "provider's timeout " + providerTimeout.toMillis() + " ms; a permit is held from the slot's booking until "
+          + "the provider can no longer be working on the call, so a shorter lease would let the pool give it to "
+          + "another call while the provider still counts it");
+    }
+  }
+}
