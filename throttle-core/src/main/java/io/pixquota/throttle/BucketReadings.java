@@ -15,11 +15,13 @@ import java.util.Objects;
  *                           had them reset
  * @param refusalsNotCounted 429s this process reported that did not count against the fleet's rate
  *                           ({@link TokenBucket.Refusal#NOT_COUNTED})
+ * @param ratePerSecond      the refill per second in force: the slowest limit of every live configuration (another
+ *                           replica's may be slower than this one's), times the rate factor; NaN before any answer
  */
 public record BucketReadings(double rateFactor, int configurations, Duration providerHoldLeft, long stateRepairs,
-    long refusalsNotCounted) {
+    long refusalsNotCounted, double ratePerSecond) {
   /** A bucket that shares nothing: the configured rate, one configuration, no hold, nothing repaired. */
-  public static final BucketReadings NONE = new BucketReadings(1, 1, Duration.ZERO, 0, 0);
+  public static final BucketReadings NONE = new BucketReadings(1, 1, Duration.ZERO, 0, 0, Double.NaN);
 
   public BucketReadings {
     Objects.requireNonNull(providerHoldLeft, "providerHoldLeft cannot be null");

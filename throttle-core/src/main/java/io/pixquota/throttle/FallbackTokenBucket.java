@@ -207,8 +207,9 @@ final class FallbackTokenBucket implements TokenBucket, MeterBinder {
   @Override
   public BucketReadings readings() {
     BucketReadings r = shared.readings();
-    return !active.get() ? r : new BucketReadings(local.readings().rateFactor(), r.configurations(),
-        r.providerHoldLeft(), r.stateRepairs(), r.refusalsNotCounted());
+    BucketReadings l = local.readings();
+    return !active.get() ? r : new BucketReadings(l.rateFactor(), r.configurations(), r.providerHoldLeft(),
+        r.stateRepairs(), r.refusalsNotCounted(), l.ratePerSecond());
   }
 
   /** The shared bucket's meters, when it has some of its own. */

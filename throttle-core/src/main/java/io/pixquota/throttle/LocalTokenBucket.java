@@ -35,6 +35,7 @@ public final class LocalTokenBucket implements TokenBucket {
   private final EpochHistory generations = new EpochHistory();
   private volatile double rateFactor = 1;
   private volatile int configurations = 1;
+  private volatile double ratePerSecond = Double.NaN;
   private final LongAdder notCounted = new LongAdder();
   private final LongAdder repairs = new LongAdder();
   private volatile long holdEndsNanos = Long.MIN_VALUE;
@@ -69,7 +70,8 @@ public final class LocalTokenBucket implements TokenBucket {
     this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock cannot be null");
     this.state = Objects.requireNonNull(state, "state cannot be null");
     this.adaptation = adaptation;
-    this.settings = new StepSettings(Checks.saturatedMicros(Checks.positiveAtMostADay("lease", lease)),
+    long leaseMicros = Checks.saturatedMicros(Checks.positiveAtMostADay("lease", lease));
+    this.settings = new StepSettings(leaseMicros, Math.max(leaseMicros, 30_000_000L),
         adaptation == null ? ADAPTATION_OFF : toStep(adaptation), StepSettings.newReplicaId(), a);
   }
 
@@ -139,7 +141,7 @@ public final class LocalTokenBucket implements TokenBucket {
   public BucketReadings readings() {
     long left = holdEndsNanos - nanoClock.getAsLong();
     return new BucketReadings(rateFactor, configurations, left > 0 ? Duration.ofNanos(left) : Duration.ZERO,
-        repairs.sum(), notCounted.sum());
+        repairs.sum(), notCounted.sum(), ratePerSecond);
   }
 
   private BucketReply step(BucketStep.Op op, double cost, long argMicros, Long booked, long nanos) {
@@ -150,6 +152,7 @@ public final class LocalTokenBucket implements TokenBucket {
     generations.observe(r.generation());
     rateFactor = r.factor();
     configurations = r.configurations();
+    ratePerSecond = r.ratePerSecond(settings.configuration());
     holdEndsNanos = nanos + Math.max(0, r.holdUntilMicros() - r.nowMicros()) * 1000;
     if (!r.repaired().isEmpty()) {
       repairs.increment();

@@ -126,16 +126,21 @@ final class ThrottleMetrics implements FallbackTokenBucket.Listener {
    * and the live configurations; and the bucket's own meters, when it has some ({@link MeterBinder}: a shared store's
    * script cache misses, say).
    */
+  /** The readings' rate, or, before any answer, this process's slowest limit at the readings' factor. */
+  private static double rateInForce(BucketReadings r, double slowest) {
+    return Double.isNaN(r.ratePerSecond()) ? r.rateFactor() * slowest : r.ratePerSecond();
+  }
+
   void register(TokenBucket bucket, Priority defaultPriority) {
     of(bucket.name()).of(defaultPriority);
     Tags tags = Tags.of("bucket", bucket.name());
-    double firstRefill = bucket.limits().get(0).refillPerSecond();
+    double slowest = bucket.limits().stream().mapToDouble(Limit::refillPerSecond).min().orElse(Double.NaN);
     Gauge.builder("bacen.throttle.rate.factor", bucket, b -> b.readings().rateFactor())
         .description("The share of the configured rate in force (1 unless the provider's 429s cut it)")
         .tags(tags).register(registry);
-    Gauge.builder("bacen.throttle.rate.effective", bucket, b -> b.readings().rateFactor() * firstRefill)
-        .description("The refill per second in force for the bucket's first limit").baseUnit("tokens")
-        .tags(tags).register(registry);
+    Gauge.builder("bacen.throttle.rate.effective", bucket, b -> rateInForce(b.readings(), slowest))
+        .description("The refill per second in force: the slowest limit of every configuration the fleet runs, "
+            + "times the rate factor").baseUnit("tokens").tags(tags).register(registry);
     Gauge.builder("bacen.throttle.configurations", bucket, b -> b.readings().configurations())
         .description("Configurations of this bucket in use by the fleet (more than 1: replicas disagree)")
         .tags(tags).register(registry);

@@ -116,6 +116,13 @@ public interface TokenBucket {
   default void preload() throws BucketUnavailableException, InterruptedException {}
 
   /**
+   * This process makes no more calls through the bucket: what it registered in a shared store (its configuration)
+   * stops counting for the fleet, unless another live process uses the same. Best effort, without waiting for the
+   * store; the default does nothing.
+   */
+  default void close() {}
+
+  /**
    * Whether a caller still waiting for {@code granted}'s slot may leave on it, answered from this process's own calls
    * without a round trip. {@link Validity#STATE_LOST}: the state that booked it is gone (a store restarted empty,
    * failed over to a replica that had not seen it, a deleted key) and a new one has answered since, so the caller

@@ -1,6 +1,7 @@
 package io.pixquota.bacen.pix;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.pixquota.throttle.PermitPool;
 import io.pixquota.throttle.Priority;
 import io.pixquota.throttle.TokenBucket;
 import io.pixquota.throttle.internal.TimeSource;
@@ -174,6 +175,10 @@ public final class PixClient implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
+    if (parts.ownsThrottle()) { // its configuration and its pool's stop counting for the fleet
+      parts.throttle().pools().forEach(PermitPool::close);
+      parts.throttle().buckets().forEach(TokenBucket::close);
+    }
     if (parts.ownsHttp()) {
       parts.http().dispatcher().executorService().shutdown();
       parts.http().connectionPool().evictAll();

@@ -24,7 +24,7 @@ final class PixWiring {
   /** What a {@link PixClient} is made of. */
   record Parts(PixClientConfig config, PixJson json, HttpUrl apiBase, OkHttpClient http, OkHttpClient unthrottledHttp,
       PixAttempts attempts, PixResponses responses, PixRetry retry, boolean ownsHttp, PixAsyncCalls asyncCalls,
-      RedissonClient ownedRedisson, Throttle throttle) {}
+      RedissonClient ownedRedisson, Throttle throttle, boolean ownsThrottle) {}
 
   private PixWiring() {}
 
@@ -91,7 +91,8 @@ final class PixWiring {
       attempts.answers(operation, 429); // at 0 from the start, so that an alert on its increase sees the first one
     }
     return new Parts(config, json, apiBase, http, base, attempts, responses, retry, b.okHttpClient == null,
-        new PixAsyncCalls(retry, attempts, b.callbacks), ownedRedisson, interceptor.throttle());
+        new PixAsyncCalls(retry, attempts, b.callbacks), ownedRedisson, interceptor.throttle(),
+        b.interceptor == null && b.bucket == null);
   }
 
   private static Throttle throttle(PixClient.Builder b, TokenBucket bucket, MeterRegistry registry) {

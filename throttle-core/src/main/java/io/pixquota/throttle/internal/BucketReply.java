@@ -24,4 +24,21 @@ public record BucketReply(int outcome, long waitMicros, double remaining, long n
   public boolean notCounted() {
     return outcome == 2;
   }
+
+  /**
+   * The refill per second in force: the slowest limit's of this replica's configuration ({@code mine}) and of every
+   * other live one, times the rate factor. What the fleet is held to, whatever this replica configured.
+   */
+  public double ratePerSecond(String mine) {
+    double slowest = Double.POSITIVE_INFINITY;
+    for (String configuration : (mine + (others.isEmpty() ? "" : ";" + others)).split(";")) {
+      for (String limit : configuration.split(",")) {
+        int colon = limit.indexOf(':');
+        if (colon > 0) {
+          slowest = Math.min(slowest, Double.parseDouble(limit.substring(colon + 1)));
+        }
+      }
+    }
+    return slowest * factor;
+  }
 }

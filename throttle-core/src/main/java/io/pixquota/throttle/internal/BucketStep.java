@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -26,7 +27,12 @@ public final class BucketStep {
   static final int TALLY = 1000;
 
   /** What a step does. */
-  public enum Op { ACQUIRE, CHARGE, REFUND, CUT }
+  public enum Op { ACQUIRE, CHARGE, REFUND, CUT, CLOSE }
+
+  /** The longest a caller may book ahead, in seconds: a day. */
+  static final double AHEAD_SECONDS = 86_400;
+  /** A day of booking ahead and an hour of hold, in seconds. */
+  static final double OWED_SECONDS = 90_000;
 
   /** The bucket's hash, and when it expires on the store's clock (null: never); starts missing. Not threadsafe. */
   public static final class Hash {
@@ -86,6 +92,9 @@ public final class BucketStep {
       s.hash = new HashMap<>(); // expired
       s.expiresAtMillis = null;
     }
+    if (op == Op.CLOSE && s.hash.isEmpty()) {
+      return null; // nothing to take out of a state that is gone: none is made for it
+    }
     StepSettings.Adaptation a = settings.adaptation();
     long now = clientMicros != null ? Math.min(clientMicros, storeNowMicros) : storeNowMicros;
     StoredState r = new StoredState(s.hash, now, storeNowMicros, a.maxHoldMicros());
@@ -97,38 +106,25 @@ public final class BucketStep {
     List<String> ids = new ArrayList<>();
     List<String> storedLimits = new ArrayList<>();
     String myField = "c:" + myId;
-    for (Map.Entry<String, String> e : h.entrySet()) {
-      String field = e.getKey();
-      if (field.length() >= 2 && field.charAt(1) == ':') {
-        if (field.charAt(0) == 't') {
-          storedLimits.add(field);
-        } else if (field.charAt(0) == 'c' && !field.equals(myField)) {
-          Double endsRead = StoredState.whole(e.getValue());
-          String id = field.substring(2);
-          if (endsRead == null || !StoredState.validConfiguration(id)) {
-            r.repair("c");
-            r.dead.add(field);
-          } else if (endsRead >= at) {
-            double ends = endsRead;
-            if (endsRead > at + StoredState.MAX_LEASE_MICROS) {
-              r.repair("c"); // a lease longer than the fleet allows, whoever asked for it
-              ends = at + StoredState.MAX_LEASE_MICROS;
-              r.writes.put(field, Long.toString((long) ends));
-            }
-            leases.put(id, ends);
-            ids.add(id);
-          } else {
-            r.dead.add(field);
-          }
-        }
-      }
-    }
+    String myReplica = "r:" + settings.replica();
+    Set<String> users = Configurations.read(r, at, settings.maxLeaseMicros(), myField, myReplica, leases, ids,
+        storedLimits);
     ids.sort(null);
     Double myLeaseRead = StoredState.whole(h.get(myField));
     long lease = settings.leaseMicros();
-    boolean renewed = myLeaseRead == null || myLeaseRead - at < lease * 0.875 || myLeaseRead > at + lease;
-    double myLease = renewed ? at + lease : myLeaseRead;
-    leases.put(myId, myLease);
+    boolean renewed = myLeaseRead == null || myLeaseRead - at < lease * 0.875 || myLeaseRead > at + lease
+        || !(myId + "/" + myLeaseRead.longValue()).equals(h.get(myReplica));
+    boolean closing = op == Op.CLOSE;
+    double myLease = renewed && !closing ? at + lease : myLeaseRead == null ? 0 : myLeaseRead;
+    if (closing) {
+      renewed = false;
+      r.dead.add(myReplica);
+      if (!users.contains(myId)) {
+        r.dead.add(myField); // no other live replica uses it: it stops counting now
+      }
+    } else {
+      leases.put(myId, myLease);
+    }
 
     Map<String, double[]> limits = new LinkedHashMap<>(); // field -> {capacity, refill}
     List<String> configurations = new ArrayList<>(ids.size() + 1);
@@ -161,6 +157,10 @@ public final class BucketStep {
       capacity[i] = limits.get(fields.get(i))[0];
       refill[i] = limits.get(fields.get(i))[1];
       Double stored = StoredState.finite(h.get(fields.get(i)));
+      if (stored != null && stored < -(capacity[i] * (capacity[i] + refill[i] * AHEAD_SECONDS)
+          + refill[i] * OWED_SECONDS)) {
+        stored = null; // deeper in debt than any fleet can owe (the script's header): garbage
+      }
       if (h.containsKey(fields.get(i)) && stored == null) {
         r.repair("t");
       }
@@ -253,7 +253,7 @@ public final class BucketStep {
         published = true;
         r.gWritten = true;
       }
-    } else if (done == 1) {
+    } else if (done == 1 && !closing) {
       for (int i = 0; i < m; i++) {
         if (op == Op.REFUND) {
           tokens[i] = Math.min(capacity[i], tokens[i] + cost);
@@ -284,6 +284,7 @@ public final class BucketStep {
     }
     if (renewed) {
       written.put(myField, Long.toString((long) myLease));
+      written.put(myReplica, myId + "/" + (long) myLease);
     }
     for (int i = 0; i < m; i++) {
       written.put(fields.get(i), Double.toString(tokens[i]));

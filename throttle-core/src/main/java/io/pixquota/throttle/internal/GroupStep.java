@@ -96,9 +96,10 @@ public final class GroupStep {
       }
       double t = s.tokens();
       long updated = s.updatedMicros();
-      if (!(t == t) || Double.isInfinite(t) || t > p.capacity()) {
+      if (!(t == t) || Double.isInfinite(t) || t > p.capacity()
+          || t < -(p.capacity() * (p.capacity() + p.refill() * 86_400) + p.refill() * 90_000)) {
         repaired++;
-        t = p.capacity(); // not a count this bucket could hold: as if it had expired full
+        t = p.capacity(); // not a count this bucket could hold (nor owe): as if it had expired full
       }
       if (updated > nowMicros + SLACK_MICROS) {
         repaired++;

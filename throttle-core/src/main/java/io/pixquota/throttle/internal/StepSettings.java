@@ -14,16 +14,20 @@ public final class StepSettings {
   private static final SecureRandom RANDOM = new SecureRandom();
 
   private final long leaseMicros;
+  private final long maxLeaseMicros;
   private final Adaptation adaptation;
   private final String replica;
   private final String configuration;
   private final String text;
 
   /**
-   * @param replica this process's id for the bucket: 1 to 32 letters and digits ({@link #newReplicaId()})
+   * @param maxLeaseMicros the longest lease this process believes of any configuration (at least its own)
+   * @param replica        this process's id for the bucket: 1 to 32 letters and digits ({@link #newReplicaId()})
    */
-  public StepSettings(long leaseMicros, Adaptation adaptation, String replica, List<LimitArgs> limits) {
+  public StepSettings(long leaseMicros, long maxLeaseMicros, Adaptation adaptation, String replica,
+      List<LimitArgs> limits) {
     this.leaseMicros = leaseMicros;
+    this.maxLeaseMicros = maxLeaseMicros;
     this.adaptation = adaptation;
     if (!replica.matches("[A-Za-z0-9]{1,32}")) {
       throw new IllegalArgumentException("replica must be 1 to 32 letters and digits, but was '" + replica + "'");
@@ -35,13 +39,18 @@ public final class StepSettings {
     }
     mine.sort(null);
     this.configuration = String.join(",", mine);
-    this.text = leaseMicros + " " + adaptation.decrease() + " " + adaptation.increasePerSecond() + " "
-        + adaptation.floor() + " " + adaptation.maxHoldMicros() + " " + adaptation.loneRecoveryMicros() + " "
-        + replica + " " + configuration;
+    this.text = leaseMicros + " " + maxLeaseMicros + " " + adaptation.decrease() + " "
+        + adaptation.increasePerSecond() + " " + adaptation.floor() + " " + adaptation.maxHoldMicros() + " "
+        + adaptation.loneRecoveryMicros() + " " + replica + " " + configuration;
   }
 
   public long leaseMicros() {
     return leaseMicros;
+  }
+
+  /** The longest lease this process believes of any configuration: a dead replica's stops counting within it. */
+  public long maxLeaseMicros() {
+    return maxLeaseMicros;
   }
 
   public Adaptation adaptation() {
@@ -57,7 +66,7 @@ public final class StepSettings {
     return configuration;
   }
 
-  /** ARGV[6]: "lease decrease increase floor maxHold loneRecovery replica configuration". */
+  /** ARGV[6]: "lease maxLease decrease increase floor maxHold loneRecovery replica configuration". */
   public String text() {
     return text;
   }

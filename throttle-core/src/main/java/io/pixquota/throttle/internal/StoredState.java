@@ -219,9 +219,12 @@ public final class StoredState {
     return Double.isFinite(v) ? v : null;
   }
 
-  /** {@link #finite} and a whole number (times are written as whole microseconds); null for anything else. */
+  /**
+   * {@link #finite} and a whole number of 0 .. 2^53 - 1 (times are written as whole microseconds, counts as whole
+   * numbers); null for anything else.
+   */
   public static Double whole(String s) {
     Double v = finite(s);
-    return v == null || Math.floor(v) != v ? null : v;
+    return v == null || Math.floor(v) != v || v < 0 || v > BucketStep.MAX_WAIT_MICROS ? null : v;
   }
 }

@@ -28,6 +28,7 @@ final class BucketNews {
   final EpochHistory generations = new EpochHistory();
   private volatile double rateFactor = 1;
   private volatile int configurations = 1;
+  private volatile double ratePerSecond = Double.NaN;
   private volatile long holdEndsNanos;
   private final LongAdder repairs = new LongAdder();
   private final LongAdder notCounted = new LongAdder();
@@ -53,6 +54,7 @@ final class BucketNews {
     generations.observe(reply.generation());
     rateFactor = reply.factor();
     configurations = reply.configurations();
+    ratePerSecond = reply.ratePerSecond(myConfiguration);
     holdEndsNanos = receivedAtNanos + Math.max(0, reply.holdUntilMicros() - reply.nowMicros()) * 1000;
     if (reply.configurations() > 1) {
       disagreement(reply.others());
@@ -68,6 +70,10 @@ final class BucketNews {
 
   int configurations() {
     return configurations;
+  }
+
+  double ratePerSecond() {
+    return ratePerSecond;
   }
 
   /** What is left of the provider's hold, as this process last heard: zero when none. */

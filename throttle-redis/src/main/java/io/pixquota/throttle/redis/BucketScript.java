@@ -89,6 +89,21 @@ final class BucketScript {
         });
   }
 
+  /**
+   * Takes this replica's configuration out of the fleet's (unless another live replica uses it), without waiting
+   * for Redis: best effort, one not taken out ends with its lease.
+   */
+  void close() {
+    try {
+      SCRIPT.callAsync(target, args(BucketStep.Op.CLOSE, 1, 0, null), config.redisTimeout().toNanos(), clock)
+          .get(config.redisTimeout().toNanos(), TimeUnit.NANOSECONDS); // before a client that shuts down with it
+    } catch (ExecutionException | TimeoutException e) {
+      // best effort: the configuration ends with its lease
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   /** The script's arguments; subscribes to the fleet's channel first, as a call does. */
   Object[] arguments(BucketStep.Op op, double cost, long argMicros, Long booked) {
     channel.subscribe();

@@ -14,6 +14,9 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.redisson.api.RedissonClient;
 
@@ -154,7 +157,14 @@ public final class RedisPermitPool implements PermitPool {
    */
   @Override
   public void close() {
-    LuaScript.PERMIT_POOL.callAsync(alone(), args("close", ""), timeoutNanos, time::nanoTime);
+    try {
+      LuaScript.PERMIT_POOL.callAsync(alone(), args("close", ""), timeoutNanos, time::nanoTime).toCompletableFuture()
+          .get(timeoutNanos, TimeUnit.NANOSECONDS); // before a client that shuts down with it
+    } catch (ExecutionException | TimeoutException e) {
+      // best effort: the configuration ends with its lease
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   @Override

@@ -63,8 +63,8 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
     for (Limit l : config.limits()) {
       limits.add(new StepSettings.LimitArgs(Double.toString(l.capacity()), Double.toString(l.refillPerSecond())));
     }
-    StepSettings settings = new StepSettings(
-        Checks.saturatedMicros(config.configurationLease()), adaptation(adaptation), StepSettings.newReplicaId(),
+    StepSettings settings = new StepSettings(Checks.saturatedMicros(config.configurationLease()),
+        Checks.saturatedMicros(config.maxConfigurationLease()), adaptation(adaptation), StepSettings.newReplicaId(),
         limits);
     this.news = new BucketNews(config.name(), settings.configuration(), time);
     this.channel = new FleetChannel(redisson, config.key(), config.name(), news, config.redisTimeout().toNanos(),
@@ -99,6 +99,12 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
   @Override
   public void preload() throws BucketUnavailableException, InterruptedException {
     script.preload();
+  }
+
+  /** This replica makes no more calls: its configuration stops counting for the fleet unless another uses it. */
+  @Override
+  public void close() {
+    script.close();
   }
 
   @Override
@@ -236,7 +242,7 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
   @Override
   public BucketReadings readings() {
     return new BucketReadings(news.rateFactor(), news.configurations(), news.holdLeft(), news.repairs(),
-        news.notCounted());
+        news.notCounted(), news.ratePerSecond());
   }
 
   /** The script's meter: calls of this process that met NOSCRIPT and sent the script's body instead. */

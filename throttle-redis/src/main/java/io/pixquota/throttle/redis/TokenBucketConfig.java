@@ -43,6 +43,7 @@ public final class TokenBucketConfig {
   private final String keyPrefix;
   private final Duration redisTimeout;
   private final Duration configurationLease;
+  private final Duration maxConfigurationLease;
   private final RateAdaptation rateAdaptation;
 
   private TokenBucketConfig(Builder b) {
@@ -52,6 +53,9 @@ public final class TokenBucketConfig {
     this.keyPrefix = b.keyPrefix;
     this.redisTimeout = b.redisTimeout;
     this.configurationLease = b.configurationLease;
+    this.maxConfigurationLease = b.maxConfigurationLease != null ? b.maxConfigurationLease
+        : b.configurationLease.compareTo(DEFAULT_CONFIGURATION_LEASE) > 0 ? b.configurationLease
+        : DEFAULT_CONFIGURATION_LEASE;
     this.rateAdaptation = b.rateAdaptation;
   }
 
@@ -104,6 +108,15 @@ public final class TokenBucketConfig {
     return configurationLease;
   }
 
+  /**
+   * The longest this replica believes any configuration of the fleet counts after its last use: a longer lease
+   * stored by another replica is cut to it, so a replica that died ({@code kill -9}) stops holding the fleet to its
+   * settings within it.
+   */
+  public Duration maxConfigurationLease() {
+    return maxConfigurationLease;
+  }
+
   /** How the rate follows the provider's refusals; empty when it does not. */
   public Optional<RateAdaptation> rateAdaptation() {
     return Optional.ofNullable(rateAdaptation);
@@ -123,7 +136,8 @@ public final class TokenBucketConfig {
   public String toString() {
     return "TokenBucketConfig{name=" + name + ", limits=" + limits + ", clock="
         + (clientClock == null ? "redis" : "client") + ", keyPrefix=" + keyPrefix
-        + ", redisTimeout=" + redisTimeout + ", configurationLease=" + configurationLease + ", rateAdaptation="
+        + ", redisTimeout=" + redisTimeout + ", configurationLease=" + configurationLease
+        + ", maxConfigurationLease=" + maxConfigurationLease + ", rateAdaptation="
         + (rateAdaptation == null ? "off" : rateAdaptation) + "}";
   }
 
@@ -135,6 +149,7 @@ public final class TokenBucketConfig {
     private String keyPrefix = DEFAULT_KEY_PREFIX;
     private Duration redisTimeout = DEFAULT_REDIS_TIMEOUT;
     private Duration configurationLease = DEFAULT_CONFIGURATION_LEASE;
+    private Duration maxConfigurationLease;
     private RateAdaptation rateAdaptation = RateAdaptation.defaults();
 
     private Builder(String name) {
@@ -197,6 +212,17 @@ public final class TokenBucketConfig {
     }
 
     /**
+     * The longest this replica believes any configuration of the fleet counts after its last use (another replica's
+     * longer lease is cut to it): a replica killed without a chance to take its configuration out stops counting
+     * within it. Default: 30 s, or the configuration lease when that is longer; at most
+     * {@link #MAX_CONFIGURATION_LEASE}, and not shorter than this replica's own {@link #configurationLease}.
+     */
+    public Builder maxConfigurationLease(Duration lease) {
+      this.maxConfigurationLease = Checks.configurationLease(lease, MAX_CONFIGURATION_LEASE);
+      return this;
+    }
+
+    /**
      * How the rate follows the provider's 429s; default {@link RateAdaptation#defaults()}; null to keep the
      * configured rate whatever the provider answers.
      */
@@ -206,11 +232,17 @@ public final class TokenBucketConfig {
     }
 
     /**
-     * @throws IllegalStateException without any limit
+     * @throws IllegalStateException without any limit, or with a maxConfigurationLease shorter than the
+     *     configurationLease
      */
     public TokenBucketConfig build() {
       if (limits.isEmpty()) {
         throw new IllegalStateException("bucket '" + name + "' needs at least one limit");
+      }
+      if (maxConfigurationLease != null && maxConfigurationLease.compareTo(configurationLease) < 0) {
+        throw new IllegalStateException("maxConfigurationLease " + maxConfigurationLease.toMillis() + " ms must not "
+            + "be shorter than configurationLease " + configurationLease.toMillis() + " ms: this replica would not "
+            + "believe its own configuration");
       }
       return new TokenBucketConfig(this);
     }

@@ -35,7 +35,9 @@ class CorruptedStateTest {
         Arguments.of("f", "nan", "f"), Arguments.of("f", "garbage", "f"), Arguments.of("k", "inf", "f"),
         Arguments.of("g", "9223372036854775806", "g"), Arguments.of("h", "nan", "h"),
         Arguments.of("t:8.0:9.0", "nan", "t"), Arguments.of("c:1.0:0.01", "inf", "c"),
-        Arguments.of("c:0:0", "99999999999999999", "c"), Arguments.of("u", "garbage", "u"));
+        Arguments.of("c:0:0", "99999999999999999", "c"), Arguments.of("u", "garbage", "u"),
+        Arguments.of("t:8.0:9.0", "-1e300", "t"), Arguments.of("u", "-1e300", "u"),
+        Arguments.of("r:other", "8.0:9.0", "r"), Arguments.of("r:other", "1.0:0.01/-5", "r"));
   }
 
   @ParameterizedTest(name = "{0} = {1}")
@@ -66,6 +68,34 @@ class CorruptedStateTest {
       assertThat(now).as("the field now").isNotEqualTo(value);
       assertThat((Long) admin.call("PTTL", config.key())).as("an expiry of the bucket's own, not centuries")
           .isBetween(1L, 400_000L);
+    }
+  }
+
+  /**
+   * The adversarial test's eighth finding: a bucket key replaced by a string or a list failed every call for ever
+   * (WRONGTYPE, and no expiry on it). The next call deletes it, starts a new state and counts the repair.
+   */
+  @ParameterizedTest(name = "the key as a {0}")
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"string", "list"})
+  void aKeyOfTheWrongTypeIsReplacedAtTheNextCallWhichIsServed(String type, TestRedis redis) throws Exception {
+    TokenBucketConfig config = TokenBucketConfig.custom("wrong-" + type).keyPrefix(redis.keyPrefix()).limit(8, 9)
+        .build();
+    RedisTokenBucket bucket = RedisTokenBucket.create(redis.newRedisson(), config);
+    try (RespConnection admin = redis.rawConnection(); StdErrCapture logs = new StdErrCapture()) {
+      bucket.acquire(1, Duration.ZERO);
+      admin.call("DEL", config.key());
+      if (type.equals("string")) {
+        admin.call("SET", config.key(), "not a bucket");
+      } else {
+        admin.call("RPUSH", config.key(), "not", "a", "bucket");
+      }
+      assertThat(bucket.acquire(1, Duration.ofSeconds(1)).granted()).isTrue();
+      assertThat(bucket.readings().stateRepairs()).isEqualTo(1);
+      assertThat(logs.text()).contains("(type:");
+      assertThat(admin.call("TYPE", config.key())).isEqualTo("hash");
+      assertThat(bucket.acquireAsync(1, Duration.ofSeconds(1)).toCompletableFuture().get(5, TimeUnit.SECONDS)
+          .granted()).isTrue();
+      assertThat(bucket.readings().stateRepairs()).as("healed once").isEqualTo(1);
     }
   }
 

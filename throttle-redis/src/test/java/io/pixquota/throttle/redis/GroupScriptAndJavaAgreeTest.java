@@ -199,13 +199,14 @@ class GroupScriptAndJavaAgreeTest {
     }
     String name = (String) BUCKETS[r.nextInt(BUCKETS.length)][0];
     String[] raw = {"nan " + now, "1e400 " + now, "5000 " + now, "-3 " + (now + 3_600_000_000L), "garbage",
-        "2.5 " + (now - 10_000_000)};
+        "2.5 " + (now - 10_000_000), "-1e300 " + now};
     GroupStep.Stored[] as = {new GroupStep.Stored(Double.NaN, now, Long.MAX_VALUE),
         new GroupStep.Stored(Double.POSITIVE_INFINITY, now, Long.MAX_VALUE),
         new GroupStep.Stored(5000, now, Long.MAX_VALUE),
         new GroupStep.Stored(-3, now + 3_600_000_000L, Long.MAX_VALUE),
         new GroupStep.Stored(Double.NaN, Long.MAX_VALUE, Long.MAX_VALUE),
-        new GroupStep.Stored(2.5, now - 10_000_000, Long.MAX_VALUE)};
+        new GroupStep.Stored(2.5, now - 10_000_000, Long.MAX_VALUE),
+        new GroupStep.Stored(-1e300, now, Long.MAX_VALUE)};
     int k = r.nextInt(raw.length);
     redis.admin.call("SET", base + "b:" + name, raw[k]);
     model.put(name, as[k]);

@@ -96,6 +96,17 @@ class RedisBucketGroupTest {
   }
 
   @Test
+  void aBucketOfTheWrongTypeOrFarTooDeepInDebtHealsAtTheNextLookup() throws Exception {
+    redis.admin.call("RPUSH", group.key(PSP.name()), "not", "a", "bucket");
+    redis.admin.call("SET", group.key(USER.name()), "-1e300 " + TIME.micros());
+    Acquired a = lookup(1);
+    assertThat(a.granted()).as("both read as full buckets").isTrue();
+    assertThat(a.remaining()).containsExactly(99.0, 247.0);
+    assertThat(redis.admin.call("TYPE", group.key(PSP.name()))).isEqualTo("string");
+    assertThat(lookup(1).remaining()).as("healed: the next lookup charged as any").containsExactly(98.0, 244.0);
+  }
+
+  @Test
   void aRefusalChangesNothingAndGivesStillApply() throws Exception {
     redis.admin.call("SET", group.key("u:maria"), "0.5 " + TIME.micros());
     Acquired a = group.acquire(List.of(new Take(USER, 1, 1, false), new Take(PSP, 1, 1, true)), Duration.ZERO,

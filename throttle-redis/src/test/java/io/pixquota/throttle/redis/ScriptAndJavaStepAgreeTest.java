@@ -36,15 +36,15 @@ class ScriptAndJavaStepAgreeTest {
   private static final java.util.Map<String, Integer> SEEN = new java.util.TreeMap<>();
 
   private static final List<StepSettings> REPLICAS = List.of(
-      new StepSettings(30_000_000, new StepSettings.Adaptation(0.85, 0.005, 0.25, 15_000_000,
+      new StepSettings(30_000_000, 30_000_000, new StepSettings.Adaptation(0.85, 0.005, 0.25, 15_000_000,
           5_000_000), "r0", List.of(new StepSettings.LimitArgs("8.0", "9.0"))),
-      new StepSettings(2_000_000, new StepSettings.Adaptation(0.5, 0.1, 0.3, 2_000_000, 0), "r1",
+      new StepSettings(2_000_000, 3_000_000, new StepSettings.Adaptation(0.5, 0.1, 0.3, 2_000_000, 0), "r1",
           List.of(new StepSettings.LimitArgs("10.0", "10.0"), new StepSettings.LimitArgs("30.0", "0.5"))),
-      new StepSettings(5_000_000, new StepSettings.Adaptation(0.9, 0.02, 0.5, 3_600_000_000L,
+      new StepSettings(5_000_000, 300_000_000, new StepSettings.Adaptation(0.9, 0.02, 0.5, 3_600_000_000L,
           1_000_000), "r2", List.of(new StepSettings.LimitArgs("4.0", "2.5"))));
 
   private static final String[] FIELDS = {"u", "e", "k", "f", "p", "g", "h", "o", "w", "a", "q", "x", "t:8.0:9.0",
-      "t:4.0:2.5", "c:8.0:9.0", "c:0:0", "c:5.0:1.0", "c:4.0:2.5,oops"};
+      "t:4.0:2.5", "c:8.0:9.0", "c:0:0", "c:5.0:1.0", "c:4.0:2.5,oops", "r:r0", "r:r1", "r:zz"};
 
   @BeforeContainer
   static void start() {
@@ -56,7 +56,7 @@ class ScriptAndJavaStepAgreeTest {
     redis.close();
     System.out.println("ScriptAndJavaStepAgreeTest saw: " + SEEN);
     assertThat(SEEN).as("the sequences reached every case").containsKeys("repaired", "cut", "old news",
-        "not counted", "refused", "held", "lone cut", "configurations > 1");
+        "not counted", "refused", "held", "lone cut", "configurations > 1", "closed", "repaired r", "repaired t");
   }
 
   private static void seen(String what) {
@@ -79,7 +79,8 @@ class ScriptAndJavaStepAgreeTest {
       }
       int who = r.nextInt(REPLICAS.size());
       StepSettings replica = REPLICAS.get(who);
-      BucketStep.Op op = BucketStep.Op.values()[r.nextInt(10) < 6 ? 0 : 1 + r.nextInt(3)];
+      BucketStep.Op op = r.nextInt(25) == 0 ? BucketStep.Op.CLOSE
+          : BucketStep.Op.values()[r.nextInt(10) < 6 ? 0 : 1 + r.nextInt(3)];
       double cost = new double[] {1, 1, 0.5, 2.5}[r.nextInt(4)];
       long arg = switch (op) {
         case ACQUIRE -> new long[] {0, 100_000, 5_000_000, 86_400_000_000L}[r.nextInt(4)];
@@ -89,10 +90,15 @@ class ScriptAndJavaStepAgreeTest {
       Long booked = op == BucketStep.Op.CUT ? (r.nextInt(4) == 0 ? lastGeneration[who] - 1 : lastGeneration[who])
           : null;
       BucketReply expected = BucketStep.step(model, op, cost, arg, null, TIME.micros(), booked, replica);
-      BucketReply actual = ScriptProtocol.reply(LuaScript.TOKEN_BUCKET.call(redis.redisson, key,
-          ScriptProtocol.arguments(op, cost, arg, null, booked, replica), TimeUnit.SECONDS.toNanos(5), System::nanoTime)
-          .text());
+      String text = LuaScript.TOKEN_BUCKET.call(redis.redisson, key, ScriptProtocol.arguments(op, cost, arg, null,
+          booked, replica), TimeUnit.SECONDS.toNanos(5), System::nanoTime).text();
       String where = "seed " + seed + ", step " + step + ", " + op + " by replica " + who;
+      if (expected == null) {
+        assertThat(text).as(where + ": a close of a state that is gone makes none").isEqualTo("1");
+        assertThat(redis.admin.call("EXISTS", key)).isEqualTo(0L);
+        continue;
+      }
+      BucketReply actual = ScriptProtocol.reply(text);
       assertThat(actual.outcome()).as(where + ": outcome").isEqualTo(expected.outcome());
       assertThat(actual.waitMicros()).as(where + ": wait").isEqualTo(expected.waitMicros());
       assertThat(actual.remaining()).as(where + ": remaining")
@@ -121,6 +127,9 @@ class ScriptAndJavaStepAgreeTest {
       if (op == BucketStep.Op.ACQUIRE && !expected.done()) {
         seen("refused");
       }
+      if (op == BucketStep.Op.CLOSE) {
+        seen("closed");
+      }
       if (expected.holdUntilMicros() > expected.nowMicros()) {
         seen("held");
       }
@@ -133,13 +142,18 @@ class ScriptAndJavaStepAgreeTest {
   /** A value that field should not hold, or an extreme one it may: both sides must read it alike. */
   private static String garbage(Random r, String field) {
     long now = TIME.micros();
-    String[] any = {"nan", "inf", "-inf", "garbage", "", "1e400", "-5", "0", "0.5", "2", "1.5"};
+    String[] any = {"nan", "inf", "-inf", "garbage", "", "1e400", "-5", "0", "0.5", "2", "1.5", "-1e300", "-6300000",
+        "-10000000"};
     String[] times = {Long.toString(now + 60_000_000), Long.toString(now + 86_400_000_000L),
         Long.toString(now - 86_400_000_000L), "9223372036854775806", Long.toString(now + 500_000),
         Long.toString(now)};
     boolean time = List.of("u", "e", "k", "g", "h", "o").contains(field) || field.startsWith("c:");
     if (field.equals("a") || field.equals("q")) {
       return new String[] {"1", "3", "40", "1000", "1001", "-1", "x"}[r.nextInt(7)];
+    }
+    if (field.startsWith("r:")) {
+      String[] ids = {"8.0:9.0", "4.0:2.5", "10.0:10.0,30.0:0.5", "0:0", "8.0:9.0/", "garbage"};
+      return ids[r.nextInt(ids.length)] + (r.nextInt(5) == 0 ? "" : "/" + times[r.nextInt(times.length)]);
     }
     if (field.equals("w")) {
       return new String[] {"r0", "r1", "r2", "bad id!", ""}[r.nextInt(5)];

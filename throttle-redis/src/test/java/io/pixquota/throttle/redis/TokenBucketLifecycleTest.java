@@ -113,8 +113,15 @@ class TokenBucketLifecycleTest {
     try (RespConnection admin = redis.rawConnection()) {
       @SuppressWarnings("unchecked")
       List<Object> fields = (List<Object>) admin.call("HKEYS", oneOrder.key());
-      assertThat(fields).as("one configuration, its limits sorted")
+      assertThat(fields).as("one configuration, its limits sorted; each replica names it")
+          .filteredOn(f -> !f.toString().startsWith("r:"))
           .containsExactlyInAnyOrder("u", "e", "c:10.0:1.0,8.0:9.0", "t:8.0:9.0", "t:10.0:1.0");
+      assertThat(fields).filteredOn(f -> f.toString().startsWith("r:")).hasSize(2);
+      for (Object f : fields) {
+        if (f.toString().startsWith("r:")) {
+          assertThat(admin.call("HGET", oneOrder.key(), f.toString()).toString()).startsWith("10.0:1.0,8.0:9.0/");
+        }
+      }
     }
   }
 

@@ -26,8 +26,10 @@ The math, for one part of capacity B and refill r per second, stored t at u, at 
   will have n. Example: B 100, r 2/60 per s, t -19.5 stored 30 s ago, n 1, c 20: tokens -18.5, refused, retry in
   585 s.
 
-Distrust: a stored value that is not a number, is beyond capacity, or is dated more than 1 s ahead of the clock is
-reset (a count beyond capacity: full; a time ahead: now) and counted in the reply.
+Distrust: a stored value that is not a number, is beyond capacity or deeper in debt than any fleet can owe
+(B (B + r * 86400) + r * 90000, as token_bucket.lua), or is dated more than 1 s ahead of the clock is reset (a count
+out of range: full; a time ahead: now) and counted in the reply; a key of the wrong type (a list, a hash) is deleted
+and read as a full bucket (a credit's: as none), counted too.
 
 Reply: 'granted wait refusedBy retry now repaired r1,r2,...' (refusedBy: the first refusing part, 1-based, 0 none;
 remaining: each part's tokens after the step, %.17g). redeem: '1' when the credit was there, else '0'.
@@ -46,7 +48,11 @@ if ARGV[3] ~= '' then
 end
 
 local function read(key, capacity, refill)
-  local v = redis.call('GET', key)
+  local v = redis.pcall('GET', key)
+  if type(v) == 'table' and v['err'] then
+    redis.call('DEL', key) -- not a string (a list, a hash: an operator's, another program's): a full bucket instead
+    return capacity, 1
+  end
   if not v then
     return capacity, 0
   end
@@ -54,7 +60,8 @@ local function read(key, capacity, refill)
   local tokens = tonumber(s)
   local updated = tonumber(u)
   local repaired = 0
-  if tokens == nil or tokens ~= tokens or tokens == math.huge or tokens == -math.huge or tokens > capacity then
+  if tokens == nil or tokens ~= tokens or tokens == math.huge or tokens == -math.huge or tokens > capacity
+      or tokens < -(capacity * (capacity + refill * 86400) + refill * 90000) then
     tokens = capacity
     repaired = repaired + 1
   end
@@ -89,7 +96,11 @@ local function parse(list, pattern)
 end
 
 if op == 'redeem' then
-  local v = redis.call('GET', KEYS[1])
+  local v = redis.pcall('GET', KEYS[1])
+  if type(v) == 'table' and v['err'] then
+    redis.call('DEL', KEYS[1]) -- not a credit: none
+    return '0'
+  end
   if not v then
     return '0'
   end

@@ -11,6 +11,9 @@ KEYS[1]  the bucket's hash, e.g. "pixquota:{pix}:tb". The hash tag {pix} keeps e
                to callers who are waiting for their slot). Stored by what the limit is, not by its position;
            c:<configuration> = until when (microseconds) that configuration counts as live: a configuration is the
                sorted list of its limits, "<capacity>:<refill>,<capacity>:<refill>...";
+           r:<replica> = "<configuration>/<until>": which configuration that replica uses, and until when it counts
+               as live (as its c: field), so that a replica that closes can take its configuration out when no other
+               live replica uses it;
            k = when the provider last refused a call booked under the current rate (microseconds, bucket clock),
                f = the rate factor right after that cut, p = the factor right before it, only when the cut was lone
                (no cut in the minute before it: the factor then climbs back to p within the lone recovery);
@@ -19,14 +22,16 @@ KEYS[1]  the bucket's hash, e.g. "pixquota:{pix}:tb". The hash tag {pix} keeps e
                previous one); h = no slot before this (microseconds, bucket clock), the provider's Retry-After (kept
                once over: when the last hold ended).
          A field is written only when its value changes (u and the tokens at every call).
-ARGV[1]  operation: "acquire" | "charge" | "refund" | "cut"
+ARGV[1]  operation: "acquire" | "charge" | "refund" | "cut" | "close"
 ARGV[2]  cost, a decimal > 0 (validated by the caller: 0 < cost <= capacity of every limit, and at most 1e12)
 ARGV[3]  acquire: the longest wait the caller accepts, whole microseconds (>= 0); cut: how long the provider asked
          to wait (Retry-After), whole microseconds (>= 0; 0 when it did not say); others: 0
 ARGV[4]  "" to use the Redis clock (TIME), or the caller's clock in microseconds (client-clock mode)
 ARGV[5]  cut: the rate generation the refused call was booked under; others: ""
 ARGV[6]  the caller's settings, fixed for a bucket, separated by single spaces (validated by the caller):
-           the configuration lease, whole microseconds (0 < lease <= 300 s);
+           the configuration lease, whole microseconds (0 < lease <= the longest lease below);
+           the longest lease the caller believes of any configuration, whole microseconds (<= 300 s; 30 s by
+           default): a configuration whose replica died (kill -9) stops counting within it;
            the rate adaptation: decrease (0 < beta < 1), increase per second (alpha > 0, a fraction of the configured
            rates), floor (0 < floor <= 1), the longest hold one refusal may impose (whole microseconds, <= 1 h), the
            lone recovery (whole microseconds, 0: none);
@@ -34,12 +39,12 @@ ARGV[6]  the caller's settings, fixed for a bucket, separated by single spaces (
            the caller's configuration: its limits, checked and charged together (e.g. 10/s and 600/min), each
            "<capacity>:<refill per second>" as the caller formats them (capacity <= 1e12, 1e-6 <= refill <= 1e12),
            sorted as strings and joined by ",".
-         e.g. "30000000 0.85 0.005 0.25 15000000 5000000 k3x9a1 10.0:10.0,600.0:10.0"
+         e.g. "30000000 30000000 0.85 0.005 0.25 15000000 5000000 k3x9a1 10.0:10.0,600.0:10.0"
 
 Returns one string, values separated by single spaces:
   done   acquire: 1 if granted, else 0; cut: 1 if the rate was cut, 0 if the refused call was booked before the last
          cut (its news is old), 2 if not counted (this replica made the last cut and others asked for slots since:
-         one replica's evidence is bounded); charge, refund: 1
+         one replica's evidence is bounded); charge, refund, close: 1
   wait   in whole microseconds (rounded up, at most 2^53 - 1) until the caller's booked slot; for a refusal, the
          wait it would have needed; 0 for the other operations
   tokens left after the operation, the smallest over the limits in force (negative = booked ahead)
@@ -55,15 +60,19 @@ and, unless the rate was never cut, no hold was ever set, no other configuration
   others          the other live configurations, separated by ";" (empty when none)
 
 Nothing read is trusted (another replica, an operator, a failover or a bug may have written it): a value that is not
-a finite number of its range (a whole one for times) is reset and named in `repaired`, so that the state heals by
-itself:
+a finite number of its range (a whole one of 0 .. 2^53 - 1 for times and counts) is reset and named in `repaired`, so
+that the state heals by itself; a key that is not a hash at all (a string, a list) is deleted and named "type":
   e not a whole number in 0 .. 2^53 - 1 (an id, not a time: after a failover to a node whose clock is behind it is
     ahead of the clock, and that is fine): the whole state is new (fresh epoch);
   u not a number: no refill this step (u = now); u more than 1 s ahead of Redis's clock (a clock that went back,
     or a value from nowhere): the same, instead of giving no refill until the clock catches up;
-  t:... not a number: the limit starts as busy as the busiest one (as a limit new to the state);
-  c:... whose name is not a list of valid limits, or whose lease is not a number: deleted; a lease further than
-    300 s from now (the fleet's bound, whatever its replica asked): cut to now + 300 s;
+  t:... not a number, or deeper in debt than any fleet can owe: B (B + r * 86400) + r * 90000 (a day of calls
+    booked ahead, each charged at most B more by its answer, and a day and an hour of refill booked or held): the
+    limit starts as busy as the busiest one (as a limit new to the state);
+  c:... whose name is not a list of valid limits, or whose lease is not a number: deleted; a lease further from now
+    than the longest the caller believes (the fleet's bound, whatever its replica asked): cut to it;
+  r:... not "<a valid configuration>/<a whole number>": deleted; past its time: deleted; further than the longest
+    lease the caller believes: cut to it;
   k, f, p not numbers or factors outside (0, 1]: the rate is back to the configured one (never cut);
   g not a whole number between the epoch and 2^53 - 1 (above it, g + 1 is g again and a cut could not start a new
     generation): a new generation (now);
@@ -73,9 +82,10 @@ One configuration in force: the limits in force are those of every live configur
 other used within its lease), so a call must fit each of them and is charged on each: the fleet is held to the
 strictest setting in use, limit by limit. A limit that is new to a state starts as busy as the busiest limit kept
 (as long until full), not full. Configurations past their lease, and limits no live configuration has, are deleted.
-A call renews its configuration's lease (to now + lease) only when less than 7/8 of it is left (or more than the
-whole of it: a longer lease written before), so a configuration stays live for between 7/8 of its lease and its
-lease after its last call.
+A call renews its configuration's lease (to now + lease), and its replica's r: field, only when less than 7/8 of it is
+left (or more than the whole of it: a longer lease written before), so a configuration stays live for between 7/8 of
+its lease and its lease after its last call. close (a replica that makes no more calls) deletes its r: field, and its
+configuration's c: field unless another live replica's r: field names the same configuration; it changes no tokens.
 
 Rate adaptation (AIMD on the factor f, 0 < floor <= f <= 1, applied to every refill of the limits in force):
   f(t) = min(1, max(floor, f_cut + alpha * (t - k) / 1e6)), and 1 when never cut; after a lone cut, f climbs
@@ -120,7 +130,8 @@ Worked example, B = 8, r = 9/s, one configuration, never cut, bucket full at t =
 
 local MAX_WAIT = 9007199254740991 -- 2^53 - 1: the largest whole number a Lua number holds exactly
 local MAX_TTL = 10000000000000 -- 1e13 ms, about 317 years
-local MAX_LEASE = 300000000 -- 300 s: the longest any configuration counts after its last use, whoever wrote it
+local AHEAD = 86400 -- s: the longest a caller may book ahead (a day)
+local OWED = 90000 -- s: a day of booking ahead and an hour of hold
 local MAX_HOLD = 3600000000 -- 1 h: a stored hold further than this is not a hold but garbage
 local SLACK = 1000000 -- 1 s: how far a stored time may be ahead of Redis's clock before it is not believed
 local LONE = 60000000 -- 60 s: a cut with no cut this long before it is lone
@@ -131,18 +142,19 @@ local op = ARGV[1]
 local cost = tonumber(ARGV[2])
 local arg_micros = tonumber(ARGV[3])
 local booked_gen = tonumber(ARGV[5])
-local lease, beta, alpha, floor, max_hold, lone_us, me, my_id =
-  string.match(ARGV[6], '^(%S+) (%S+) (%S+) (%S+) (%S+) (%S+) (%S+) (%S+)$')
+local lease, max_lease, beta, alpha, floor, max_hold, lone_us, me, my_id =
+  string.match(ARGV[6], '^(%S+) (%S+) (%S+) (%S+) (%S+) (%S+) (%S+) (%S+) (%S+)$')
 lease = tonumber(lease)
+max_lease = tonumber(max_lease)
 beta = tonumber(beta)
 alpha = tonumber(alpha)
 floor = tonumber(floor)
 max_hold = tonumber(max_hold)
 lone_us = tonumber(lone_us)
-if op ~= 'acquire' and op ~= 'charge' and op ~= 'refund' and op ~= 'cut' then
+if op ~= 'acquire' and op ~= 'charge' and op ~= 'refund' and op ~= 'cut' and op ~= 'close' then
   return redis.error_reply('unknown operation ' .. tostring(op))
 end
-if my_id == nil or lease == nil or beta == nil or alpha == nil or floor == nil or max_hold == nil
+if my_id == nil or lease == nil or max_lease == nil or beta == nil or alpha == nil or floor == nil or max_hold == nil
     or lone_us == nil then
   return redis.error_reply('bad settings ' .. tostring(ARGV[6]))
 end
@@ -157,10 +169,21 @@ if ARGV[4] ~= '' then
   end
 end
 
-local flat = redis.call('HGETALL', key)
+local flat = redis.pcall('HGETALL', key)
+local wrong_type = flat['err'] ~= nil
+if wrong_type then
+  if not string.find(flat['err'], 'WRONGTYPE', 1, true) then
+    return flat -- an error of Redis's own: the caller reports it
+  end
+  redis.call('DEL', key) -- a string, a list...: not a bucket; a new state instead of failing every call for ever
+  flat = {}
+end
 local h = {}
 for i = 1, #flat, 2 do
   h[flat[i]] = flat[i + 1]
+end
+if op == 'close' and #flat == 0 then
+  return '1' -- nothing to take out of a state that is gone: none is made for it
 end
 
 -- A number read from the hash, or nil: Redis's Lua reads "nan" and "inf" as numbers, which no comparison can catch.
@@ -171,9 +194,10 @@ local function finite(s)
   end
   return v
 end
+-- A whole number of 0 .. 2^53 - 1, as every time and count stored is; nil for anything else (-1e300 is whole too).
 local function whole(s)
   local v = finite(s)
-  if v == nil or v ~= math.floor(v) then
+  if v == nil or v ~= math.floor(v) or v < 0 or v > MAX_WAIT then
     return nil
   end
   return v
@@ -187,6 +211,9 @@ local function repair(field)
     seen[field] = true
     repaired[#repaired + 1] = field
   end
+end
+if wrong_type then
+  repair('type')
 end
 
 local e = whole(h['e'])
@@ -328,7 +355,10 @@ end
 local leases = {}
 local ids = {}
 local stored_limits = {}
+local users = {} -- configuration -> true, for every other live replica's r: field
+local bad_c, bad_r = false, false -- named after the pass, c then r: the order of pairs() is Redis's own
 local my_field = 'c:' .. my_id
+local my_replica = 'r:' .. me
 for field, value in pairs(h) do
   if string.byte(field, 2) == 58 then -- ':'
     local first = string.byte(field, 1)
@@ -338,12 +368,12 @@ for field, value in pairs(h) do
       local ends = whole(value)
       local id = string.sub(field, 3)
       if ends == nil or not valid_id(id) then
-        repair('c')
+        bad_c = true
         dead[#dead + 1] = field
       elseif ends >= now then
-        if ends > now + MAX_LEASE then
-          repair('c') -- a lease longer than the fleet allows, whoever asked for it
-          ends = now + MAX_LEASE
+        if ends > now + max_lease then
+          bad_c = true -- a lease longer than the fleet allows, whoever asked for it
+          ends = now + max_lease
           hset[#hset + 1] = field
           hset[#hset + 1] = string.format('%d', ends)
         end
@@ -352,18 +382,50 @@ for field, value in pairs(h) do
       else
         dead[#dead + 1] = field
       end
+    elseif first == 114 and field ~= my_replica then -- 'r', another replica
+      local id, ends = string.match(value, '^([^/]+)/([^/]+)$')
+      ends = whole(ends)
+      if ends == nil or not valid_id(id) then
+        bad_r = true
+        dead[#dead + 1] = field
+      elseif ends >= now then
+        if ends > now + max_lease then
+          bad_r = true
+          hset[#hset + 1] = field
+          hset[#hset + 1] = id .. '/' .. string.format('%d', now + max_lease)
+        end
+        users[id] = true
+      else
+        dead[#dead + 1] = field
+      end
     end
   end
+end
+if bad_c then
+  repair('c')
+end
+if bad_r then
+  repair('r')
 end
 if #ids > 1 then
   table.sort(ids)
 end
 local my_lease = whole(h[my_field])
 local renewed = my_lease == nil or my_lease - now < lease * 0.875 or my_lease > now + lease
-if renewed then
+  or h[my_replica] ~= my_id .. '/' .. string.format('%d', my_lease)
+local closing = op == 'close'
+if closing then
+  renewed = false
+  dead[#dead + 1] = my_replica
+  if not users[my_id] then
+    dead[#dead + 1] = my_field -- no other live replica uses it: it stops counting now
+  end
+elseif renewed then
   my_lease = now + lease
 end
-leases[my_id] = my_lease
+if not closing then
+  leases[my_id] = my_lease
+end
 
 -- The limits in force: the caller's first, then the other configurations', each once.
 local limits = {}
@@ -393,6 +455,9 @@ local tokens = {}
 local busiest = 0
 for i, l in ipairs(limits) do
   local stored = finite(h[l[1]])
+  if stored ~= nil and stored < -(l[2] * (l[2] + l[3] * AHEAD) + l[3] * OWED) then
+    stored = nil -- more debt than any caller could have booked: garbage
+  end
   if h[l[1]] ~= nil and stored == nil then
     repair('t')
   end
@@ -501,7 +566,7 @@ if op == 'cut' then
     published = true
     g_written = true
   end
-elseif done == 1 then
+elseif done == 1 and not closing then
   for i, l in ipairs(limits) do
     if op == 'refund' then
       tokens[i] = math.min(l[2], tokens[i] + cost)
@@ -534,6 +599,8 @@ end
 if renewed then
   hset[#hset + 1] = my_field
   hset[#hset + 1] = string.format('%d', my_lease)
+  hset[#hset + 1] = my_replica
+  hset[#hset + 1] = my_id .. '/' .. string.format('%d', my_lease)
 end
 for i, l in ipairs(limits) do
   hset[#hset + 1] = l[1]
