@@ -1,5 +1,6 @@
 package io.pixquota.bacen.pix;
 
+import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -16,6 +17,7 @@ import java.time.Duration;
  */
 final class PixJson {
   final ObjectMapper mapper = JsonMapper.builder().addModule(new JavaTimeModule())
+      .disable(StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION) // a payer's name never in a message
       .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
       .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS).build();
 

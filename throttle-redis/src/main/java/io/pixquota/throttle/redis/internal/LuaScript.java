@@ -119,7 +119,8 @@ public final class LuaScript {
   public Reply call(Target target, Object[] args, long timeoutNanos, LongSupplier clock)
       throws InterruptedException, CallFailedException {
     try {
-      return await(send(target, args, clock), System.nanoTime() + timeoutNanos);
+      // each phase has its own timeout (send); this bound is their sum, should a phase never complete its future
+      return await(send(target, args, clock, timeoutNanos), System.nanoTime() + 2 * timeoutNanos);
     } catch (ExecutionException e) {
       throw e.getCause() instanceof CallFailedException f ? f
           : new CallFailedException("Redis call failed: " + describe(e.getCause()), e.getCause());
@@ -129,7 +130,8 @@ public final class LuaScript {
   /**
    * The same without blocking any thread: the future completes on Redisson's I/O thread with the reply, or
    * exceptionally with a {@link CallFailedException} when Redis fails or does not answer within
-   * {@code timeoutNanos} (NOSCRIPT included: then the body is sent, within the same time).
+   * {@code timeoutNanos} (after NOSCRIPT, the body is sent within a timeout of its own: a script's first use on a
+   * node is not charged to the caller's).
    */
   public CompletableFuture<Reply> callAsync(RedissonClient redisson, String key, Object[] args, long timeoutNanos,
       LongSupplier clock) {
@@ -138,19 +140,19 @@ public final class LuaScript {
 
   /** {@link #callAsync(RedissonClient, String, Object[], long, LongSupplier)} on a target made once. */
   public CompletableFuture<Reply> callAsync(Target target, Object[] args, long timeoutNanos, LongSupplier clock) {
-    return send(target, args, clock).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
-        .handle((reply, failure) -> {
-          if (failure == null) {
-            return reply;
-          }
-          Throwable cause = Async.cause(failure);
-          throw new CompletionException(cause instanceof TimeoutException
-              ? new CallFailedException("Redis did not answer within the timeout", cause) : cause);
-        });
+    return send(target, args, clock, timeoutNanos).handle((reply, failure) -> {
+      if (failure == null) {
+        return reply;
+      }
+      throw new CompletionException(Async.cause(failure));
+    });
   }
 
-  /** EVALSHA, and on NOSCRIPT the body; failures as {@link CallFailedException}; no timeout of its own. */
-  private CompletableFuture<Reply> send(Target target, Object[] args, LongSupplier clock) {
+  /**
+   * EVALSHA within {@code timeoutNanos}, and on NOSCRIPT the body within as long again (the first use of the script on
+   * a node: its load is not charged to the call); failures as {@link CallFailedException}.
+   */
+  private CompletableFuture<Reply> send(Target target, Object[] args, LongSupplier clock, long timeoutNanos) {
     RScript script = target.script();
     String key = target.key();
     CompletableFuture<Reply> result = new CompletableFuture<>();
@@ -158,16 +160,20 @@ public final class LuaScript {
     // however long the caller's thread takes to be scheduled again. Sent through the client's guard, so that
     // Redisson's lazy connect never blocks the caller; a caller that gives up first (result done) sends nothing.
     CompletableFuture<String> sent = target.guard().send(() -> script.<String>evalShaAsync(key,
-        RScript.Mode.READ_WRITE, sha, RScript.ReturnType.VALUE, target.keys(), args).toCompletableFuture());
+        RScript.Mode.READ_WRITE, sha, RScript.ReturnType.VALUE, target.keys(), args).toCompletableFuture())
+        .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
     result.whenComplete((reply, failure) -> sent.cancel(false));
     sent.whenComplete((text, failure) -> {
           if (failure == null) {
             result.complete(new Reply(text, clock.getAsLong()));
+          } else if (Async.cause(failure) instanceof TimeoutException) {
+            result.completeExceptionally(new CallFailedException("Redis did not answer within the timeout",
+                Async.cause(failure)));
           } else if (!isNoScript(failure)) {
             result.completeExceptionally(new CallFailedException("Redis call failed: "
                 + describe(Async.cause(failure)), Async.cause(failure)));
           } else {
-            sendBody(script, key, target.keys(), args, clock, result);
+            sendBody(script, key, target.keys(), args, clock, result, timeoutNanos);
           }
         });
     return result;
@@ -179,13 +185,18 @@ public final class LuaScript {
    * a cluster failover), runs the script, and leaves it cached there: one extra round trip, once per node.
    */
   private void sendBody(RScript script, String key, List<Object> keys, Object[] args, LongSupplier clock,
-      CompletableFuture<Reply> result) {
+      CompletableFuture<Reply> result, long timeoutNanos) {
     noScript.increment();
     LOG.debug("Script {} not in the cache of the node that serves '{}' (NOSCRIPT); sending its body", sha, key);
-    script.<String>evalAsync(key, RScript.Mode.READ_WRITE, source, RScript.ReturnType.VALUE, keys, args)
-        .whenComplete((text, again) -> {
+    CompletableFuture<String> body = script.<String>evalAsync(key, RScript.Mode.READ_WRITE, source,
+        RScript.ReturnType.VALUE, keys, args).toCompletableFuture().orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
+    result.whenComplete((reply, failure) -> body.cancel(false));
+    body.whenComplete((text, again) -> {
           if (again == null) {
             result.complete(new Reply(text, clock.getAsLong()));
+          } else if (Async.cause(again) instanceof TimeoutException) {
+            result.completeExceptionally(new CallFailedException("Redis did not answer within the timeout, after "
+                + "NOSCRIPT", Async.cause(again)));
           } else {
             result.completeExceptionally(new CallFailedException("Redis call failed after NOSCRIPT: "
                 + describe(Async.cause(again)), Async.cause(again)));
