@@ -141,7 +141,7 @@ final class PermitBench implements Callable<Integer> {
 
   private Throttle throttle(PermitPool pool) {
     return Throttle.builder(new LocalTokenBucket("unused", List.of(Limit.of(1, 1)), System::nanoTime))
-        .rule(null, "/spi/.*", pool).maxWait(Duration.ofSeconds(30)).build();
+        .rule(null, "/spi/.*", pool).maxWait(Duration.ofSeconds(30)).providerTimeout(Duration.ofSeconds(10)).build();
   }
 
   private Figures run(List<Throttle> throttles, int calls, PrivateRedisServer redis) throws Exception {

@@ -21,6 +21,8 @@ final class ModeResult {
   long latencyMs;
   /** The provider's cap on calls in flight (the mock's), or 0. */
   long inFlightCap;
+  /** The replicas' max wait, as they ran (shorter than their call timeout when one was given), in ms. */
+  long replicaMaxWaitMs;
   long providerOriginNanoTime;
   final Map<String, Long> replicaStartNanoTime = new LinkedHashMap<>();
   long redisCommands = -1;
@@ -81,8 +83,15 @@ final class ModeResult {
     if (refused == 0) {
       return null;
     }
+    long waited = replicaMaxWaitMs > 0 ? replicaMaxWaitMs : maxWaitMs;
+    if (inFlightCap > 0) {
+      return String.format(Locale.ROOT, "%s: %d %s refused after waiting %.1f s for a permit: the provider takes %d "
+          + "calls at once and answers each in %d ms, and a call that timed out at the client keeps its permit "
+          + "while the provider may still be working on it.", mode, refused, refused == 1 ? "call was" : "calls were",
+          waited / 1000.0, inFlightCap, latencyMs);
+    }
     String what = String.format(Locale.ROOT, "%s: %d %s refused after waiting --max-wait %.1f s for a slot",
-        mode, refused, refused == 1 ? "call was" : "calls were", maxWaitMs / 1000.0);
+        mode, refused, refused == 1 ? "call was" : "calls were", waited / 1000.0);
     if (!burst) {
       return what + ": the callers asked faster than the bucket lets calls through. Run again with a longer "
           + "--max-wait (ms), or fewer --calls.";

@@ -37,6 +37,7 @@ final class ModeRun {
   /** A run of one replica per entry of {@code each}, with its arguments. */
   ModeResult run(String name, ReplicaCommand.Mode replicaMode, List<List<String>> each, URI provider,
       String redisUrl) throws Exception {
+    drained(provider);
     post(provider.resolve("/admin/reset"));
     String bucketName = "demo-" + System.currentTimeMillis();
     ModeResult result = new ModeResult(name);
@@ -124,6 +125,7 @@ final class ModeRun {
     result.providerMaxInWindow = stats.path("maxInWindow").asLong();
     result.providerMostInFlight = stats.path("inFlight").path("mostSeen").asLong(-1);
     result.latencyMs = demo.latencyMs;
+    result.replicaMaxWaitMs = maxWaitMs();
     result.inFlightCap = stats.path("inFlight").path("max").asLong();
     result.providerOriginNanoTime = all.path("originNanoTime").asLong();
     result.providerEvents = json.convertValue(stats.path("events"), new TypeReference<List<Map<String, Object>>>() {});
@@ -131,6 +133,18 @@ final class ModeRun {
       System.err.println(result.timeline(16));
     }
     return result;
+  }
+
+  /**
+   * Waits until the provider has no request of the run before in flight (calls that timed out at the client are still
+   * at the provider until it answers them): each run starts with the provider's room whole.
+   */
+  private void drained(URI provider) throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + (demo.latencyMs + demo.jitterMs + 5_000) * 1_000_000;
+    while (json.readTree(get(provider.resolve("/admin/stats"))).path("integrators").path("demo").path("inFlight")
+        .path("now").asLong(0) > 0 && System.nanoTime() < deadline) {
+      Thread.sleep(100);
+    }
   }
 
   /** The replicas' max wait: the demo's, shorter than their call timeout when one is given. */

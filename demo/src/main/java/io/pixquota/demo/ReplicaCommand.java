@@ -192,6 +192,10 @@ public final class ReplicaCommand implements Callable<Integer> {
         result.put("answerMaxMs", registry.find("bacen.throttle.answer").timers().stream()
             .mapToDouble(t -> t.max(TimeUnit.MILLISECONDS)).max().orElse(0));
         result.put("schedulingLagMaxMs", lagMaxMs); // how late this JVM's threads woke during the burst
+        result.put("stateRepairs", registry.find("bacen.throttle.state.repaired").functionCounters().stream()
+            .mapToDouble(c -> c.count()).sum()); // fields of the shared state this replica had to reset
+        result.put("stateLost", registry.find("bacen.throttle.state.lost").counters().stream()
+            .mapToDouble(c -> c.count()).sum());
         protocol.result(json.writeValueAsString(result));
       }
       if (metrics != null && lingerMs > 0) {

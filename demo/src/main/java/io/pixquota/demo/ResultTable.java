@@ -115,9 +115,9 @@ final class ResultTable {
     if (inFlight) {
       ModeResult any = results.values().iterator().next();
       double physical = any.inFlightCap * 1000.0 / any.latencyMs;
-      out.printf(Locale.ROOT, "%nThe provider takes %d calls in flight at once, each answer %d ms: at most %.0f "
+      out.printf(Locale.ROOT, "%nThe provider takes %d calls in flight at once, each answer %d ms: at most %s "
           + "calls per second. throttled: %.1f per second, %.1f%% of it, %s%n", any.inFlightCap, any.latencyMs,
-          physical, throttled == null ? 0 : throttled.servedPerSecondAtProvider(), throttled == null ? 0
+          number(physical), throttled == null ? 0 : throttled.servedPerSecondAtProvider(), throttled == null ? 0
               : 100 * throttled.servedPerSecondAtProvider() / physical, throttled != null
               && throttled.tooManyRequests() == 0 ? "zero 429." : "429s seen: the pool is not under the cap!");
       return;

@@ -214,6 +214,25 @@ class DemoRunIT {
         .contains("a foreign system at 6 per second");
   }
 
+  /**
+   * A provider slower than the client's call timeout: the calls that time out are still at the provider, so their
+   * permits stay held and no seventh call is sent (before: the pool let the next ones in, and the provider refused
+   * thousands over its cap).
+   */
+  @Test
+  void withAProviderSlowerThanTheCallTimeoutTheCallsThatTimeOutKeepTheirPermits() throws Exception {
+    Run demo = run(new DemoMain(), "--json", "--in-flight", "6", "--latency-ms", "2000", "--call-timeout-ms", "600");
+    assertThat(demo.exit()).as(demo.describe()).isZero();
+    JsonNode throttled = demo.json().get("throttled");
+    assertThat(throttled.get("tooManyRequests").asLong()).as(demo.printed()).isZero();
+    assertThat(throttled.get("providerMostInFlight").asLong()).as("the judge's count").isEqualTo(6);
+    assertThat(throttled.get("failures").get("transport").asLong()).as("6 sent, each timed out at the client")
+        .isEqualTo(6);
+    assertThat(throttled.get("failures").get("refused_max_wait").asLong()).as("no permit while they are held")
+        .isEqualTo(54);
+    assertThat(throttled.get("hint").asText()).contains("keeps its permit while the provider may still be working");
+  }
+
   @Test
   void withACapInFlightDirectIsRefusedAndThePoolNeverLetsASeventhCallIn() throws Exception {
     Path report = dir.resolve("in-flight.html");

@@ -39,6 +39,18 @@ public final class ReplicaProcess implements AutoCloseable {
   }
 
   /**
+   * Starts {@code java -jar <jar> <args...>} (another release's runnable jar, say); its error output goes to
+   * {@code err}.
+   */
+  public static ReplicaProcess startJar(String jar, List<String> args, ProcessBuilder.Redirect err)
+      throws IOException {
+    List<String> command = new ArrayList<>(List.of(System.getProperty("java.home") + File.separator + "bin"
+        + File.separator + "java", "-jar", jar));
+    command.addAll(args);
+    return new ReplicaProcess(new ProcessBuilder(command).redirectError(err).start());
+  }
+
+  /**
    * Reads up to the READY line; what the replica prints before it is dropped.
    *
    * @throws IllegalStateException when the replica exits first

@@ -38,6 +38,8 @@ public final class PixClientConfig {
   public static final Duration DEFAULT_RETRY_MAX_BACKOFF = Duration.ofSeconds(5);
   /** Default budget of all attempts and waits: 15 s. */
   public static final Duration DEFAULT_RETRY_MAX_TOTAL = Duration.ofSeconds(15);
+  /** Default {@link Builder#quotaSignal}: {@value}, the header the mock and IETF-style providers send. */
+  public static final String DEFAULT_QUOTA_SIGNAL = "RateLimit";
 
   private final ProviderSettings provider;
   private final SharedBucketSettings bucket;
@@ -136,7 +138,7 @@ public final class PixClientConfig {
     private int maxInFlight;
     private Duration permitLease;
     private Duration providerTimeout;
-    private String quotaSignal;
+    private String quotaSignal = DEFAULT_QUOTA_SIGNAL;
     private QuotaHeaders quotaHeaders;
 
     private Builder() {}
@@ -270,9 +272,11 @@ public final class PixClientConfig {
     }
 
     /**
-     * The header by which the provider's own 429s are known (e.g. {@code RateLimit}, which the mock sends); default
-     * none: every 429 counts. A 429 without it (a gateway's, a WAF's) neither cuts the fleet's rate nor holds it. See
-     * {@link io.pixquota.throttle.ThrottleBuilder#quotaSignal(String)}.
+     * The header by which the provider's own 429s are known; default {@value #DEFAULT_QUOTA_SIGNAL}, which the mock and
+     * IETF-style providers send on every answer. A 429 without it (a gateway's, a WAF's, a proxy's in front of one
+     * replica) neither cuts the fleet's rate nor holds it, so one replica's broken path cannot slow the others. For
+     * a provider that sends no such header on its 429s: null, and every 429 counts (one replica's reports are then
+     * bounded by corroboration only). See {@link io.pixquota.throttle.ThrottleBuilder#quotaSignal(String)}.
      */
     public Builder quotaSignal(String header) {
       this.quotaSignal = header == null ? null : Checks.headerName("quotaSignal", header);

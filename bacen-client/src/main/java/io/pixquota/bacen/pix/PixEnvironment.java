@@ -58,7 +58,7 @@ final class PixEnvironment {
     optional("BACEN_RATE_ADAPTATION", v -> b.rateAdaptation(switchedOn(v) ? RateAdaptation.defaults() : null));
     optional("BACEN_DEFAULT_PRIORITY", v -> b.defaultPriority(priority(v)));
     optional("BACEN_BATCH_HORIZON_MS", v -> b.batchHorizon(millis("BACEN_BATCH_HORIZON_MS")));
-    optional("BACEN_QUOTA_SIGNAL", b::quotaSignal);
+    optional("BACEN_QUOTA_SIGNAL", v -> b.quotaSignal(v.trim().equalsIgnoreCase("none") ? null : v));
     optional("BACEN_MAX_IN_FLIGHT", v -> b.maxInFlight(whole("BACEN_MAX_IN_FLIGHT", 0)));
     optional("BACEN_PERMIT_LEASE_MS", v -> b.permitLease(millis("BACEN_PERMIT_LEASE_MS")));
     optional("BACEN_PROVIDER_TIMEOUT_MS", v -> b.providerTimeout(millis("BACEN_PROVIDER_TIMEOUT_MS")));

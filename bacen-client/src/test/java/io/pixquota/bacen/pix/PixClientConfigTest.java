@@ -45,6 +45,12 @@ class PixClientConfigTest {
   void defaultsWhenOnlyTheRequiredOnesAreSet() {
     PixClientConfig c = PixClientConfig.fromEnvironment(TestEnv.with());
     assertThat(c.provider().tokenUrl().toString()).isEqualTo("https://pix.example.com/oauth/token");
+    assertThat(c.throttling().quotaSignal()).as("the provider's own 429s only: a gateway's cut nothing")
+        .contains("RateLimit");
+    assertThat(PixClientConfig.fromEnvironment(TestEnv.with("BACEN_QUOTA_SIGNAL", "none")).throttling()
+        .quotaSignal()).as("a provider that sends none: every 429 counts").isEmpty();
+    assertThat(c.throttling().providerTimeout()).as("30 s, or the call timeout when longer")
+        .isEqualTo(Duration.ofSeconds(30));
     assertThat(c.bucket().capacity()).isEqualTo(8);
     assertThat(c.bucket().ratePerSecond()).isEqualTo(9);
     assertThat(c.bucket().whenUnavailable()).isEqualTo(RedisUnavailablePolicy.FAIL_CLOSED);

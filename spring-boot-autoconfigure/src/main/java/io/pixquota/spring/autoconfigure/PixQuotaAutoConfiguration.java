@@ -100,7 +100,8 @@ public class PixQuotaAutoConfiguration {
     ThrottleBuilder throttle = Throttle.builder(bucket).maxWait(p.getMaxWait())
         .defaultPriority(p.getDefaultPriority()).horizon(Priority.BATCH, p.getBatchHorizon())
         .redisUnavailable(p.getRedisUnavailable().getPolicy(), p.getRedisUnavailable().getLocalShare(),
-            Throttle.DEFAULT_LOCAL_RETRY_INTERVAL).quotaSignal(p.getQuotaSignal()).quotaHeaders(p.getQuotaHeaders());
+            Throttle.DEFAULT_LOCAL_RETRY_INTERVAL).quotaSignal(settings.quotaSignal())
+        .quotaHeaders(p.getQuotaHeaders());
     plan.ifAvailable(throttle::plan);
     registry.ifAvailable(throttle::meterRegistry);
     observations.ifAvailable(throttle::observationRegistry); // each wait, a "waiting for quota" span when traced

@@ -26,10 +26,11 @@ public class PixQuotaProperties {
   private Duration batchHorizon = Duration.ZERO;
 
   /**
-   * The header by which the provider's own 429s are known (e.g. RateLimit); unset: every 429 counts. A 429 without it
-   * (a gateway's, a WAF's) neither cuts the fleet's rate nor holds it.
+   * The header by which the provider's own 429s are known; a 429 without it (a gateway's, a WAF's, a proxy's in front
+   * of one replica) neither cuts the fleet's rate nor holds it. "none" for a provider that sends no such header: then
+   * every 429 counts.
    */
-  private String quotaSignal;
+  private String quotaSignal = "RateLimit";
 
   /**
    * The header family the provider states its remaining quota in (IETF: RateLimit, as the mock sends; X_RATELIMIT:

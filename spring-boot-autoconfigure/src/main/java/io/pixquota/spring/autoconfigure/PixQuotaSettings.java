@@ -95,7 +95,7 @@ final class PixQuotaSettings {
     check("pixquota.max-wait", p.getMaxWait(), () -> c.maxWait(p.getMaxWait()));
     check("pixquota.default-priority", p.getDefaultPriority(), () -> c.defaultPriority(p.getDefaultPriority()));
     check("pixquota.batch-horizon", p.getBatchHorizon(), () -> c.batchHorizon(p.getBatchHorizon()));
-    check("pixquota.quota-signal", p.getQuotaSignal(), () -> c.quotaSignal(p.getQuotaSignal()));
+    check("pixquota.quota-signal", p.getQuotaSignal(), () -> c.quotaSignal(quotaSignal()));
     check("pixquota.max-in-flight", p.getMaxInFlight(), () -> c.maxInFlight(p.getMaxInFlight()));
     if (p.getProviderTimeout() != null) {
       check("pixquota.provider-timeout", p.getProviderTimeout(), () -> c.providerTimeout(p.getProviderTimeout()));
@@ -121,6 +121,12 @@ final class PixQuotaSettings {
           return p.getRedis().getUrl().trim();
         });
     this.client = provider(p.getProvider(), c, p.getMaxWait());
+  }
+
+  /** The header by which the provider's own 429s are known; null ("none"): every 429 counts. */
+  public String quotaSignal() {
+    String s = properties.getQuotaSignal();
+    return s == null || s.isBlank() || s.trim().equalsIgnoreCase("none") ? null : s.trim();
   }
 
   /** The permit pool's lease: the property, else the max wait plus the provider timeout plus 5 s. */

@@ -29,6 +29,8 @@ public final class BucketStep {
   /** What a step does. */
   public enum Op { ACQUIRE, CHARGE, REFUND, CUT, CLOSE }
 
+  /** The layout version the step writes as {@code v}: 2, since replicas name their configuration (r: fields). */
+  public static final String LAYOUT = "2";
   /** The longest a caller may book ahead, in seconds: a day. */
   static final double AHEAD_SECONDS = 86_400;
   /** A day of booking ahead and an hour of hold, in seconds. */
@@ -281,6 +283,9 @@ public final class BucketStep {
     written.put("u", Long.toString(at));
     if (r.fresh) {
       written.put("e", r.epoch);
+    }
+    if (!LAYOUT.equals(h.get("v"))) {
+      written.put("v", LAYOUT);
     }
     if (renewed) {
       written.put(myField, Long.toString((long) myLease));

@@ -184,6 +184,61 @@ class FleetPropertiesTest {
         servedBroken, servedTwin).isGreaterThanOrEqualTo(0.95 * servedTwin);
   }
 
+  /**
+   * The adversarial test's fifth finding: one replica of four whose every call met a 429 that was not the provider's
+   * (a proxy, a gateway in front of it) put the rate factor at 0.25 within 6 s, and the healthy replicas fell from
+   * 9.7/s to 3.4-4.7/s. With the SDK's defaults (the provider's quota signal, RateLimit, which such a 429 lacks), its
+   * 429s move nothing: the healthy replicas keep at least 90% of what they serve when its calls go through, in every
+   * 5 s of a minute, from the first.
+   */
+  @Property(tries = 50)
+  void oneReplicaWhoseEveryCallMeetsAnotherSystems429CostsTheOthersAtMost10PercentThroughout(@ForAll long seed) {
+    Random r = new Random(seed);
+    List<FleetSimulation.Replica> healthy = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      healthy.add(new FleetSimulation.Replica(Limit.of(8, 9), 0, 60 * S, 1 + r.nextInt(8), true));
+    }
+    List<FleetSimulation.Replica> withBroken = new ArrayList<>(healthy);
+    withBroken.set(0, healthy.get(0).broken(new long[] {0, S, 86_400 * S}[r.nextInt(3)], false));
+    long network = (1 + r.nextInt(5)) * MS;
+    FleetSimulation.Outcome broken = FleetSimulation.run(new FleetSimulation.Setup(10, 10, 0, network, 2 * MS,
+        withBroken, List.of(), 30 * S), seed);
+    FleetSimulation.Outcome twin = FleetSimulation.run(new FleetSimulation.Setup(10, 10, 0, network, 2 * MS,
+        healthy, List.of(), 30 * S), seed);
+    assertThat(broken.cuts()).as("no cut").isZero();
+    for (long from = 0; from < 60 * S; from += 5 * S) {
+      long to = from + 5 * S;
+      long withIt = servedByOthers(broken, from, to);
+      long without = servedByOthers(twin, from, to);
+      assertThat((double) withIt).as("served by the healthy replicas in [%d s, %d s): %d, against %d", from / S,
+          to / S, withIt, without).isGreaterThanOrEqualTo(0.9 * without);
+    }
+  }
+
+  /**
+   * The other half of that target: when every replica meets the provider's own 429s (another system took most of the
+   * quota from 10 s on), the fleet's rate is cut within 2 s of the first of them reaching a replica.
+   */
+  @Property(tries = 50)
+  void whenEveryReplicaMeetsTheProvidersOwn429sTheFleetCutsWithin2s(@ForAll long seed) {
+    Random r = new Random(seed);
+    List<FleetSimulation.Replica> replicas = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      replicas.add(new FleetSimulation.Replica(Limit.of(8, 9), 0, 30 * S, 1 + r.nextInt(8), true));
+    }
+    FleetSimulation.Outcome o = FleetSimulation.run(new FleetSimulation.Setup(10, 10, 0, (1 + r.nextInt(5)) * MS,
+        2 * MS, replicas, List.of(new FleetSimulation.Foreign(6, 10 * S, 30 * S, 20 * MS)), 30 * S), seed);
+    long first429 = o.refusals().stream().mapToLong(FleetSimulation.Refusal::respondedNanos).min().orElseThrow();
+    assertThat(o.cutAt()).as("cuts").isNotEmpty();
+    assertThat(o.cutAt().get(0) - first429).as("ns from the first 429 reaching a replica to the cut")
+        .isLessThanOrEqualTo(2 * S);
+  }
+
+  private static long servedByOthers(FleetSimulation.Outcome o, long fromNanos, long toNanos) {
+    return o.arrivals().stream().filter(a -> a.replica() >= 1 && a.accepted() && a.atNanos() >= fromNanos
+        && a.atNanos() < toNanos).count();
+  }
+
   private static long servedByOthers(FleetSimulation.Outcome o, long fromNanos) {
     return o.arrivals().stream().filter(a -> a.replica() >= 1 && a.accepted() && a.atNanos() >= fromNanos).count();
   }

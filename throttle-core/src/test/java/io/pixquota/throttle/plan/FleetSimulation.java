@@ -30,18 +30,31 @@ final class FleetSimulation {
    * that finds no slot within its horizon asks again when the bucket said one would be free, holding nothing.
    */
   record Replica(Limit limit, long startNanos, long stopNanos, int callers, boolean adapt, long horizonNanos,
-      boolean behindBrokenGateway) {
+      long brokenRetryAfterNanos, boolean brokenSignalled) {
     Replica(Limit limit, long startNanos, long stopNanos, int callers, boolean adapt) {
-      this(limit, startNanos, stopNanos, callers, adapt, -1, false);
+      this(limit, startNanos, stopNanos, callers, adapt, -1, -1, true);
     }
 
     Replica(Limit limit, long startNanos, long stopNanos, int callers, boolean adapt, long horizonNanos) {
-      this(limit, startNanos, stopNanos, callers, adapt, horizonNanos, false);
+      this(limit, startNanos, stopNanos, callers, adapt, horizonNanos, -1, true);
     }
 
     /** This replica with a gateway in front of it that answers every call 429 with a Retry-After of a day. */
     Replica broken() {
-      return new Replica(limit, startNanos, stopNanos, callers, adapt, horizonNanos, true);
+      return broken(86_400 * S, true);
+    }
+
+    /**
+     * This replica with something in front of it that answers every call 429 with this Retry-After (0: none);
+     * {@code signalled}: its 429s carry the provider's quota signal, so its throttle tells the bucket (without a
+     * signal configured, every 429 does); else the throttle's quota signal sets them aside, as the SDK's defaults do.
+     */
+    Replica broken(long retryAfterNanos, boolean signalled) {
+      return new Replica(limit, startNanos, stopNanos, callers, adapt, horizonNanos, retryAfterNanos, signalled);
+    }
+
+    boolean behindBrokenGateway() {
+      return brokenRetryAfterNanos >= 0;
     }
   }
 
@@ -67,9 +80,12 @@ final class FleetSimulation {
    */
   record Refusal(long respondedNanos, long retryAfterNanos, boolean counted) {}
 
-  /** What happened. Sends are our calls leaving (at their slot), in time order. */
+  /**
+   * What happened. Sends are our calls leaving (at their slot), in time order; cutAt the times the fleet's rate was
+   * cut.
+   */
   record Outcome(List<Arrival> arrivals, List<Booking> bookings, List<Long> sends, List<Refusal> refusals,
-      double minFactor, double maxFactor, int cuts) {}
+      double minFactor, double maxFactor, int cuts, List<Long> cutAt) {}
 
   private enum Kind { BOOK, WAKE, ARRIVE, RESPOND, FOREIGN }
 
@@ -120,13 +136,14 @@ final class FleetSimulation {
     double minFactor = 1;
     double maxFactor = 0;
     int cuts = 0;
+    List<Long> cutAt = new ArrayList<>();
     while (!queue.isEmpty()) {
       Event e = queue.poll();
       clock.set(Math.max(clock.get(), e.at()));
       long now = clock.get();
       if (e.kind() == Kind.ARRIVE && s.replicas().get(callers.get(e.caller())[0]).behindBrokenGateway()) {
         refusedCall[e.caller()] = true; // the gateway answers, the provider never sees it
-        retryAfter[e.caller()] = 86_400 * S;
+        retryAfter[e.caller()] = s.replicas().get(callers.get(e.caller())[0]).brokenRetryAfterNanos();
         queue.add(new Event(now + s.networkNanos(), seq[0]++, Kind.RESPOND, e.caller()));
         continue;
       }
@@ -176,11 +193,12 @@ final class FleetSimulation {
           queue.add(new Event(now + network, seq[0]++, Kind.ARRIVE, e.caller()));
         }
         case RESPOND -> {
-          if (refusedCall[e.caller()]) {
+          if (refusedCall[e.caller()] && (!r.behindBrokenGateway() || r.brokenSignalled())) {
             TokenBucket.Refusal outcome = bucket.providerRefused(booked[e.caller()],
                 Duration.ofNanos(retryAfter[e.caller()]));
             if (outcome == TokenBucket.Refusal.CUT) {
               cuts++;
+              cutAt.add(now);
             }
             refusals.add(new Refusal(now, retryAfter[e.caller()], outcome != TokenBucket.Refusal.NOT_COUNTED));
           }
@@ -192,6 +210,6 @@ final class FleetSimulation {
       maxFactor = Math.max(maxFactor, bucket.readings().rateFactor());
     }
     sends.sort(null);
-    return new Outcome(arrivals, bookings, sends, refusals, minFactor, maxFactor, cuts);
+    return new Outcome(arrivals, bookings, sends, refusals, minFactor, maxFactor, cuts, cutAt);
   }
 }

@@ -115,7 +115,7 @@ class TokenBucketLifecycleTest {
       List<Object> fields = (List<Object>) admin.call("HKEYS", oneOrder.key());
       assertThat(fields).as("one configuration, its limits sorted; each replica names it")
           .filteredOn(f -> !f.toString().startsWith("r:"))
-          .containsExactlyInAnyOrder("u", "e", "c:10.0:1.0,8.0:9.0", "t:8.0:9.0", "t:10.0:1.0");
+          .containsExactlyInAnyOrder("u", "e", "v", "c:10.0:1.0,8.0:9.0", "t:8.0:9.0", "t:10.0:1.0");
       assertThat(fields).filteredOn(f -> f.toString().startsWith("r:")).hasSize(2);
       for (Object f : fields) {
         if (f.toString().startsWith("r:")) {

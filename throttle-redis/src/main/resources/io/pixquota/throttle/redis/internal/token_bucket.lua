@@ -11,6 +11,8 @@ KEYS[1]  the bucket's hash, e.g. "pixquota:{pix}:tb". The hash tag {pix} keeps e
                to callers who are waiting for their slot). Stored by what the limit is, not by its position;
            c:<configuration> = until when (microseconds) that configuration counts as live: a configuration is the
                sorted list of its limits, "<capacity>:<refill>,<capacity>:<refill>...";
+           v = the layout version of the newest release that wrote the state ("2" since r: fields; a release reads
+               every field it knows and leaves the others alone, so releases of layouts 1 and 2 share a bucket);
            r:<replica> = "<configuration>/<until>": which configuration that replica uses, and until when it counts
                as live (as its c: field), so that a replica that closes can take its configuration out when no other
                live replica uses it;
@@ -130,6 +132,7 @@ Worked example, B = 8, r = 9/s, one configuration, never cut, bucket full at t =
 
 local MAX_WAIT = 9007199254740991 -- 2^53 - 1: the largest whole number a Lua number holds exactly
 local MAX_TTL = 10000000000000 -- 1e13 ms, about 317 years
+local LAYOUT = '2' -- this script's layout version, written as v
 local AHEAD = 86400 -- s: the longest a caller may book ahead (a day)
 local OWED = 90000 -- s: a day of booking ahead and an hour of hold
 local MAX_HOLD = 3600000000 -- 1 h: a stored hold further than this is not a hold but garbage
@@ -595,6 +598,10 @@ hset[#hset + 1] = string.format('%d', now)
 if fresh then
   hset[#hset + 1] = 'e'
   hset[#hset + 1] = epoch
+end
+if h['v'] ~= LAYOUT then
+  hset[#hset + 1] = 'v'
+  hset[#hset + 1] = LAYOUT
 end
 if renewed then
   hset[#hset + 1] = my_field
