@@ -29,7 +29,8 @@ class PermitKillIT {
     List<String> args = new ArrayList<>(List.of("replica", "--bacen-url", mock.url().toString(), "--redis-url",
         redis.uri().toString(), "--mode", "THROTTLED", "--start-on-stdin", "--capacity", "1000", "--rate", "1000",
         "--bucket-name", bucket, "--replica-id", Integer.toString(id), "--in-flight", "6", "--max-wait-ms", "1000",
-        "--call-timeout-ms", "4000", "--permit-lease-ms", Long.toString(LEASE_MS)));
+        "--call-timeout-ms", "4000", "--provider-timeout-ms", "4000", "--permit-lease-ms",
+        Long.toString(LEASE_MS)));
     args.addAll(List.of(more));
     return args;
   }
