@@ -39,6 +39,8 @@ class RestClientThrottleTest {
   private final MockWebServer server = new MockWebServer();
   private final List<Long> arrivals = new CopyOnWriteArrayList<>();
   private volatile int status = 200;
+  /** Whether a 429 carries the provider's quota signal, as BACEN's own 429s do (a gateway's do not). */
+  private volatile boolean signalled = true;
   private ApplicationContextRunner runner;
 
   @BeforeEach
@@ -47,8 +49,11 @@ class RestClientThrottleTest {
       @Override
       public MockResponse dispatch(RecordedRequest request) {
         arrivals.add(System.nanoTime());
-        return status == 429 ? new MockResponse.Builder().code(429).addHeader("Retry-After", "1").build()
-            : new MockResponse.Builder().code(status).body("ok").build();
+        if (status != 429) {
+          return new MockResponse.Builder().code(status).body("ok").build();
+        }
+        MockResponse.Builder refusal = new MockResponse.Builder().code(429).addHeader("Retry-After", "1");
+        return (signalled ? refusal.addHeader("RateLimit", "\"pix\";r=0;t=1") : refusal).build();
       }
     });
     server.start();
@@ -118,6 +123,23 @@ class RestClientThrottleTest {
       assertThat(registry.get("bacen.throttle.provider.refused").tag("bucket", "rest-429").counter().count())
           .isEqualTo(1);
       assertThat(registry.get("bacen.throttle.rate.cuts").tag("bucket", "rest-429").counter().count()).isEqualTo(1);
+    });
+  }
+
+  /** The starter's default quota signal is RateLimit: a 429 without it (a gateway's) is counted, and cuts nothing. */
+  @Test
+  void a429WithoutTheProvidersSignalIsCountedAndCutsNothing() {
+    status = 429;
+    signalled = false;
+    runner.withPropertyValues("pixquota.bucket.name=rest-gateway-429").run(context -> {
+      RestClient rest = client(context.getBean(ThrottlingClientHttpRequestInterceptor.class));
+      assertThatThrownBy(() -> rest.get().uri("/a").retrieve().toBodilessEntity())
+          .isInstanceOf(HttpClientErrorException.TooManyRequests.class);
+      MeterRegistry registry = context.getBean(MeterRegistry.class);
+      assertThat(registry.get("bacen.throttle.provider.ignored").tag("bucket", "rest-gateway-429")
+          .tag("reason", "no-signal").counter().count()).isEqualTo(1);
+      assertThat(registry.get("bacen.throttle.rate.cuts").tag("bucket", "rest-gateway-429").counter().count())
+          .isZero();
     });
   }
 
