@@ -62,14 +62,27 @@ final class PermitTurns {
     }
   }
 
-  /** Subscribes now and waits for Redis to confirm it, up to {@code timeoutNanos}; false if it did not in time. */
-  boolean subscribeNow(long timeoutNanos) throws InterruptedException {
-    try {
-      subscribe().get(timeoutNanos, TimeUnit.NANOSECONDS);
-      return true;
-    } catch (ExecutionException | TimeoutException e) {
-      return false;
+  /**
+   * Subscribes now and waits for Redis to confirm it, up to {@code timeoutNanos}; a subscription that fails is tried
+   * again within that time (a client's first pub/sub connection can fail while it starts).
+   *
+   * @return null once confirmed; else why not (the last failure, or the time it waited)
+   */
+  String subscribeNow(long timeoutNanos) throws InterruptedException {
+    long deadline = System.nanoTime() + timeoutNanos;
+    String why = "not confirmed within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms";
+    for (long left = timeoutNanos; left > 0; left = deadline - System.nanoTime()) {
+      try {
+        subscribe().get(left, TimeUnit.NANOSECONDS);
+        return null;
+      } catch (ExecutionException e) {
+        why = "failed: " + e.getCause();
+        Thread.sleep(Math.max(1, Math.min(50, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()))));
+      } catch (TimeoutException e) {
+        return why;
+      }
     }
+    return why;
   }
 
   /** Subscribes to the pool's channel once; a failed subscription is tried again by the next wait. */

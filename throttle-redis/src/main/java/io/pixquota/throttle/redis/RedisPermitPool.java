@@ -187,8 +187,9 @@ public final class RedisPermitPool implements PermitPool {
     } catch (LuaScript.CallFailedException e) {
       throw unavailable(e.getMessage(), e);
     }
-    if (!turns.subscribeNow(budget)) {
-      throw unavailable("the subscription to " + channel + " was not confirmed", null);
+    String failed = turns.subscribeNow(budget);
+    if (failed != null) {
+      throw unavailable("the subscription to " + channel + " " + failed, null);
     }
   }
 
