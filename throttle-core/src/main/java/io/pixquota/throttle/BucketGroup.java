@@ -19,10 +19,19 @@ import java.util.concurrent.CompletionStage;
  * provider says remains, never raise it). A {@link Credit} is remembered with a booking's gives, to be
  * {@link #redeem redeemed} once, by any process, when the call's outcome earns it (a settled payment).
  *
+ * <p>A take may keep a <b>reserve</b> ({@link Take#reserve()}): tokens its bucket must keep for callers of standing.
+ * A bucket's <b>standing</b> is a count kept with it (an end user's history: found keys, settled payments), earned
+ * and lost by {@link Give.Kind#EARN} gives; an acquisition that names a {@link Standing} may use the reserves when its
+ * holder's standing covers the standing's price, and spends that price doing so. A key that holds standing lives
+ * for the group's standing ttl after it was last written, even when its bucket is full.
+ *
  * <p>Implemented by {@link LocalBucketGroup} (in memory) and, in pixquota-redis, by {@code RedisBucketGroup}.
  * Implementations are threadsafe.
  */
 public interface BucketGroup {
+  /** How long a bucket's standing is kept after the bucket was last written, by default: 30 days. */
+  Duration DEFAULT_STANDING_TTL = Duration.ofDays(30);
+
   /** The group's name: the scope of its buckets' names, and of its credits. */
   String name();
 
@@ -37,6 +46,29 @@ public interface BucketGroup {
    */
   Acquired acquire(List<Take> takes, Duration maxWait, List<Give> gives, List<Credit> credits)
       throws BucketUnavailableException, InterruptedException;
+
+  /**
+   * {@link #acquire(List, Duration, List, List)} where a take's reserve may be used by {@code standing}'s holder
+   * (null: by no one). A take whose bucket would keep less than its reserve plus its need refuses the whole step at
+   * once (never waits into a reserve), unless the holder's standing covers the price: then the price is spent (once
+   * per step, only when the step is granted) and the take is decided as if it had no reserve. The default supports
+   * neither reserves nor standing.
+   *
+   * @throws UnsupportedOperationException when a take has a reserve or a standing is given, and this group keeps
+   *                                       none
+   */
+  default Acquired acquire(List<Take> takes, Duration maxWait, List<Give> gives, List<Credit> credits,
+      Standing standing) throws BucketUnavailableException, InterruptedException {
+    BucketGroups.checkNoReserves(this, takes, gives, standing);
+    return acquire(takes, maxWait, gives, credits);
+  }
+
+  /** {@link #acquire(List, Duration, List, List, Standing)} without blocking a thread on the store's answer. */
+  default CompletionStage<Acquired> acquireAsync(List<Take> takes, Duration maxWait, List<Give> gives,
+      List<Credit> credits, Standing standing) {
+    BucketGroups.checkNoReserves(this, takes, gives, standing);
+    return acquireAsync(takes, maxWait, gives, credits);
+  }
 
   /**
    * {@link #acquire} without blocking a thread on the store's answer. The default answers on the calling thread.
@@ -86,11 +118,13 @@ public interface BucketGroup {
    * admits a call at 1 token and charges its answer's cost after, into debt, as DICT does, has {@code need} 1 and a
    * worst-case {@code cost} above it; a classic bucket has {@code need == cost}).
    *
-   * @param cost  {@code 0 <= cost <= capacity}; 0 to touch a bucket only for a give
-   * @param need  {@code 0 <= need <= cost}: the tokens the bucket must hold for the take
-   * @param waits whether a shortage is waited for (a slot booked ahead) or refuses at once
+   * @param cost    {@code 0 <= cost <= capacity}; 0 to touch a bucket only for a give
+   * @param need    {@code 0 <= need <= cost}: the tokens the bucket must hold for the take
+   * @param waits   whether a shortage is waited for (a slot booked ahead) or refuses at once
+   * @param reserve {@code 0 <= reserve <= capacity}: tokens the bucket must keep after this take's need, unless the
+   *                acquisition's {@link Standing} covers it; a shortage of reserve refuses at once
    */
-  record Take(GroupBucket bucket, double cost, double need, boolean waits) {
+  record Take(GroupBucket bucket, double cost, double need, boolean waits, double reserve) {
     public Take {
       if (bucket == null) {
         throw new NullPointerException("bucket cannot be null");
@@ -103,6 +137,15 @@ public interface BucketGroup {
         throw new IllegalArgumentException("need must be within 0..cost " + cost + " of bucket '" + bucket.name()
             + "', but was " + need);
       }
+      if (!(reserve >= 0) || reserve > bucket.limit().capacity()) {
+        throw new IllegalArgumentException("reserve must be within 0..capacity " + bucket.limit().capacity()
+            + " of bucket '" + bucket.name() + "', but was " + reserve);
+      }
+    }
+
+    /** A take without a reserve. */
+    public Take(GroupBucket bucket, double cost, double need, boolean waits) {
+      this(bucket, cost, need, waits, 0);
     }
 
     /** A take that needs what it costs. */
@@ -112,20 +155,42 @@ public interface BucketGroup {
   }
 
   /**
-   * Tokens given to one bucket: {@code REFUND} adds (never beyond its capacity), {@code LOWER_TO} sets it to at most
-   * {@code amount} (never raises it).
+   * A change to one bucket: {@code REFUND} adds tokens (never beyond its capacity), {@code LOWER_TO} sets them to at
+   * most {@code amount} (never raises them), {@code EARN} adds {@code amount} (a whole number, negative to take away)
+   * to the bucket's standing, kept within 0..capacity.
    */
   record Give(GroupBucket bucket, Kind kind, double amount) {
     /** What a give does. */
-    public enum Kind { REFUND, LOWER_TO }
+    public enum Kind { REFUND, LOWER_TO, EARN }
 
     public Give {
       if (bucket == null || kind == null) {
         throw new NullPointerException("bucket and kind cannot be null");
       }
-      if (!Double.isFinite(amount) || (kind == Kind.REFUND && amount < 0)) {
-        throw new IllegalArgumentException(kind + " of bucket '" + bucket.name() + "' must be finite"
-            + (kind == Kind.REFUND ? " and >= 0" : "") + ", but was " + amount);
+      if (!Double.isFinite(amount) || (kind == Kind.REFUND && amount < 0)
+          || (kind == Kind.EARN && (amount != Math.rint(amount) || Math.abs(amount) > 1e9))) {
+        throw new IllegalArgumentException(kind + " of bucket '" + bucket.name() + "' must be "
+            + (kind == Kind.REFUND ? "finite and >= 0" : kind == Kind.EARN ? "a whole number within -1e9..1e9"
+            : "finite") + ", but was " + amount);
+      }
+    }
+  }
+
+  /**
+   * Who may use the takes' reserves: the standing kept with {@code holder}'s bucket, when it is at least
+   * {@code price}, which the step spends. With price 0 the holder's standing is only read (and answered in
+   * {@link Acquired#standing()}): it uses no reserve.
+   *
+   * @param price a whole number within 0..the holder's capacity
+   */
+  record Standing(GroupBucket holder, double price) {
+    public Standing {
+      if (holder == null) {
+        throw new NullPointerException("holder cannot be null");
+      }
+      if (price != Math.rint(price) || price < 0 || price > holder.limit().capacity()) {
+        throw new IllegalArgumentException("standing price must be a whole number within 0..capacity "
+            + holder.limit().capacity() + " of bucket '" + holder.name() + "', but was " + price);
       }
     }
   }
@@ -143,8 +208,8 @@ public interface BucketGroup {
         throw new IllegalArgumentException("credit ttl must be within (0, 7 days], but was " + ttl);
       }
       for (Give g : gives) {
-        if (g.kind() != Give.Kind.REFUND) {
-          throw new IllegalArgumentException("a credit only refunds, but was given " + g.kind());
+        if (g.kind() == Give.Kind.LOWER_TO) {
+          throw new IllegalArgumentException("a credit refunds or earns, but was given " + g.kind());
         }
       }
     }
@@ -159,11 +224,20 @@ public interface BucketGroup {
    * @param retryAfter      when {@code refusedBy} will have its cost; zero when none refused
    * @param remaining       each take's bucket's tokens after the decision, in the takes' order
    * @param answeredAtNanos when the answer reached this process (the throttle's clock)
+   * @param byReserve       whether {@code refusedBy} refused because of its reserve
+   * @param waived          whether the step used a reserve on the holder's standing (spent its price)
+   * @param standing        the holder's standing after the step; NaN without a {@link Standing}
    */
   record Acquired(boolean granted, Duration waitTime, GroupBucket refusedBy, Duration retryAfter,
-      List<Double> remaining, long answeredAtNanos) {
+      List<Double> remaining, long answeredAtNanos, boolean byReserve, boolean waived, double standing) {
     public Acquired {
       remaining = List.copyOf(remaining);
+    }
+
+    /** An answer without reserves or standing. */
+    public Acquired(boolean granted, Duration waitTime, GroupBucket refusedBy, Duration retryAfter,
+        List<Double> remaining, long answeredAtNanos) {
+      this(granted, waitTime, refusedBy, retryAfter, remaining, answeredAtNanos, false, false, Double.NaN);
     }
   }
 }

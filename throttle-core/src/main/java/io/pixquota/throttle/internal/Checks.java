@@ -88,6 +88,15 @@ public final class Checks {
     return lease;
   }
 
+  /** How long a bucket's standing is kept: positive and at most a year. */
+  public static Duration standingTtl(String field, Duration ttl) {
+    positive(field, ttl);
+    if (ttl.compareTo(Duration.ofDays(366)) > 0) {
+      throw new IllegalArgumentException(field + " must be at most 366 days, but was " + ttl);
+    }
+    return ttl;
+  }
+
   /** {@link #notNegative(String, Duration)} and at most {@link #MAX_DURATION}. */
   public static Duration notNegativeAtMostADay(String field, Duration value) {
     return atMostADay(field, notNegative(field, value));

@@ -26,7 +26,8 @@ import org.redisson.api.RedissonClient;
  * group's hash tag ({@code <prefix>{<group>}:b:<bucket>}, credits {@code ...:c:<id>}), so that in a Cluster they
  * live in one slot, the script reaches them all, and a decision stays one round trip. The price: every bucket of a
  * group is on one node (measured in docs/benchmarks.md). A bucket's key is deleted once full and otherwise expires
- * when it would be full again. Threadsafe; it does not own the {@link RedissonClient}.
+ * when it would be full again, or after the standing ttl while it holds standing. Threadsafe; it does not own the
+ * {@link RedissonClient}.
  */
 public final class RedisBucketGroup implements BucketGroup {
   private static final LuaScript SCRIPT = LuaScript.BUCKET_GROUP;
@@ -37,9 +38,10 @@ public final class RedisBucketGroup implements BucketGroup {
   private final long timeoutNanos;
   private final TimeSource time;
   private final Clock clientClock;
+  private final long standingMillis;
 
   private RedisBucketGroup(RedissonClient redisson, String name, String keyPrefix, Duration redisTimeout,
-      Clock clientClock, TimeSource time) {
+      Duration standingTtl, Clock clientClock, TimeSource time) {
     this.redisson = Objects.requireNonNull(redisson, "redisson cannot be null");
     this.name = Checks.keyName("group name", name);
     Objects.requireNonNull(keyPrefix, "keyPrefix cannot be null");
@@ -48,6 +50,7 @@ public final class RedisBucketGroup implements BucketGroup {
     }
     this.base = keyPrefix + "{" + name + "}:";
     this.timeoutNanos = Checks.positiveAtMostADay("redisTimeout", redisTimeout).toNanos();
+    this.standingMillis = Checks.standingTtl("standingTtl", standingTtl).toMillis();
     this.clientClock = clientClock;
     this.time = time;
   }
@@ -60,14 +63,23 @@ public final class RedisBucketGroup implements BucketGroup {
   /** A group named {@code name} under {@code keyPrefix}, waiting at most {@code redisTimeout} for Redis. */
   public static RedisBucketGroup create(RedissonClient redisson, String name, String keyPrefix,
       Duration redisTimeout) {
-    return new RedisBucketGroup(redisson, name, keyPrefix, redisTimeout, null, TimeSource.SYSTEM);
+    return create(redisson, name, keyPrefix, redisTimeout, DEFAULT_STANDING_TTL);
+  }
+
+  /**
+   * A group named {@code name} under {@code keyPrefix}, waiting at most {@code redisTimeout} for Redis, keeping a
+   * bucket's standing for {@code standingTtl} (at most 366 days) after the bucket was last written.
+   */
+  public static RedisBucketGroup create(RedissonClient redisson, String name, String keyPrefix,
+      Duration redisTimeout, Duration standingTtl) {
+    return new RedisBucketGroup(redisson, name, keyPrefix, redisTimeout, standingTtl, null, TimeSource.SYSTEM);
   }
 
   /** For tests: the caller's clock instead of Redis's TIME, and answers stamped on {@code time}. */
   static RedisBucketGroup create(RedissonClient redisson, String name, String keyPrefix, Clock clientClock,
       TimeSource time) {
-    return new RedisBucketGroup(redisson, name, keyPrefix, TokenBucketConfig.DEFAULT_REDIS_TIMEOUT, clientClock,
-        time);
+    return new RedisBucketGroup(redisson, name, keyPrefix, TokenBucketConfig.DEFAULT_REDIS_TIMEOUT,
+        DEFAULT_STANDING_TTL, clientClock, time);
   }
 
   @Override
@@ -83,7 +95,13 @@ public final class RedisBucketGroup implements BucketGroup {
   @Override
   public Acquired acquire(List<Take> takes, Duration maxWait, List<Give> gives, List<Credit> credits)
       throws BucketUnavailableException, InterruptedException {
-    Call call = call(takes, maxWait, gives, credits);
+    return acquire(takes, maxWait, gives, credits, null);
+  }
+
+  @Override
+  public Acquired acquire(List<Take> takes, Duration maxWait, List<Give> gives, List<Credit> credits,
+      Standing standing) throws BucketUnavailableException, InterruptedException {
+    Call call = call(takes, maxWait, gives, credits, standing);
     try {
       LuaScript.Reply r = SCRIPT.call(call.target(), call.args(), timeoutNanos, time::nanoTime);
       return BucketGroups.acquired(read(r.text()), takes, r.receivedAtNanos());
@@ -95,7 +113,13 @@ public final class RedisBucketGroup implements BucketGroup {
   @Override
   public CompletionStage<Acquired> acquireAsync(List<Take> takes, Duration maxWait, List<Give> gives,
       List<Credit> credits) {
-    Call call = call(takes, maxWait, gives, credits);
+    return acquireAsync(takes, maxWait, gives, credits, null);
+  }
+
+  @Override
+  public CompletionStage<Acquired> acquireAsync(List<Take> takes, Duration maxWait, List<Give> gives,
+      List<Credit> credits, Standing standing) {
+    Call call = call(takes, maxWait, gives, credits, standing);
     return SCRIPT.callAsync(call.target(), call.args(), timeoutNanos, time::nanoTime).handle((r, failure) -> {
       try {
         if (failure != null) {
@@ -115,7 +139,7 @@ public final class RedisBucketGroup implements BucketGroup {
     if (gives.isEmpty() && credits.isEmpty()) {
       return;
     }
-    Call call = call(List.of(), Duration.ZERO, gives, credits);
+    Call call = call(List.of(), Duration.ZERO, gives, credits, null);
     try {
       read(SCRIPT.call(call.target(), call.args(), timeoutNanos, time::nanoTime).text());
     } catch (LuaScript.CallFailedException e) {
@@ -130,8 +154,7 @@ public final class RedisBucketGroup implements BucketGroup {
     String key = base + "c:" + creditId;
     try {
       return "1".equals(SCRIPT.call(LuaScript.target(redisson, key), GroupProtocol.redeem(base, maxRefund,
-          clientMicros()),
-          timeoutNanos, time::nanoTime).text());
+          standingMillis, clientMicros()), timeoutNanos, time::nanoTime).text());
     } catch (LuaScript.CallFailedException e) {
       throw unavailable(e.getMessage(), e);
     }
@@ -139,15 +162,17 @@ public final class RedisBucketGroup implements BucketGroup {
 
   private record Call(LuaScript.Target target, Object[] args) {}
 
-  private Call call(List<Take> takes, Duration maxWait, List<Give> gives, List<Credit> credits) {
+  private Call call(List<Take> takes, Duration maxWait, List<Give> gives, List<Credit> credits,
+      Standing standing) {
     long maxWaitMicros = Checks.saturatedMicros(Checks.notNegative("maxWait", maxWait));
-    List<GroupStep.Part> parts = BucketGroups.parts(takes, gives);
+    List<GroupStep.Part> parts = BucketGroups.parts(takes, gives, standing);
     List<Object> keys = new ArrayList<>();
     parts.forEach(p -> keys.add(key(p.name())));
     credits.forEach(c -> keys.add(base + "c:" + c.id()));
     String routing = keys.isEmpty() ? base + "b:" : (String) keys.get(0);
     return new Call(LuaScript.target(redisson, routing, keys), GroupProtocol.acquire(parts, maxWaitMicros,
-        BucketGroups.gifts(gives), BucketGroups.memos(credits), clientMicros()));
+        BucketGroups.gifts(gives), BucketGroups.memos(credits), BucketGroups.standing(parts, standing),
+        standingMillis, clientMicros()));
   }
 
   private Long clientMicros() {
