@@ -8,6 +8,7 @@ import io.pixquota.bacen.dict.DictClientConfig;
 import io.pixquota.bacen.dict.DictKey;
 import io.pixquota.bacen.dict.DictLookup;
 import io.pixquota.bacen.dict.DictPolicies;
+import io.pixquota.bacen.dict.DictReserve;
 import io.pixquota.bacen.pix.PixClient;
 import io.pixquota.bacen.pix.PixClientConfig;
 import io.pixquota.bacen.pix.TestEnv;
@@ -508,6 +509,24 @@ class BadInputTableTest {
             "DICT_POLICY_SIZES", "ENTRIES_READ=10/1")), IllegalArgumentException.class,
             "DICT_POLICY_SIZES is invalid ('ENTRIES_READ=10/1'): each item must be NAME=capacity/tokens/"
                 + "periodSeconds, but one was 'ENTRIES_READ=10/1'"),
+        row("DICT config: reserve share above 1", () -> new DictReserve(1.5, 1, 0, Duration.ofDays(1)),
+            IllegalArgumentException.class, "reserve share must be within 0..1, but was 1.5"),
+        row("DICT config: risky share below the share", () -> new DictReserve(0.5, 0.4, 0, Duration.ofDays(1)),
+            IllegalArgumentException.class, "reserve riskyShare must be within share 0.5..1, but was 0.4"),
+        row("DICT config: standing ttl of two years", () -> new DictReserve(0.5, 0.75, 3, Duration.ofDays(730)),
+            IllegalArgumentException.class, "standingTtl must be at most 366 days, but was PT17520H"),
+        row("DICT env: reserve not a number", () -> DictClientConfig.fromEnvironment(dictEnv("DICT_RESERVE",
+            "half")), IllegalArgumentException.class, "DICT_RESERVE is invalid ('half'): not a number"),
+        row("DICT env: reserve above 1", () -> DictClientConfig.fromEnvironment(dictEnv("DICT_RESERVE", "2")),
+            IllegalArgumentException.class, "DICT_RESERVE is invalid: reserve share must be within 0..1, but was 2.0"),
+        row("DICT env: risky reserve below the reserve", () -> DictClientConfig.fromEnvironment(dictEnv(
+            "DICT_RISKY_RESERVE", "0.25")), IllegalArgumentException.class, "DICT_RISKY_RESERVE is invalid: reserve "
+                + "riskyShare must be within share 0.5..1, but was 0.25"),
+        row("DICT env: a fractional price", () -> DictClientConfig.fromEnvironment(dictEnv("DICT_STANDING_PRICE",
+            "2.5")), IllegalArgumentException.class, "DICT_STANDING_PRICE is invalid ('2.5'): not a whole number"),
+        row("DICT env: standing ttl 0", () -> DictClientConfig.fromEnvironment(dictEnv("DICT_STANDING_TTL_MS",
+            "0")), IllegalArgumentException.class, "DICT_STANDING_TTL_MS is invalid: standingTtl must be > 0, but "
+                + "was PT0S"),
         row("DICT env: Redis URL with a password, not echoed", () -> DictClientConfig.fromEnvironment(dictEnv(
             "REDIS_URL", "redis://:pw-secret@")), IllegalArgumentException.class, null));
   }

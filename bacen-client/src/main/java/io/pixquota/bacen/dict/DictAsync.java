@@ -52,7 +52,18 @@ final class DictAsync {
   }
 
   private void book(DictLookups.Prepared p, CompletableFuture<DictEntry> result) {
-    mirror.bookAsync(p.plan().takes(), lookups.maxWait(p)).whenComplete((booked, failure) -> {
+    DictLookups.Decision known;
+    try {
+      known = lookups.local(p);
+    } catch (DictException e) {
+      result.completeExceptionally(e);
+      return;
+    }
+    if (known != null) {
+      later(known.retryNanos(), result, () -> book(p, result));
+      return;
+    }
+    mirror.bookAsync(p.plan().takes(), lookups.maxWait(p), p.plan().standing()).whenComplete((booked, failure) -> {
       if (failure != null) {
         result.completeExceptionally(lookups.unavailable(failure instanceof Exception e ? e
             : new IllegalStateException(failure)));

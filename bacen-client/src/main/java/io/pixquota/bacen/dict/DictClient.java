@@ -49,6 +49,7 @@ public final class DictClient implements AutoCloseable {
    * @throws IllegalArgumentException for a malformed key, payer id or end-to-end id, before any I/O
    * @throws DictNotFoundException    DICT has no entry for the key (or said so within the negative cache's time)
    * @throws DictUserRefusedException the end user's bucket cannot pay for it now: not sent
+   * @throws DictReserveRefusedException the participant's bucket is down to a reserve this lookup may not use: not sent
    * @throws DictThrottledException   no slot within the max wait, or the mirror's store did not answer: not sent
    * @throws DictRateLimitedException DICT answered 429
    * @throws DictCallException        DICT refused its form, failed, or did not answer
@@ -60,8 +61,13 @@ public final class DictClient implements AutoCloseable {
       Acquired booked;
       DictLookups.Decision d;
       while (true) {
+        DictLookups.Decision known = parts.lookups().local(p);
+        if (known != null) {
+          TimeUnit.NANOSECONDS.sleep(known.retryNanos());
+          continue;
+        }
         try {
-          booked = parts.mirror().book(p.plan().takes(), parts.lookups().maxWait(p));
+          booked = parts.mirror().book(p.plan().takes(), parts.lookups().maxWait(p), p.plan().standing());
         } catch (BucketUnavailableException e) {
           throw parts.lookups().unavailable(e);
         }
@@ -116,7 +122,11 @@ public final class DictClient implements AutoCloseable {
     EndToEndIds.check(endToEndId);
     checkOpen();
     try {
-      return parts.mirror().redeem(endToEndId, parts.buckets().maxCredit());
+      boolean redeemed = parts.mirror().redeem(endToEndId, parts.buckets().maxCredit());
+      if (redeemed) {
+        parts.lookups().settled(endToEndId);
+      }
+      return redeemed;
     } catch (BucketUnavailableException e) {
       throw new DictThrottledException("the DICT mirror's store did not answer (" + e.getMessage()
           + "); the credit is not given yet", e);

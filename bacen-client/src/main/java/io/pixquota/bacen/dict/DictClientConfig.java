@@ -29,10 +29,12 @@ import java.util.Objects;
  * @param creditTtl        how long a lookup's credit waits for its payment to settle
  * @param flushDelay       the longest a refund waits to ride on the next lookup before it is sent on its own
  * @param defaultPriority  the class of lookups made without one
+ * @param reserve          who may spend the participant's last tokens ({@link DictReserve}), its price derived
  */
 public record DictClientConfig(URI baseUrl, String participant, String payerSecret, DictPolicies policies,
     String redisUrl, Duration redisTimeout, String keyPrefix, Duration maxWait, Duration callTimeout,
-    Duration negativeCacheTtl, Duration creditTtl, Duration flushDelay, Priority defaultPriority) {
+    Duration negativeCacheTtl, Duration creditTtl, Duration flushDelay, Priority defaultPriority,
+    DictReserve reserve) {
 
   public static Builder builder() {
     return new Builder();
@@ -42,7 +44,8 @@ public record DictClientConfig(URI baseUrl, String participant, String payerSecr
    * Reads {@code DICT_BASE_URL}*, {@code DICT_PARTICIPANT}*, {@code DICT_PAYER_SECRET}*, {@code DICT_POLICIES}
    * (v1.2.0 or later:A..H), {@code DICT_POLICY_SIZES} ({@code NAME=capacity/tokens/periodSeconds,...}),
    * {@code REDIS_URL}, {@code DICT_MAX_WAIT_MS} (5000), {@code DICT_CALL_TIMEOUT_MS} (10000),
-   * {@code DICT_NEGATIVE_CACHE_MS} (0), {@code DICT_CREDIT_TTL_MS} (3600000).
+   * {@code DICT_NEGATIVE_CACHE_MS} (0), {@code DICT_CREDIT_TTL_MS} (3600000), {@code DICT_RESERVE} (0.5),
+   * {@code DICT_RISKY_RESERVE} (0.75), {@code DICT_STANDING_PRICE} (derived), {@code DICT_STANDING_TTL_MS} (30 days).
    *
    * @throws IllegalArgumentException naming the variable and its value (never the secret's)
    */
@@ -60,7 +63,8 @@ public record DictClientConfig(URI baseUrl, String participant, String payerSecr
     return "DictClientConfig{baseUrl=" + baseUrl + ", participant=" + participant + ", payerSecret=****, policies="
         + policies.counting() + ", redis=" + (redisUrl == null ? "none" : RedisAddress.parse(redisUrl))
         + ", maxWait=" + maxWait + ", callTimeout=" + callTimeout + ", negativeCacheTtl=" + negativeCacheTtl
-        + ", creditTtl=" + creditTtl + "}";
+        + ", creditTtl=" + creditTtl + ", reserve=" + reserve.share() + "/" + reserve.riskyShare() + " price "
+        + reserve.price() + "}";
   }
 
   /** Builds a {@link DictClientConfig}; setters validate at once, {@link #build()} checks what is required. */
@@ -78,6 +82,7 @@ public record DictClientConfig(URI baseUrl, String participant, String payerSecr
     private Duration creditTtl = Duration.ofHours(1);
     private Duration flushDelay = Duration.ofSeconds(1);
     private Priority defaultPriority = Priority.INTERACTIVE;
+    private DictReserve reserve = DictReserve.defaults();
 
     private Builder() {}
 
@@ -191,6 +196,15 @@ public record DictClientConfig(URI baseUrl, String participant, String payerSecr
       return this;
     }
 
+    /**
+     * Who may spend the participant's last tokens; default {@link DictReserve#defaults()}, {@link DictReserve#none()}
+     * for none.
+     */
+    public Builder reserve(DictReserve r) {
+      this.reserve = Objects.requireNonNull(r, "reserve cannot be null");
+      return this;
+    }
+
     /** @throws IllegalStateException when baseUrl, participant or payerSecret is missing, or maxWait >= callTimeout */
     public DictClientConfig build() {
       if (baseUrl == null) {
@@ -207,7 +221,7 @@ public record DictClientConfig(URI baseUrl, String participant, String payerSecr
             + callTimeout.toMillis() + " ms, which counts the wait");
       }
       return new DictClientConfig(baseUrl, participant, payerSecret, policies, redisUrl, redisTimeout, keyPrefix,
-          maxWait, callTimeout, negativeCacheTtl, creditTtl, flushDelay, defaultPriority);
+          maxWait, callTimeout, negativeCacheTtl, creditTtl, flushDelay, defaultPriority, reserve.pricedFor(policies));
     }
   }
 }

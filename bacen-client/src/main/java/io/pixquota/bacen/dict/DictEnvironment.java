@@ -42,10 +42,57 @@ final class DictEnvironment {
     optional("DICT_CALL_TIMEOUT_MS", v -> b.callTimeout(millis(v)));
     optional("DICT_NEGATIVE_CACHE_MS", v -> b.negativeCacheTtl(millis(v)));
     optional("DICT_CREDIT_TTL_MS", v -> b.creditTtl(millis(v)));
+    reserve(b);
     try {
       return b.build();
     } catch (IllegalStateException e) {
       throw new IllegalArgumentException(e.getMessage() + " (DICT_MAX_WAIT_MS, DICT_CALL_TIMEOUT_MS)", e);
+    }
+  }
+
+  /** DICT_RESERVE, DICT_RISKY_RESERVE, DICT_STANDING_PRICE, DICT_STANDING_TTL_MS over the defaults. */
+  private void reserve(DictClientConfig.Builder b) {
+    DictReserve d = DictReserve.defaults();
+    double share = number("DICT_RESERVE", d.share());
+    double risky = number("DICT_RISKY_RESERVE", Math.max(share, d.riskyShare()));
+    double price = number("DICT_STANDING_PRICE", 0);
+    if (price != Math.rint(price)) {
+      throw new IllegalArgumentException("DICT_STANDING_PRICE is invalid ('" + env.get("DICT_STANDING_PRICE").trim()
+          + "'): not a whole number");
+    }
+    String ttl = env.get("DICT_STANDING_TTL_MS");
+    Duration standingTtl = d.standingTtl();
+    if (ttl != null && !ttl.isBlank()) {
+      try {
+        standingTtl = millis(ttl.trim());
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("DICT_STANDING_TTL_MS is invalid ('" + ttl.trim() + "'): "
+            + e.getMessage(), e);
+      }
+    }
+    try {
+      b.reserve(new DictReserve(share, risky, (int) price, standingTtl));
+    } catch (IllegalArgumentException e) {
+      String m = e.getMessage();
+      String name = m.startsWith("reserve share") ? "DICT_RESERVE" : m.startsWith("reserve riskyShare")
+          ? "DICT_RISKY_RESERVE" : m.startsWith("reserve price") ? "DICT_STANDING_PRICE" : "DICT_STANDING_TTL_MS";
+      throw new IllegalArgumentException(name + " is invalid: " + m, e);
+    }
+  }
+
+  private double number(String name, double fallback) {
+    String v = env.get(name);
+    if (v == null || v.isBlank()) {
+      return fallback;
+    }
+    try {
+      double d = Double.parseDouble(v.trim());
+      if (!Double.isFinite(d)) {
+        throw new NumberFormatException();
+      }
+      return d;
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(name + " is invalid ('" + v.trim() + "'): not a number", e);
     }
   }
 

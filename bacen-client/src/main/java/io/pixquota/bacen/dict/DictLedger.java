@@ -20,7 +20,8 @@ import java.util.Map;
  * after: the merge can only leave the mirror lower than the gives in their order would (safe), and keeps the ledger
  * as small as the buckets touched. A batch whose round trip fails keeps only its calibrations ({@link #failed}).
  * Credits beyond {@link #MAX_CREDITS} waiting are dropped, oldest first, and counted. Either way the mirror stays
- * lower than it could, never higher. Threadsafe.
+ * lower than it could, never higher. Earnings of standing are summed per payer, and a failed batch keeps only its
+ * losses: standing may stay lower than earned, never higher. Threadsafe.
  */
 final class DictLedger {
   static final int MAX_CREDITS = 10_000;
@@ -31,6 +32,7 @@ final class DictLedger {
     final GroupBucket bucket;
     double refund;
     double lowerTo = Double.POSITIVE_INFINITY;
+    double earn;
 
     Owed(GroupBucket bucket) {
       this.bucket = bucket;
@@ -98,6 +100,12 @@ final class DictLedger {
     return base + (o == null ? 0 : o.refund);
   }
 
+  /** The standing this process owes a bucket's holder and has not sent (the next round trip carries it). */
+  synchronized double owedEarn(String bucket) {
+    Owed o = owed.get(bucket);
+    return o == null ? 0 : o.earn;
+  }
+
   /** What this process's lookups in flight have booked on a bucket (DICT has not charged them yet). */
   synchronized double inFlight(String bucket) {
     return inFlight.getOrDefault(bucket, 0.0);
@@ -107,10 +115,10 @@ final class DictLedger {
   synchronized void owe(List<Give> gives, Credit credit) {
     for (Give g : gives) {
       Owed o = owed.computeIfAbsent(g.bucket().name(), k -> new Owed(g.bucket()));
-      if (g.kind() == Give.Kind.REFUND) {
-        o.refund += g.amount();
-      } else {
-        o.lowerTo = Math.min(o.lowerTo, g.amount());
+      switch (g.kind()) {
+        case REFUND -> o.refund += g.amount();
+        case LOWER_TO -> o.lowerTo = Math.min(o.lowerTo, g.amount());
+        case EARN -> o.earn += g.amount();
       }
     }
     if (credit != null) {
@@ -139,6 +147,9 @@ final class DictLedger {
       if (o.lowerTo != Double.POSITIVE_INFINITY) {
         lowers.add(new Give(o.bucket, Give.Kind.LOWER_TO, o.lowerTo));
       }
+      if (o.earn != 0) {
+        gives.add(new Give(o.bucket, Give.Kind.EARN, o.earn));
+      }
     }
     gives.addAll(lowers);
     List<Credit> out = new ArrayList<>();
@@ -156,9 +167,9 @@ final class DictLedger {
    */
   synchronized void failed(Batch batch) {
     for (Give g : batch.gives()) {
-      if (g.kind() == Give.Kind.LOWER_TO) {
-        owe(List.of(g), null);
-      } else {
+      if (g.kind() == Give.Kind.LOWER_TO || (g.kind() == Give.Kind.EARN && g.amount() < 0)) {
+        owe(List.of(g), null); // applied twice, it only lowers more: safe
+      } else if (g.kind() == Give.Kind.REFUND) {
         refundsDropped++;
       }
     }

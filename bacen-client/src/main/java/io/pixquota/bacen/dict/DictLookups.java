@@ -16,8 +16,9 @@ import java.util.Objects;
 
 /**
  * One lookup's way through the mirror, the steps its blocking and async forms share: checked before any I/O, the
- * negative cache, the booking's answer read as a go, a retry (a batch lookup asks again, without booking ahead) or a
- * typed refusal, and the answer settled (refunds, calibration from DICT's headers, the credit) into the ledger.
+ * negative cache, a refusal this process knows without asking ({@link DictRefusals}), the booking's answer read as a
+ * go, a retry (a batch lookup asks again, without booking ahead) or a typed refusal, and the answer settled (refunds,
+ * calibration from DICT's headers, the payer's standing, the credit) into the ledger.
  */
 final class DictLookups {
   /** A lookup checked and planned: nothing here has touched the network. */
@@ -36,6 +37,7 @@ final class DictLookups {
   private final TimeSource time;
   private final Runnable flushNow;
   private final Runnable flushSoon;
+  private final DictRefusals refusals;
 
   DictLookups(DictClientConfig config, DictBuckets buckets, DictLedger ledger, DictMetrics metrics,
       Cache<String, Boolean> notFound, TimeSource time, Runnable flushNow, Runnable flushSoon) {
@@ -48,6 +50,7 @@ final class DictLookups {
     this.time = time;
     this.flushNow = flushNow;
     this.flushSoon = flushSoon;
+    this.refusals = new DictRefusals(time, config.reserve().standingTtl(), config.creditTtl());
   }
 
   /** @throws IllegalArgumentException naming the field, before any I/O; DictNotFoundException from the cache */
@@ -62,9 +65,45 @@ final class DictLookups {
       metrics.lookup("not_found_cached", 1);
       throw new DictNotFoundException(key, true);
     }
+    DictLookup.Trust trust = lookup.trust() == null ? DictLookup.Trust.NORMAL : lookup.trust();
     return new Prepared(key, payer, lookup.payerType(), e2eid, priority,
-        buckets.plan(key.type(), payer.bucket(), lookup.payerType()),
+        buckets.plan(key.type(), payer.bucket(), lookup.payerType(), trust, config.reserve()),
         time.nanoTime() + config.maxWait().toNanos());
+  }
+
+  /**
+   * A refusal this process knows without asking the mirror: null (ask it), or a decision to ask again later (a batch
+   * lookup within its deadline).
+   *
+   * @throws DictException the refusal, counted
+   */
+  Decision local(Prepared p) {
+    DictRefusals.Local l = refusals.check(p, maxWait(p), p.priority() == Priority.BATCH);
+    if (l == null) {
+      return null;
+    }
+    metrics.refusedLocally(l.reason());
+    if (l.refusal() == null && time.nanoTime() + l.retryNanos() <= p.deadlineNanos()) {
+      return new Decision(false, 0, Math.max(l.retryNanos(), 1_000_000));
+    }
+    throw counted(p, l.refusal() != null ? l.refusal() : new DictThrottledException("the participant's DICT "
+        + "buckets have no slot before this batch lookup's deadline (known from an earlier answer); not sent", null));
+  }
+
+  /** Counts a refusal by its kind, and returns it. */
+  private DictException counted(Prepared p, DictException e) {
+    if (e instanceof DictUserRefusedException u) {
+      metrics.refused(u.policy(), DictPolicy.Scope.USER, 1);
+      metrics.lookup("user_refused", 1);
+    } else if (e instanceof DictReserveRefusedException r) {
+      metrics.refused(r.policy(), DictPolicy.Scope.PSP, 1);
+      metrics.reserveRefused(r.policy(), r.reason());
+      metrics.lookup("reserve_refused", 1);
+    } else {
+      metrics.refused("participant", DictPolicy.Scope.PSP, 1);
+      metrics.lookup("throttled", 1);
+    }
+    return e;
   }
 
   /** The longest a booking of this lookup may be ahead: none for a batch lookup (it asks again instead). */
@@ -79,26 +118,37 @@ final class DictLookups {
    * @throws DictThrottledException   when the participant's buckets have no slot within the max wait
    */
   Decision decide(Prepared p, Acquired a) {
+    refusals.learn(p, a, maxWait(p));
     if (a.granted()) {
       long waitNanos = Math.max(0, a.waitTime().toNanos() - (time.nanoTime() - a.answeredAtNanos()));
       metrics.waited(Duration.ofNanos(waitNanos));
       return new Decision(true, waitNanos, 0);
     }
+    boolean batch = p.priority() == Priority.BATCH;
     if (a.refusedBy() != null) {
       DictPolicy policy = p.plan().policies().get(p.plan().takes().stream().map(Take::bucket).toList()
           .indexOf(a.refusedBy()));
-      metrics.refused(policy.name(), policy.scope(), 1);
-      metrics.lookup("user_refused", 1);
-      throw new DictUserRefusedException(policy.name(), a.retryAfter());
+      if (!a.byReserve()) {
+        throw counted(p, new DictUserRefusedException(policy.name(), a.retryAfter()));
+      }
+      if (batch && time.nanoTime() + a.retryAfter().toNanos() <= p.deadlineNanos()) {
+        return new Decision(false, 0, Math.max(a.retryAfter().toNanos(), 1_000_000));
+      }
+      throw counted(p, new DictReserveRefusedException(policy.name(), p.plan().trust() == DictLookup.Trust.RISKY
+          ? DictReserveRefusedException.Reason.RISKY : DictReserveRefusedException.Reason.NO_STANDING,
+          a.retryAfter(), false));
     }
     long retry = a.waitTime().toNanos();
-    if (p.priority() == Priority.BATCH && time.nanoTime() + retry <= p.deadlineNanos()) {
+    if (batch && time.nanoTime() + retry <= p.deadlineNanos()) {
       return new Decision(false, 0, Math.max(retry, 1_000_000));
     }
-    metrics.refused("participant", DictPolicy.Scope.PSP, 1);
-    metrics.lookup("throttled", 1);
-    throw new DictThrottledException("the participant's DICT buckets have no slot within maxWait "
-        + config.maxWait().toMillis() + " ms (the next is " + a.waitTime().toMillis() + " ms ahead); not sent", null);
+    throw counted(p, new DictThrottledException("the participant's DICT buckets have no slot within maxWait "
+        + config.maxWait().toMillis() + " ms (the next is " + a.waitTime().toMillis() + " ms ahead); not sent", null));
+  }
+
+  /** A lookup's payment settled and its credit was given. */
+  void settled(String endToEndId) {
+    refusals.settled(endToEndId);
   }
 
   /** The store did not answer: the lookup is not sent. */
@@ -160,6 +210,10 @@ final class DictLookups {
   private void settle(Prepared p, Acquired booked, DictHttp.Answer answer) {
     DictBuckets.Plan plan = p.plan();
     List<Give> gives = new ArrayList<>(DictBuckets.refunds(plan, answer.status()));
+    for (Give earned : DictBuckets.earned(plan, answer.status(), booked.waived())) {
+      gives.add(earned);
+      refusals.earned(p, earned.amount());
+    }
     DictHeaders.Readings readings = DictHeaders.read(answer.header(), plan);
     metrics.headersIgnored(readings.ignored());
     boolean urgent = false;
@@ -180,6 +234,9 @@ final class DictLookups {
     }
     BucketGroup.Credit credit = answer.status() == 200
         ? DictBuckets.credit(plan, p.endToEndId(), config.creditTtl()) : null;
+    if (credit != null && plan.holder() != null) {
+      refusals.credit(p.endToEndId(), p, plan.price());
+    }
     ledger.owe(gives, credit);
     if (urgent) {
       flushNow.run();

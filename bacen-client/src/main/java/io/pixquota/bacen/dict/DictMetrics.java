@@ -12,8 +12,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The DICT client's meters (docs/operations.md, "DICT"): lookups by outcome; local refusals by policy and scope (a
- * user-scope one is a scan stopped); DICT's 429s by policy; the tokens DICT says remain in the participant's buckets;
- * credits; the wait for a slot; the mirror's round trips; headers dropped as untrusted.
+ * user-scope one is a scan stopped), the reserve's by reason, those decided without a round trip by kind; DICT's
+ * 429s by policy; the tokens DICT says remain in the participant's buckets, and the reserve kept in each; credits; the
+ * wait for a slot; the mirror's round trips; headers dropped as untrusted.
  */
 final class DictMetrics {
   private static final String CREDITS = "Credits of settled payments: remembered, redeemed, unknown (none or "
@@ -35,6 +36,14 @@ final class DictMetrics {
     for (DictPolicy p : table.policies()) { // at 0 from the start: an alert on an increase sees the first one
       providerRefused(p.name(), 0);
       refused(p.name(), p.scope(), 0);
+      if (p.scope() == DictPolicy.Scope.PSP) {
+        for (DictReserveRefusedException.Reason r : DictReserveRefusedException.Reason.values()) {
+          reserveRefusals(p.name(), r);
+        }
+      }
+    }
+    for (String kind : new String[] {"user", "participant", "reserve"}) {
+      localRefusals(kind);
     }
     lookup("found", 0);
     for (String outcome : new String[] {"remembered", "redeemed", "unknown"}) {
@@ -56,6 +65,40 @@ final class DictMetrics {
   void refused(String policy, DictPolicy.Scope scope, int n) {
     Counter.builder("bacen.dict.refused").description("Lookups the mirror refused without calling DICT")
         .tag("policy", policy).tag("scope", scope.name()).register(registry).increment(n);
+  }
+
+  /** A lookup the reserve of a participant bucket refused, in the mirror or from this process's view. */
+  void reserveRefused(String policy, DictReserveRefusedException.Reason reason) {
+    reserveRefusals(policy, reason).increment();
+  }
+
+  private Counter reserveRefusals(String policy, DictReserveRefusedException.Reason reason) {
+    return Counter.builder("bacen.dict.reserve.refused").description("Lookups a participant bucket's reserve "
+        + "refused: no-standing (a payer without standing) or risky (marked RISKY)").tag("policy", policy)
+        .tag("reason", reason == DictReserveRefusedException.Reason.RISKY ? "risky" : "no-standing")
+        .register(registry);
+  }
+
+  /** A refusal decided from this process's view, without a round trip: user, participant (no slot) or reserve. */
+  void refusedLocally(String kind) {
+    localRefusals(kind).increment();
+  }
+
+  private Counter localRefusals(String kind) {
+    return Counter.builder("bacen.dict.refused.local").description("Refusals decided from what earlier answers "
+        + "said, without a round trip to the mirror, by kind: user, participant, reserve").tag("kind", kind)
+        .register(registry);
+  }
+
+  /** The tokens each participant bucket keeps from payers without standing, read from {@code buckets}. */
+  void reserveKept(DictBuckets buckets, DictReserve reserve) {
+    for (DictPolicy p : buckets.table().policies()) {
+      if (p.scope() == DictPolicy.Scope.PSP) {
+        String name = p.name();
+        registry.gauge("bacen.dict.reserve.tokens", Tags.of("policy", name), buckets,
+            b -> reserve.tokens(DictLookup.Trust.NORMAL, b.table().policy(name).capacity()));
+      }
+    }
   }
 
   /** DICT answered 429 for this policy ("unknown" when its headers named none). */

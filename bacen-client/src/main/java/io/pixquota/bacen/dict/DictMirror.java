@@ -3,6 +3,7 @@ package io.pixquota.bacen.dict;
 import io.pixquota.throttle.BucketGroup;
 import io.pixquota.throttle.BucketGroup.Acquired;
 import io.pixquota.throttle.BucketGroup.Give;
+import io.pixquota.throttle.BucketGroup.Standing;
 import io.pixquota.throttle.BucketGroup.Take;
 import io.pixquota.throttle.BucketUnavailableException;
 import io.pixquota.throttle.internal.Async;
@@ -57,11 +58,12 @@ final class DictMirror {
     return group;
   }
 
-  Acquired book(List<Take> takes, Duration maxWait) throws BucketUnavailableException, InterruptedException {
+  Acquired book(List<Take> takes, Duration maxWait, Standing standing)
+      throws BucketUnavailableException, InterruptedException {
     DictLedger.Batch owed = ledger.take();
     try {
       metrics.roundTrip("booking");
-      Acquired a = group.acquire(takes, maxWait, owed.gives(), owed.credits());
+      Acquired a = group.acquire(takes, maxWait, owed.gives(), owed.credits(), standing);
       sent(owed);
       ledger.seen(takes, a.remaining(), a.answeredAtNanos());
       return a;
@@ -72,11 +74,11 @@ final class DictMirror {
   }
 
   /** {@link #book} without blocking; fails with the store's {@link BucketUnavailableException}. */
-  CompletableFuture<Acquired> bookAsync(List<Take> takes, Duration maxWait) {
+  CompletableFuture<Acquired> bookAsync(List<Take> takes, Duration maxWait, Standing standing) {
     DictLedger.Batch owed = ledger.take();
     metrics.roundTrip("booking");
     CompletableFuture<Acquired> out = new CompletableFuture<>();
-    group.acquireAsync(takes, maxWait, owed.gives(), owed.credits()).whenComplete((a, failure) -> {
+    group.acquireAsync(takes, maxWait, owed.gives(), owed.credits(), standing).whenComplete((a, failure) -> {
       if (failure != null) {
         ledger.failed(owed);
         out.completeExceptionally(Async.cause(failure));

@@ -42,12 +42,14 @@ final class DictWiring {
         owned = RedisAddress.parse(config.redisUrl()).connect(config.redisTimeout());
         r = owned;
       }
-      group = RedisBucketGroup.create(r, "dict-" + config.participant(), config.keyPrefix(), config.redisTimeout());
+      group = RedisBucketGroup.create(r, "dict-" + config.participant(), config.keyPrefix(), config.redisTimeout(),
+          config.reserve().standingTtl());
     }
     MeterRegistry registry = b.registry != null ? b.registry : new CompositeMeterRegistry();
     DictBuckets buckets = new DictBuckets(config.policies());
     DictLedger ledger = new DictLedger();
     DictMetrics metrics = new DictMetrics(registry, config.policies(), ledger);
+    metrics.reserveKept(buckets, config.reserve());
     ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(run -> {
       Thread t = new Thread(run, "pixquota-dict-" + config.participant());
       t.setDaemon(true);

@@ -7,6 +7,7 @@ import io.pixquota.throttle.BucketGroup.Acquired;
 import io.pixquota.throttle.FakeTime;
 import io.pixquota.throttle.LocalBucketGroup;
 import io.pixquota.throttle.Priority;
+import io.pixquota.throttle.internal.GroupStep;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -20,14 +21,17 @@ import net.jqwik.api.Property;
 import net.jqwik.api.lifecycle.AfterContainer;
 
 /**
- * The booking rule's claim, over random mixes: honest natural and legal persons, scanners (mostly 404s), answers
+ * The booking rule's claims, over random mixes: honest natural and legal persons (some the caller marks TRUSTED or
+ * RISKY), scanners that keep one end-user id and scanners that take a new one for every lookup (mostly 404s), answers
  * that cost differently per policy (200, 404, 500), lookups in flight together (admitted at DICT's arrival, charged
- * only when answered, up to 300 ms later), payments settled and reported late, batch lookups, four policy tables.
- * DICT here is a simulation of its own, written from the spec's rules and sharing nothing with the mirror's
- * arithmetic: for no lookup the SDK let through does any of DICT's buckets hold less than the 1 token it needs. The
- * SDK side is the real code (the booking, the ledger with its piggybacked refunds and its flushes, the calibration
- * from DICT's headers, the credits) on the in-memory group, on a virtual clock. No traffic but the SDK's reaches this
- * DICT: traffic the mirror does not see is what the headers are for, and is not claimed here.
+ * only when answered, up to 300 ms later), payments settled and reported late, batch lookups, four policy tables, the
+ * reserve at shares from 0 to 0.9. DICT here is a simulation of its own, written from the spec's rules and sharing
+ * nothing with the mirror's arithmetic. Claims: for no lookup the SDK let through does any of DICT's buckets hold less
+ * than the 1 token it needs; no lookup whose payer's standing (in the store, plus what this process owes it) pays the
+ * price is refused by a reserve, locally or in the store, and no TRUSTED one ever is. The SDK side is the real code
+ * (this process's view of refusals, the booking, the ledger with its piggybacked refunds and its flushes, the
+ * calibration from DICT's headers, standing and credits) on the in-memory group, on a virtual clock. No traffic but
+ * the SDK's reaches this DICT: traffic the mirror does not see is what the headers are for, and is not claimed here.
  */
 class DictBookingPropertyTest {
   private static final Map<String, Integer> SEEN = new TreeMap<>();
@@ -36,7 +40,8 @@ class DictBookingPropertyTest {
   static void report() {
     System.out.println("DictBookingPropertyTest saw: " + SEEN);
     assertThat(SEEN).as("the mixes reached every case").containsKeys("found", "not found", "failed 500",
-        "user refused", "throttled", "credited", "calibrated", "batch retried", "debt at DICT");
+        "user refused", "throttled", "credited", "calibrated", "batch retried", "debt at DICT", "reserve refused",
+        "reserve refused locally", "reserve used on standing", "risky refused", "refused locally");
   }
 
   private static void seen(String what) {
@@ -126,22 +131,27 @@ class DictBookingPropertyTest {
         : Long.compare(a.seq, b.seq));
     long[] seq = {0};
     java.util.function.BiConsumer<Long, Runnable> at = (t, run) -> events.add(new Event(t, seq[0]++, run));
+    double share = new double[] {0, 0.5, 0.5, 0.9}[r.nextInt(4)];
     DictClientConfig config = DictClientConfig.builder().baseUrl(URI.create("https://dict.example"))
         .participant("12345678").payerSecret("a-secret-of-the-psp-0001").policies(policies)
         .maxWait(Duration.ofSeconds(5)).flushDelay(Duration.ofMillis(new long[] {50, 1000, 5000}[r.nextInt(3)]))
-        .build();
+        .reserve(new DictReserve(share, Math.max(share, 0.75), 0, Duration.ofDays(1))).build();
     DictLedger ledger = new DictLedger();
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     DictMetrics metrics = new DictMetrics(registry, policies, ledger);
     DictBuckets buckets = new DictBuckets(policies);
-    DictMirror mirror = new DictMirror(new LocalBucketGroup("dict", time::nanoTime), ledger, metrics,
+    GroupStep.Store store = new GroupStep.Store();
+    DictMirror mirror = new DictMirror(new LocalBucketGroup("dict", time::nanoTime, store), ledger, metrics,
         (task, delay) -> at.accept(time.nanoTime() + delay, task), config.flushDelay());
     DictLookups lookups = new DictLookups(config, buckets, ledger, metrics, null, time, mirror::flushNow,
         mirror::flushSoon);
-    Sim sim = new Sim(r, dict, time, at, ledger, buckets, mirror, lookups);
+    Sim sim = new Sim(r, dict, time, at, ledger, buckets, mirror, lookups, store);
     int actors = 3 + r.nextInt(10);
     for (int a = 0; a < actors; a++) {
       int kind = r.nextInt(10) < 6 ? 0 : r.nextInt(10) < 7 ? 2 : 1; // honest, legal, scanner
+      if (kind == 1 && r.nextBoolean()) {
+        kind = 3; // a scanner that takes a new end-user id for every lookup
+      }
       long start = time.nanoTime() + r.nextInt(5_000) * 1_000_000L;
       sim.actor(a, kind, start);
     }
@@ -158,6 +168,8 @@ class DictBookingPropertyTest {
     }
     assertThat(dict.refusedSdkLookups).as("DICT's refusals of lookups the mirror let through (seed %d, table %d)",
         seed, table).isZero();
+    assertThat(sim.wronglyRefused).as("lookups refused by a reserve that their payer's standing paid for, or marked "
+        + "TRUSTED (seed %d)", seed).isEmpty();
   }
 
   /** The actors, the lookups' way through the SDK and DICT, on the event queue. */
@@ -170,10 +182,13 @@ class DictBookingPropertyTest {
     final DictBuckets buckets;
     final DictMirror mirror;
     final DictLookups lookups;
+    final GroupStep.Store store;
+    final java.util.List<String> wronglyRefused = new java.util.ArrayList<>();
     long e2e;
+    long rotations;
 
     Sim(Random r, Dict dict, FakeTime time, java.util.function.BiConsumer<Long, Runnable> at, DictLedger ledger,
-        DictBuckets buckets, DictMirror mirror, DictLookups lookups) {
+        DictBuckets buckets, DictMirror mirror, DictLookups lookups, GroupStep.Store store) {
       this.r = r;
       this.dict = dict;
       this.time = time;
@@ -182,12 +197,13 @@ class DictBookingPropertyTest {
       this.buckets = buckets;
       this.mirror = mirror;
       this.lookups = lookups;
+      this.store = store;
     }
 
     void actor(int id, int kind, long when) {
       at.accept(when, () -> {
         lookup(id, kind);
-        long gap = kind == 1 ? 100 + r.nextInt(1_500) : 2_000 + r.nextInt(25_000);
+        long gap = kind == 1 || kind == 3 ? 100 + r.nextInt(1_500) : 2_000 + r.nextInt(25_000);
         actor(id, kind, time.nanoTime() + gap * 1_000_000L);
       });
     }
@@ -204,9 +220,12 @@ class DictBookingPropertyTest {
       DictPolicy.PayerType payerType = kind == 2 ? DictPolicy.PayerType.LEGAL_PERSON
           : DictPolicy.PayerType.NATURAL_PERSON;
       String e2eid = String.format("E12345678202612011200%011d", ++e2e);
-      DictLookup l = DictLookup.of(key, "actor-" + id).withPayerType(payerType).withEndToEndId(e2eid)
-          .withPriority(r.nextInt(5) == 0 ? Priority.BATCH : Priority.INTERACTIVE);
-      int status = kind == 1 ? (r.nextInt(10) < 9 ? 404 : 200) : (r.nextInt(20) == 0 ? 500
+      String payer = kind == 3 ? "rotating-" + id + "-" + (++rotations) : "actor-" + id;
+      DictLookup.Trust trust = kind == 0 && id % 3 == 1 ? DictLookup.Trust.TRUSTED
+          : kind == 0 && id % 3 == 2 && r.nextInt(3) == 0 ? DictLookup.Trust.RISKY : null;
+      DictLookup l = DictLookup.of(key, payer).withPayerType(payerType).withEndToEndId(e2eid)
+          .withPriority(r.nextInt(5) == 0 ? Priority.BATCH : Priority.INTERACTIVE).withTrust(trust);
+      int status = kind == 1 || kind == 3 ? (r.nextInt(10) < 9 ? 404 : 200) : (r.nextInt(20) == 0 ? 500
           : r.nextInt(10) == 0 ? 404 : 200);
       book(lookups.prepare(l), status);
     }
@@ -214,17 +233,37 @@ class DictBookingPropertyTest {
     private void book(DictLookups.Prepared p, int status) {
       Acquired booked;
       DictLookups.Decision d;
+      double standing = standing(p);
       try {
-        booked = mirror.book(p.plan().takes(), lookups.maxWait(p));
+        d = lookups.local(p);
+        if (d != null) {
+          seen("refused locally");
+          at.accept(time.nanoTime() + d.retryNanos(), () -> book(p, status));
+          return;
+        }
+        booked = mirror.book(p.plan().takes(), lookups.maxWait(p), p.plan().standing());
         d = lookups.decide(p, booked);
       } catch (DictUserRefusedException e) {
-        seen("user refused");
+        seen(e.getMessage().contains("earlier answer") ? "refused locally" : "user refused");
         return;
       } catch (DictThrottledException e) {
-        seen("throttled");
+        seen(e.getMessage().contains("earlier answer") ? "refused locally" : "throttled");
+        return;
+      } catch (DictReserveRefusedException e) {
+        boolean local = e.getMessage().contains("earlier answer");
+        seen(e.reason() == DictReserveRefusedException.Reason.RISKY ? "risky refused"
+            : local ? "reserve refused locally" : "reserve refused");
+        if (p.plan().trust() == DictLookup.Trust.TRUSTED || (p.plan().trust() == DictLookup.Trust.NORMAL
+            && standing >= p.plan().price())) {
+          wronglyRefused.add(p.plan().trust() + " lookup with standing " + standing + " (price " + p.plan().price()
+              + ") at " + time.nanoTime() + (local ? ", locally" : ", by the store"));
+        }
         return;
       } catch (Exception e) {
         throw new AssertionError(e);
+      }
+      if (booked.waived()) {
+        seen("reserve used on standing");
       }
       if (!d.go()) {
         seen("batch retried");
@@ -235,6 +274,17 @@ class DictBookingPropertyTest {
         ledger.begin(p.plan().takes());
         at.accept(time.nanoTime() + r.nextInt(50) * 1_000_000L, () -> arrive(p, booked, status));
       });
+    }
+
+    /** The payer's standing as the next booking would find it: the store's, and what this process owes it. */
+    private double standing(DictLookups.Prepared p) {
+      if (p.plan().holder() == null) {
+        return 0;
+      }
+      GroupStep.Stored s = store.get(p.plan().holder().name(), time.nanoTime() / 1000);
+      double stored = s == null ? 0 : s.standing();
+      return Math.max(0, Math.min(p.plan().holder().limit().capacity(),
+          stored + ledger.owedEarn(p.plan().holder().name())));
     }
 
     /** DICT admits at arrival when each bucket holds 1 token, and charges when it answers. */
@@ -311,6 +361,7 @@ class DictBookingPropertyTest {
         at.accept(now + r.nextInt(2_000) * 1_000_000L, () -> {
           try {
             if (mirror.redeem(p.endToEndId(), buckets.maxCredit())) {
+              lookups.settled(p.endToEndId());
               seen("credited");
             }
           } catch (Exception e) {
