@@ -4,6 +4,7 @@ import io.pixquota.harness.PrivateRedisServer;
 import io.pixquota.harness.Redissons;
 import io.pixquota.harness.RespConnection;
 import io.pixquota.throttle.BucketGroup;
+import io.pixquota.throttle.BucketGroup.Give;
 import io.pixquota.throttle.BucketGroup.GroupBucket;
 import io.pixquota.throttle.BucketGroup.Take;
 import io.pixquota.throttle.Limit;
@@ -25,8 +26,10 @@ import picocli.CommandLine.Option;
 /**
  * DICT's per-user buckets at scale, on a private redis-server: Redis memory per idle user bucket ({@code MEMORY USAGE}
  * and {@code used_memory}), a million users touched once and then idle (memory back to the baseline once their
- * buckets are full again), and decisions per second of a three-bucket decision against a one-bucket decision and a
- * trivial script, in the same run. The round trips of a lookup are {@code bench dict-lookups}.
+ * buckets are full again), the same million again each earning standing (their keys then live for the standing ttl:
+ * memory per user against the users without standing, same run), and decisions per second of a three-bucket decision
+ * against a one-bucket decision and a trivial script, in the same run. The round trips of a lookup are
+ * {@code bench dict-lookups}.
  */
 @Command(name = "dict", mixinStandardHelpOptions = true,
     description = "DICT per-user buckets: memory per bucket, 1M users idle, 3-bucket vs 1-bucket decisions/s.")
@@ -71,13 +74,18 @@ final class DictBench implements Callable<Integer> {
 
   /** Users touched once, each spending {@code cost} tokens (1: a 200 lookup after its refund, full 30 s later). */
   private void touch(BucketGroup group, long from, long count, double cost) throws Exception {
+    touch(group, from, count, cost, 0);
+  }
+
+  /** {@link #touch(BucketGroup, long, long, double)}, each user also earning {@code standing}. */
+  private void touch(BucketGroup group, long from, long count, double cost, double standing) throws Exception {
     Semaphore window = new Semaphore(inFlight);
     List<CompletableFuture<?>> last = new ArrayList<>();
     for (long n = from; n < from + count; n++) {
       window.acquire();
       CompletableFuture<?> f = group.acquireAsync(List.of(new Take(user(n), cost, 1, false),
-          new Take(PSP_ANY, 1, true), new Take(READ_ANY, 1, true)), Duration.ZERO, List.of(), List.of())
-          .toCompletableFuture()
+          new Take(PSP_ANY, 1, true), new Take(READ_ANY, 1, true)), Duration.ZERO, standing == 0 ? List.of()
+          : List.of(new Give(user(n), Give.Kind.EARN, standing)), List.of()).toCompletableFuture()
           .whenComplete((a, e) -> window.release());
       if (n >= from + count - inFlight) {
         last.add(f);
@@ -118,6 +126,14 @@ final class DictBench implements Callable<Integer> {
     System.out.printf(Locale.ROOT, "| idle: every user bucket full again (90 s), its key gone | %d user keys left, "
         + "used_memory %+.2f MB against the baseline, %.0f s after the last touch |%n", keys,
         (after - baseline) / 1e6, (System.nanoTime() - start) / 1e9 - touchSeconds);
+    touch(group, sample, users - sample, 3, 5); // the same users again, each earning standing 5
+    long withStanding = usedMemory(admin);
+    System.out.printf(Locale.ROOT, "| the same %d users, each earning standing 5 (their keys kept %s) | %d keys, "
+        + "%.1f MB above the baseline (%.0f bytes a user, %.3f x the users without standing) |%n", users - sample,
+        BucketGroup.DEFAULT_STANDING_TTL, userKeys(admin), (withStanding - after) / 1e6,
+        (withStanding - after) / (double) (users - sample), (withStanding - after) / (double) (users - sample)
+        / ((peak - baseline) / (double) users));
+    admin.call("FLUSHALL");
   }
 
   private void throughput(RedisBucketGroup group, RedissonClient redisson) throws Exception {

@@ -95,13 +95,8 @@ public final class DemoMain implements Callable<Integer> {
           + "calls in the BATCH class (priorities).")
   boolean priorities;
 
-  @Option(names = "--dict", description = "The DICT scan scenario: honest users of two replicas and a scanner, "
-      + "direct vs through the SDK's mirror of DICT's policies.")
-  boolean dict;
-
-  @Option(names = "--dict-counting", defaultValue = "later:F", description = "With --dict: the DICT policies, "
-      + "v1.2.0 or later:<category A..H> (default ${DEFAULT-VALUE}: a 404 costs the participant 3, a small bucket).")
-  String dictCounting;
+  @Mixin
+  DictOptions dictOptions = new DictOptions();
 
   @Option(names = "--in-flight", description = "The SPI's cap on calls in flight: the mock refuses the call over N "
       + "at once; 3 replicas x 20 concurrent calls, direct vs through a permit pool (each answer takes --latency-ms, "
@@ -141,7 +136,7 @@ public final class DemoMain implements Callable<Integer> {
         throw bad((redisUrlOption != null ? "--redis-url" : "REDIS_URL") + " is invalid: " + e.getMessage());
       }
     }
-    if (dict) {
+    if (dictOptions.dict) {
       return DictDemo.fromOptions(this, ownRedis ? null : redisUrl);
     }
     if (inFlight != null) {

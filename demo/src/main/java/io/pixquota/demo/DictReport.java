@@ -25,7 +25,7 @@ final class DictReport {
     StringBuilder sb = new StringBuilder("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
         + "<title>pixquota demo: DICT</title><style>body{font-family:sans-serif;margin:24px;color:#1a202c}"
         + "pre{background:#f7fafc;padding:12px}svg{display:block;width:100%;height:auto}</style></head><body>"
-        + "<h1>pixquota demo: DICT lookups, a scan and honest users</h1><p>Policies in force: ")
+        + "<h1>pixquota demo: DICT lookups, a scan and honest payers</h1><p>Policies in force: ")
         .append(esc(policies)).append("</p><pre>")
         .append(esc(table.toString(StandardCharsets.UTF_8))).append("</pre>");
     double max = 1;
@@ -58,8 +58,9 @@ final class DictReport {
     chart.legend(labels, colors);
     sb.append("<h2>DICT's participant anti-scan bucket</h2>").append(chart.end())
         .append("<p>Direct, the scanner's lookups (and its refusals, which DICT charges too) empty the bucket every "
-            + "customer of the participant shares, and honest lookups get 429. Through the SDK, the scanner is "
-            + "refused by the mirror once its own bucket is spent, and the participant's bucket stays.</p>")
+            + "customer of the participant shares, and honest lookups get 429. Through the SDK, a scanner that keeps "
+            + "one end-user id is refused once its own bucket is spent; one that takes a new id for every lookup "
+            + "spends the bucket down to its reserve, which only payers with standing may use.</p>")
         .append("</body></html>");
     return sb.toString();
   }

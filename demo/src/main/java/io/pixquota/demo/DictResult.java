@@ -1,5 +1,6 @@
 package io.pixquota.demo;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -9,29 +10,32 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * What one run of the DICT scenario measured: honest lookups by outcome, the scanner's by outcome, the 429s DICT gave
- * per policy (its own audit), the mirror's round trips per lookup, and DICT's participant bucket over time.
+ * What one run of the DICT scenario measured: lookups by group (payers with standing, new payers, the scanner) and
+ * outcome, the 429s DICT gave per policy (its own audit), the mirror's round trips per lookup and per refusal, and
+ * DICT's participant bucket over time.
  */
 final class DictResult {
+  private static final List<String> SENT = List.of("found", "not_found", "provider_refused", "failed");
+  private static final List<String> REFUSED = List.of("user_refused", "reserve_refused", "throttled");
+
   final String name;
-  private final Map<String, LongAdder> honest = new ConcurrentHashMap<>();
-  private final Map<String, LongAdder> scanner = new ConcurrentHashMap<>();
+  private final Map<String, Map<String, LongAdder>> groups = new ConcurrentHashMap<>();
   private Map<String, Long> providerRefused = Map.of();
   private List<double[]> samples = List.of();
   private double seconds;
   private double roundTrips;
-  private double mirrorLookups;
+  private double bookings;
+  private double sent;
+  private double refusals;
 
   DictResult(String name) {
     this.name = name;
   }
 
-  void countHonest(String outcome) {
-    honest.computeIfAbsent(outcome, k -> new LongAdder()).increment();
-  }
-
-  void countScanner(String outcome) {
-    scanner.computeIfAbsent(outcome, k -> new LongAdder()).increment();
+  /** One lookup of a group ("standing", "new", "scanner") ended with {@code outcome}. */
+  void record(String group, String outcome) {
+    groups.computeIfAbsent(group, k -> new ConcurrentHashMap<>()).computeIfAbsent(outcome, k -> new LongAdder())
+        .increment();
   }
 
   void samples(List<double[]> s) {
@@ -47,48 +51,57 @@ final class DictResult {
     this.providerRefused = new TreeMap<>(byPolicy);
   }
 
-  void roundTrips(MeterRegistry registry) {
-    for (String kind : new String[] {"booking", "flush"}) { // a lookup's own; redeems are the payments'
-      roundTrips += registry.get("bacen.dict.mirror.round.trips").tag("kind", kind).counter().count();
-    }
-    mirrorLookups += registry.find("bacen.dict.lookups").counters().stream().mapToDouble(c -> c.count()).sum()
-        - registry.find("bacen.dict.lookups").tag("outcome", "not_found_cached").counters().stream()
-            .mapToDouble(c -> c.count()).sum();
+  /** The meters before the run (the warm-up's lookups), taken off what {@link #roundTrips} reads after it. */
+  void roundTripsBefore(MeterRegistry registry) {
+    add(registry, -1);
   }
 
-  long honest(String... outcomes) {
+  void roundTrips(MeterRegistry registry) {
+    add(registry, 1);
+  }
+
+  private void add(MeterRegistry registry, int sign) {
+    for (String kind : new String[] {"booking", "flush"}) {
+      roundTrips += sign * registry.get("bacen.dict.mirror.round.trips").tag("kind", kind).counter().count();
+    }
+    bookings += sign * registry.get("bacen.dict.mirror.round.trips").tag("kind", "booking").counter().count();
+    sent += sign * outcomes(registry, SENT);
+    refusals += sign * outcomes(registry, REFUSED);
+  }
+
+  private static double outcomes(MeterRegistry registry, List<String> outcomes) {
+    return registry.find("bacen.dict.lookups").counters().stream()
+        .filter(c -> outcomes.contains(c.getId().getTag("outcome"))).mapToDouble(Counter::count).sum();
+  }
+
+  /** Lookups of {@code group} that ended in any of {@code outcomes}; none given: all of them. */
+  long count(String group, String... outcomes) {
+    Map<String, LongAdder> g = groups.getOrDefault(group, Map.of());
+    if (outcomes.length == 0) {
+      return g.values().stream().mapToLong(LongAdder::sum).sum();
+    }
     long n = 0;
     for (String o : outcomes) {
-      LongAdder a = honest.get(o);
+      LongAdder a = g.get(o);
       n += a == null ? 0 : a.sum();
     }
     return n;
   }
 
-  long honestRefused() {
-    return honest.entrySet().stream().filter(e -> !e.getKey().equals("200")).mapToLong(e -> e.getValue().sum()).sum();
-  }
-
-  long honestTotal() {
-    return honest.values().stream().mapToLong(LongAdder::sum).sum();
-  }
-
-  long scanner(String outcome) {
-    LongAdder a = scanner.get(outcome);
-    return a == null ? 0 : a.sum();
+  /** Lookups of {@code group} whose outcome starts with {@code prefix}. */
+  long countStarting(String group, String prefix) {
+    return groups.getOrDefault(group, Map.of()).entrySet().stream().filter(e -> e.getKey().startsWith(prefix))
+        .mapToLong(e -> e.getValue().sum()).sum();
   }
 
   /** Scanner lookups that reached DICT (answered 200, 404 or 429). */
   long scannerSent() {
-    return scanner.entrySet().stream().filter(e -> e.getKey().matches("200|404|429.*"))
-        .mapToLong(e -> e.getValue().sum()).sum();
+    return count("scanner", "200", "404") + countStarting("scanner", "429");
   }
 
-  /** 429s DICT gave, whatever the policy. */
+  /** 429s DICT gave, whatever the group and policy. */
   long providerRefusals() {
-    return honest.entrySet().stream().filter(e -> e.getKey().startsWith("429")).mapToLong(e -> e.getValue().sum())
-        .sum() + scanner.entrySet().stream().filter(e -> e.getKey().startsWith("429"))
-        .mapToLong(e -> e.getValue().sum()).sum();
+    return countStarting("standing", "429") + countStarting("new", "429") + countStarting("scanner", "429");
   }
 
   Map<String, Long> providerRefusedByPolicy() {
@@ -96,7 +109,17 @@ final class DictResult {
   }
 
   double roundTripsPerLookup() {
-    return mirrorLookups == 0 ? 0 : roundTrips / mirrorLookups;
+    double lookups = sent + refusals;
+    return lookups == 0 ? 0 : roundTrips / lookups;
+  }
+
+  /** Bookings that did not send a lookup (the mirror's refusals it asked Redis for), per refusal. */
+  double roundTripsPerRefusal() {
+    return refusals == 0 ? 0 : Math.max(0, bookings - sent) / refusals;
+  }
+
+  boolean throughMirror() {
+    return sent + refusals > 0;
   }
 
   List<double[]> samples() {
@@ -111,30 +134,31 @@ final class DictResult {
     return samples.stream().mapToDouble(s -> s[1]).min().orElse(Double.NaN);
   }
 
+  private Map<String, Object> group(String group) {
+    Map<String, Object> byOutcome = new TreeMap<>();
+    groups.getOrDefault(group, Map.of()).forEach((k, v) -> byOutcome.put(k, v.sum()));
+    Map<String, Object> g = new LinkedHashMap<>();
+    g.put("lookups", count(group));
+    g.put("served", count(group, "200"));
+    g.put("outcomes", byOutcome);
+    return g;
+  }
+
   Map<String, Object> toJson() {
-    Map<String, Object> refused = new TreeMap<>();
-    honest.forEach((k, v) -> {
-      if (!k.equals("200")) {
-        refused.put(k, v.sum());
-      }
-    });
-    Map<String, Object> h = new LinkedHashMap<>();
-    h.put("lookups", honestTotal());
-    h.put("served", honest("200"));
-    h.put("refused", refused);
-    Map<String, Object> s = new LinkedHashMap<>();
-    s.put("sent", scannerSent());
-    s.put("notFound", scanner("404"));
-    s.put("refusedLocally", scanner("refused locally"));
-    s.put("providerRefused", scanner.entrySet().stream().filter(e -> e.getKey().startsWith("429"))
-        .mapToLong(e -> e.getValue().sum()).sum());
+    Map<String, Object> scanner = group("scanner");
+    scanner.put("sent", scannerSent());
+    scanner.put("notFound", count("scanner", "404"));
+    scanner.put("refusedByMirror", countStarting("scanner", "refused"));
+    scanner.put("providerRefused", countStarting("scanner", "429"));
     Map<String, Object> out = new LinkedHashMap<>();
-    out.put("honest", h);
-    out.put("scanner", s);
+    out.put("withStanding", group("standing"));
+    out.put("newPayers", group("new"));
+    out.put("scanner", scanner);
     out.put("provider429ByPolicy", providerRefused);
     out.put("participantTokensMin", participantMin());
-    if (mirrorLookups > 0) {
+    if (throughMirror()) {
       out.put("mirrorRoundTripsPerLookup", Math.round(roundTripsPerLookup() * 1000) / 1000.0);
+      out.put("roundTripsPerRefusal", Math.round(roundTripsPerRefusal() * 10000) / 10000.0);
     }
     out.put("seconds", Math.round(seconds * 10) / 10.0);
     return out;

@@ -43,7 +43,6 @@ final class DirectDictLookups implements DictRun.Lookups {
       return "failed";
     }
     if (r.statusCode() == 200) {
-      settle(dict, ispb, e2eid);
       return "200";
     }
     if (r.statusCode() == 429) {
@@ -55,24 +54,6 @@ final class DirectDictLookups implements DictRun.Lookups {
       return "429 unknown";
     }
     return Integer.toString(r.statusCode());
-  }
-
-  /** The SPI settles the payment: DICT credits its lookup (the judge's stand-in endpoint). */
-  static void settle(URI dict, String ispb, String e2eid) {
-    try {
-      HTTP.send(HttpRequest.newBuilder(dict.resolve("settlements/" + e2eid))
-          .header("PI-RequestingParticipant", ispb).POST(HttpRequest.BodyPublishers.noBody()).build(),
-          HttpResponse.BodyHandlers.discarding());
-    } catch (IOException e) {
-      // a settlement the judge did not hear of earns no credit: the scenario goes on
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  @Override
-  public void settled(String endToEndId) {
-    // no mirror to credit
   }
 
   @Override
