@@ -11,9 +11,10 @@ import io.pixquota.harness.PrivateRedisServer;
 import io.pixquota.mock.MockBacen;
 import io.pixquota.mock.MockConfig;
 import io.pixquota.testing.TestRedis;
-import io.pixquota.throttle.Acquisition;
+import io.pixquota.throttle.store.Acquisition;
 import io.pixquota.throttle.Awaits;
 import io.pixquota.throttle.BucketUnavailableException;
+import io.pixquota.throttle.store.StoreUnavailableException;
 import io.pixquota.throttle.redis.RedisTokenBucket;
 import io.pixquota.throttle.redis.TokenBucketConfig;
 import java.time.Duration;
@@ -48,7 +49,7 @@ class RedisFaultsIT {
           calls.add(pool.submit(() -> {
             long t0 = System.nanoTime();
             assertThatThrownBy(() -> bucket.acquire(1, Duration.ofSeconds(30)))
-                .isInstanceOf(BucketUnavailableException.class)
+                .isInstanceOf(StoreUnavailableException.class)
                 .hasMessageContaining("Bucket 'slow' is unavailable: Redis did not answer within the timeout "
                     + "(redisTimeout 200 ms)");
             return (System.nanoTime() - t0) / 1_000_000;
@@ -88,7 +89,7 @@ class RedisFaultsIT {
               break;
             }
             after++;
-          } catch (BucketUnavailableException reconnecting) {
+          } catch (StoreUnavailableException reconnecting) {
             Thread.sleep(50);
           }
         }

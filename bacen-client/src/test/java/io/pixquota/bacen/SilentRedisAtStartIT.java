@@ -9,9 +9,10 @@ import io.pixquota.bacen.pix.PixThrottledException;
 import io.pixquota.harness.PrivateRedisServer;
 import io.pixquota.mock.MockBacen;
 import io.pixquota.mock.MockConfig;
-import io.pixquota.throttle.Acquisition;
+import io.pixquota.throttle.store.Acquisition;
 import io.pixquota.throttle.Awaits;
 import io.pixquota.throttle.BucketUnavailableException;
+import io.pixquota.throttle.store.StoreUnavailableException;
 import io.pixquota.throttle.redis.RedisAddress;
 import io.pixquota.throttle.redis.RedisTokenBucket;
 import io.pixquota.throttle.redis.TokenBucketConfig;
@@ -56,7 +57,7 @@ class SilentRedisAtStartIT {
             TIMEOUT_MS - 50, 2 * TIMEOUT_MS);
         for (int i = 0; i < 3; i++) {
           long t1 = System.nanoTime();
-          assertThatThrownBy(() -> bucket.acquire(1, Duration.ZERO)).isInstanceOf(BucketUnavailableException.class)
+          assertThatThrownBy(() -> bucket.acquire(1, Duration.ZERO)).isInstanceOf(StoreUnavailableException.class)
               .hasMessageContaining("(redisTimeout 1000 ms)");
           assertThat((System.nanoTime() - t1) / 1_000_000).as("ms a blocking call %d waited (before: 2,500-8,200)",
               i + 1).isBetween(TIMEOUT_MS - 50, TIMEOUT_MS + 500);
@@ -97,7 +98,7 @@ class SilentRedisAtStartIT {
           long t0 = System.nanoTime();
           try {
             bucket.preload();
-          } catch (InterruptedException | BucketUnavailableException e) {
+          } catch (InterruptedException | StoreUnavailableException e) {
             throw new IllegalStateException(e);
           }
           return (System.nanoTime() - t0) / 1_000_000;

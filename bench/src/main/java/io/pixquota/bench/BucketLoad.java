@@ -3,7 +3,7 @@ package io.pixquota.bench;
 import io.pixquota.harness.Redissons;
 import io.pixquota.harness.ReplicaProtocol;
 import io.pixquota.harness.Sleep;
-import io.pixquota.throttle.Acquisition;
+import io.pixquota.throttle.store.Acquisition;
 import io.pixquota.throttle.redis.RedisTokenBucket;
 import io.pixquota.throttle.redis.TokenBucketConfig;
 import java.io.IOException;

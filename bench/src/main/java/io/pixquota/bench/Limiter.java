@@ -7,8 +7,8 @@ import io.github.bucket4j.redis.redisson.Bucket4jRedisson;
 import io.github.resilience4j.ratelimiter.RateLimiter;
 import io.github.resilience4j.ratelimiter.RateLimiterConfig;
 import io.pixquota.harness.Sleep;
-import io.pixquota.throttle.Acquisition;
-import io.pixquota.throttle.BucketUnavailableException;
+import io.pixquota.throttle.store.Acquisition;
+import io.pixquota.throttle.store.StoreUnavailableException;
 import io.pixquota.throttle.redis.RedisTokenBucket;
 import io.pixquota.throttle.redis.TokenBucketConfig;
 import java.io.IOException;
@@ -101,7 +101,7 @@ enum Limiter {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while loading the bucket's script", e);
-    } catch (BucketUnavailableException e) {
+    } catch (StoreUnavailableException e) {
       throw new IllegalStateException("the bucket's Redis does not answer", e);
     }
     return new Gate() {

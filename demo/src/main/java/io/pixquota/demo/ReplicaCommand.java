@@ -12,7 +12,7 @@ import io.pixquota.harness.ReplicaProtocol;
 import io.pixquota.harness.SchedulingLag;
 import io.pixquota.throttle.Priority;
 import io.pixquota.throttle.QuotaHeaders;
-import io.pixquota.throttle.RateAdaptation;
+import io.pixquota.throttle.store.RateAdaptation;
 import io.pixquota.throttle.plan.QuotaPlan;
 import io.pixquota.throttle.plan.QuotaPlanner;
 import io.pixquota.throttle.redis.RedisAddress;

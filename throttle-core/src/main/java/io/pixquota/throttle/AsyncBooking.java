@@ -1,5 +1,7 @@
 package io.pixquota.throttle;
 
+import io.pixquota.throttle.store.StoreUnavailableException;
+import io.pixquota.throttle.store.Acquisition;
 import io.pixquota.throttle.internal.Async;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -72,7 +74,7 @@ public final class AsyncBooking {
       this.onDue = onDue;
       this.onFailure = e -> {
         booking.observed.failed(e, waits.time().nanoTime());
-        onFailure.accept(e);
+        onFailure.accept(e instanceof StoreUnavailableException store ? BucketUnavailableException.of(store) : e);
       };
       if (canceled) {
         to(State.DONE);
@@ -199,7 +201,7 @@ public final class AsyncBooking {
   void answered(Acquisition a, Throwable failure) {
     if (failure != null) {
       Throwable cause = Async.cause(failure);
-      if (cause instanceof BucketUnavailableException) {
+      if (cause instanceof StoreUnavailableException) {
         waits.metrics().redisError(booking.bucket.name());
       }
       fail(cause instanceof IOException io ? io : new IOException("bucket '" + booking.bucket.name() + "' failed: "
@@ -281,7 +283,7 @@ public final class AsyncBooking {
           handed = slot;
           to(State.DUE);
         }
-      } catch (BucketUnavailableException e) {
+      } catch (StoreUnavailableException e) {
         to(State.DONE);
         failed = e;
       }

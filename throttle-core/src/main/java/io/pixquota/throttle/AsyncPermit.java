@@ -1,5 +1,7 @@
 package io.pixquota.throttle;
 
+import io.pixquota.throttle.store.StoreUnavailableException;
+import io.pixquota.throttle.store.PermitPool;
 import io.pixquota.throttle.internal.Async;
 import java.io.IOException;
 
@@ -14,7 +16,7 @@ final class AsyncPermit {
   static void answered(AsyncBooking asking, Booking booking, PermitPool.PermitAnswer answer, Throwable failure) {
     if (failure != null) {
       Throwable cause = Async.cause(failure);
-      if (cause instanceof BucketUnavailableException) {
+      if (cause instanceof StoreUnavailableException) {
         asking.metrics().redisError(booking.pool.name());
       }
       booking.pool.leave(booking.waiter); // it may have been given a permit in the answer that did not arrive

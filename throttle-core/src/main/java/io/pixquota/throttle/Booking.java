@@ -1,5 +1,9 @@
 package io.pixquota.throttle;
 
+import io.pixquota.throttle.store.StoreUnavailableException;
+import io.pixquota.throttle.store.TokenBucket;
+import io.pixquota.throttle.store.PermitPool;
+import io.pixquota.throttle.store.Acquisition;
 import io.pixquota.throttle.internal.TimeSource;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -57,7 +61,7 @@ final class Booking {
     this.time = waits.time();
     this.askedAtNanos = time.nanoTime();
     this.pool = plan.pool();
-    this.waiter = pool == null ? null : PermitPool.Waiter.of(priority);
+    this.waiter = pool == null ? null : PermitPool.Waiter.of(priority.ordinal());
   }
 
   /** Whether the call must take a permit before (or with) its slot: its route has a pool, and it holds none. */
@@ -202,16 +206,16 @@ final class Booking {
    * late.
    *
    * @return true when the call must book again
-   * @throws BucketUnavailableException after {@link #MAX_REBOOKS} cuts, or one more lost state: not sent
+   * @throws StoreUnavailableException after {@link #MAX_REBOOKS} cuts, or one more lost state: not sent
    */
-  boolean checkBeforeLeaving() throws BucketUnavailableException {
+  boolean checkBeforeLeaving() throws StoreUnavailableException {
     TokenBucket.Validity validity = bucket.validity(granted);
     long late = time.nanoTime() - slotNanos;
     if (validity == TokenBucket.Validity.RATE_CUT) {
       // The slot belongs to the old rate (and may fall in the provider's Retry-After). Book again at the new one.
       // Nothing is given back: the cut reset the bucket.
       if (++cutRebooks > MAX_REBOOKS) {
-        throw new BucketUnavailableException(bucket.name(), "the provider refused calls and the rate was cut "
+        throw new StoreUnavailableException(bucket.name(), "the provider refused calls and the rate was cut "
             + cutRebooks + " times while this call waited; not sent", null);
       }
       waits.metrics().superseded(bucket.name());
@@ -221,7 +225,7 @@ final class Booking {
       // The new state does not know the slot, and leaving on it could join the new state's full burst. Book
       // again, in the new state. The lost tokens are not given back: there is nothing to give them back to.
       if (++lostRebooks > MAX_REBOOKS) {
-        throw new BucketUnavailableException(bucket.name(), "its state was lost " + lostRebooks
+        throw new StoreUnavailableException(bucket.name(), "its state was lost " + lostRebooks
             + " times while this call waited; not sent", null);
       }
       waits.stateLost(bucket.name());

@@ -1,5 +1,7 @@
 package io.pixquota.throttle;
 
+import io.pixquota.throttle.store.TokenBucket;
+import io.pixquota.throttle.store.PermitPool;
 import java.util.List;
 import java.util.Map;
 

@@ -1,5 +1,6 @@
 package io.pixquota.throttle;
 
+import io.pixquota.throttle.store.StoreUnavailableException;
 import io.pixquota.throttle.internal.TimeSource;
 import java.time.Duration;
 import java.util.Objects;
@@ -29,11 +30,11 @@ public final class Departure {
    * @throws SlotMissedException when the slot went bad: the permit is kept, the booking asks again
    */
   static Departure leave(Booking booking, Settlement settlement, ThrottleMetrics metrics, TimeSource time)
-      throws BucketUnavailableException, SlotMissedException {
+      throws StoreUnavailableException, SlotMissedException {
     boolean missed;
     try {
       missed = booking.checkBeforeLeaving();
-    } catch (BucketUnavailableException e) {
+    } catch (StoreUnavailableException e) {
       booking.releasePermit(); // the call ends here
       booking.observed.failed(e, time.nanoTime());
       throw e;

@@ -1,5 +1,11 @@
 package io.pixquota.throttle;
 
+import io.pixquota.throttle.store.StoreUnavailableException;
+import io.pixquota.throttle.store.TokenBucket;
+import io.pixquota.throttle.store.Limit;
+import io.pixquota.throttle.store.Acquisition;
+import io.pixquota.throttle.store.BucketReadings;
+import io.pixquota.throttle.store.LocalTokenBucket;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.pixquota.throttle.internal.Async;
@@ -74,7 +80,7 @@ final class FallbackTokenBucket implements TokenBucket, MeterBinder {
   }
 
   @Override
-  public Acquisition acquire(double cost, Duration maxWait) throws BucketUnavailableException, InterruptedException {
+  public Acquisition acquire(double cost, Duration maxWait) throws StoreUnavailableException, InterruptedException {
     Checks.cost(cost, shared.limits().stream().mapToDouble(Limit::capacity).min().orElseThrow());
     Checks.notNegative("maxWait", maxWait);
     if (!useShared()) {
@@ -84,7 +90,7 @@ final class FallbackTokenBucket implements TokenBucket, MeterBinder {
       Acquisition a = shared.acquire(cost, maxWait);
       sharedAnswered();
       return a;
-    } catch (BucketUnavailableException e) {
+    } catch (StoreUnavailableException e) {
       sharedFailed(e);
       return local(cost, maxWait, e);
     }
@@ -102,13 +108,13 @@ final class FallbackTokenBucket implements TokenBucket, MeterBinder {
   }
 
   @Override
-  public double charge(double cost) throws BucketUnavailableException, InterruptedException {
+  public double charge(double cost) throws StoreUnavailableException, InterruptedException {
     Checks.tokens("cost", cost);
     return sharedElseLocal(() -> shared.charge(cost), () -> local.charge(cost));
   }
 
   @Override
-  public double refund(double cost) throws BucketUnavailableException, InterruptedException {
+  public double refund(double cost) throws StoreUnavailableException, InterruptedException {
     Checks.tokens("cost", cost);
     return sharedElseLocal(() -> shared.refund(cost), () -> local.refund(cost));
   }
@@ -136,7 +142,7 @@ final class FallbackTokenBucket implements TokenBucket, MeterBinder {
   /** What the local share does when the shared bucket failed with {@code e}. */
   @FunctionalInterface
   private interface LocalOperation<T> {
-    T run(BucketUnavailableException e) throws BucketUnavailableException;
+    T run(StoreUnavailableException e) throws StoreUnavailableException;
   }
 
   /** The shared bucket's stage while it answers; when it fails to, the local share's answer, in the same stage. */
@@ -146,13 +152,13 @@ final class FallbackTokenBucket implements TokenBucket, MeterBinder {
         sharedAnswered();
         return value;
       }
-      if (!(Async.cause(failure) instanceof BucketUnavailableException e)) {
+      if (!(Async.cause(failure) instanceof StoreUnavailableException e)) {
         throw Async.rethrown(failure);
       }
       sharedFailed(e);
       try {
         return onLocal.run(e);
-      } catch (BucketUnavailableException refused) {
+      } catch (StoreUnavailableException refused) {
         throw new CompletionException(refused);
       }
     });
@@ -161,7 +167,7 @@ final class FallbackTokenBucket implements TokenBucket, MeterBinder {
   /** A charge or refund of the shared bucket. */
   @FunctionalInterface
   private interface SharedOperation {
-    double run() throws BucketUnavailableException, InterruptedException;
+    double run() throws StoreUnavailableException, InterruptedException;
   }
 
   /** On the shared bucket when it is in use and answers, else on the local share. */
@@ -171,7 +177,7 @@ final class FallbackTokenBucket implements TokenBucket, MeterBinder {
         double left = onShared.run();
         sharedAnswered();
         return left;
-      } catch (BucketUnavailableException e) {
+      } catch (StoreUnavailableException e) {
         sharedFailed(e);
       }
     }
@@ -196,7 +202,7 @@ final class FallbackTokenBucket implements TokenBucket, MeterBinder {
         Refusal outcome = shared.providerRefused(booked, retryAfter);
         sharedAnswered();
         return outcome;
-      } catch (BucketUnavailableException e) {
+      } catch (StoreUnavailableException e) {
         sharedFailed(e);
       }
     }
@@ -222,7 +228,7 @@ final class FallbackTokenBucket implements TokenBucket, MeterBinder {
 
   /** Prepares the shared bucket; a store that does not answer is reported, as at any other time. */
   @Override
-  public void preload() throws BucketUnavailableException, InterruptedException {
+  public void preload() throws StoreUnavailableException, InterruptedException {
     shared.preload();
   }
 
@@ -237,11 +243,11 @@ final class FallbackTokenBucket implements TokenBucket, MeterBinder {
   }
 
   /** The local share, unless it can never hold this cost: then the call fails as if there were no fallback. */
-  private Acquisition local(double cost, Duration maxWait, BucketUnavailableException cause)
-      throws BucketUnavailableException {
+  private Acquisition local(double cost, Duration maxWait, StoreUnavailableException cause)
+      throws StoreUnavailableException {
     double capacity = local.limits().stream().mapToDouble(Limit::capacity).min().orElseThrow();
     if (cost > capacity) {
-      throw new BucketUnavailableException(name(), "the shared bucket does not answer and a cost of " + cost
+      throw new StoreUnavailableException(name(), "the shared bucket does not answer and a cost of " + cost
           + " exceeds this process's local share (capacity " + capacity + ")", cause);
     }
     return local.acquire(cost, maxWait);
@@ -254,7 +260,7 @@ final class FallbackTokenBucket implements TokenBucket, MeterBinder {
     }
   }
 
-  private void sharedFailed(BucketUnavailableException e) {
+  private void sharedFailed(StoreUnavailableException e) {
     listener.storeFailed(name());
     retrySharedAtNanos = time.nanoTime() + retryNanos;
     if (active.compareAndSet(false, true)) {

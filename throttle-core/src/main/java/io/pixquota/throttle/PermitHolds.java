@@ -1,5 +1,6 @@
 package io.pixquota.throttle;
 
+import io.pixquota.throttle.store.PermitPool;
 import io.pixquota.throttle.internal.TimeSource;
 import java.time.Duration;
 import java.util.IdentityHashMap;

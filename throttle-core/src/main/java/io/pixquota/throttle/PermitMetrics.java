@@ -1,5 +1,6 @@
 package io.pixquota.throttle;
 
+import io.pixquota.throttle.store.PermitPool;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;

@@ -1,5 +1,8 @@
 package io.pixquota.throttle;
 
+import io.pixquota.throttle.store.StoreUnavailableException;
+import io.pixquota.throttle.store.PermitPool;
+import io.pixquota.throttle.store.Acquisition;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
@@ -41,7 +44,7 @@ final class PermitWaits {
         Thread.currentThread().interrupt();
         pool.leave(booking.waiter);
         throw new InterruptedIOException("interrupted while asking pool '" + pool.name() + "' for a permit");
-      } catch (BucketUnavailableException e) {
+      } catch (StoreUnavailableException e) {
         waits.metrics().redisError(pool.name());
         pool.leave(booking.waiter); // it may have been given a permit in the answer that did not arrive
         throw e;

@@ -1,5 +1,8 @@
 package io.pixquota.throttle;
 
+import io.pixquota.throttle.store.StoreUnavailableException;
+import io.pixquota.throttle.store.TokenBucket;
+import io.pixquota.throttle.store.Acquisition;
 import io.pixquota.throttle.internal.RetryAfter;
 import io.pixquota.throttle.internal.TimeSource;
 import java.time.Duration;
@@ -70,7 +73,7 @@ final class ProviderRefusals {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    } catch (BucketUnavailableException | RuntimeException e) {
+    } catch (StoreUnavailableException | RuntimeException e) {
       metrics.redisError(bucket.name());
       LOG.warn("Bucket '{}': could not tell it of the provider's 429: {}", bucket.name(), e.getMessage());
     }

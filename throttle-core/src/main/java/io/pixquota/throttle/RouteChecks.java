@@ -1,5 +1,8 @@
 package io.pixquota.throttle;
 
+import io.pixquota.throttle.store.TokenBucket;
+import io.pixquota.throttle.store.PermitPool;
+import io.pixquota.throttle.store.Limit;
 import java.time.Duration;
 
 /** What {@link ThrottleBuilder#build()} checks of each route before it builds: each failure names the route. */

@@ -1,5 +1,8 @@
 package io.pixquota.throttle;
 
+import io.pixquota.throttle.store.StoreUnavailableException;
+import io.pixquota.throttle.store.TokenBucket;
+import io.pixquota.throttle.store.Acquisition;
 import io.pixquota.throttle.internal.TimeSource;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -76,7 +79,7 @@ final class Settlement {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    } catch (BucketUnavailableException | RuntimeException e) {
+    } catch (StoreUnavailableException | RuntimeException e) {
       metrics.redisError(bucket.name());
       LOG.warn("Bucket '{}': could not settle the response cost ({} tokens): {}", bucket.name(), delta,
           e.getMessage());

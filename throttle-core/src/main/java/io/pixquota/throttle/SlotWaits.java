@@ -1,5 +1,8 @@
 package io.pixquota.throttle;
 
+import io.pixquota.throttle.store.StoreUnavailableException;
+import io.pixquota.throttle.store.TokenBucket;
+import io.pixquota.throttle.store.Acquisition;
 import io.pixquota.throttle.internal.Async;
 import io.pixquota.throttle.internal.TimeSource;
 import java.io.IOException;
@@ -158,7 +161,7 @@ final class SlotWaits {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted while asking bucket '" + bucket.name() + "' for a slot");
-    } catch (BucketUnavailableException e) {
+    } catch (StoreUnavailableException e) {
       metrics.redisError(bucket.name());
       throw e;
     }
@@ -232,7 +235,7 @@ final class SlotWaits {
     boolean interrupted = Thread.interrupted();
     try {
       bucket.refund(cost);
-    } catch (BucketUnavailableException | RuntimeException | InterruptedException e) {
+    } catch (StoreUnavailableException | RuntimeException | InterruptedException e) {
       LOG.debug("Bucket '{}': could not give back {} tokens of an unsent call: {}", bucket.name(), cost, e.toString());
     } finally {
       if (interrupted) {

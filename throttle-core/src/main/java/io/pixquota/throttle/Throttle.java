@@ -1,5 +1,8 @@
 package io.pixquota.throttle;
 
+import io.pixquota.throttle.store.StoreUnavailableException;
+import io.pixquota.throttle.store.TokenBucket;
+import io.pixquota.throttle.store.PermitPool;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.pixquota.throttle.internal.TimeSource;
@@ -107,11 +110,15 @@ public final class Throttle {
    * @throws BucketUnavailableException when a store does not answer
    */
   public void preload() throws BucketUnavailableException, InterruptedException {
-    for (TokenBucket b : buckets) {
-      b.preload();
-    }
-    for (PermitPool p : pools()) {
-      p.preload();
+    try {
+      for (TokenBucket b : buckets) {
+        b.preload();
+      }
+      for (PermitPool p : pools()) {
+        p.preload();
+      }
+    } catch (StoreUnavailableException e) {
+      throw BucketUnavailableException.of(e);
     }
   }
 
@@ -148,6 +155,14 @@ public final class Throttle {
    * @throws IOException                what {@code send} throws
    */
   public <R> R exchange(ThrottleRequest request, Exchange<R> exchange) throws IOException {
+    try {
+      return exchangeNow(request, exchange);
+    } catch (StoreUnavailableException e) {
+      throw BucketUnavailableException.of(e);
+    }
+  }
+
+  private <R> R exchangeNow(ThrottleRequest request, Exchange<R> exchange) throws IOException {
     Objects.requireNonNull(request, "request cannot be null");
     Objects.requireNonNull(exchange, "exchange cannot be null");
     Booking booking = booking(request);
@@ -201,6 +216,14 @@ public final class Throttle {
    * @throws IllegalArgumentException for a slot another throttle booked
    */
   public <R> R send(Slot slot, BooleanSupplier canceled, Exchange<R> exchange) throws IOException {
+    try {
+      return sendNow(slot, canceled, exchange);
+    } catch (StoreUnavailableException e) {
+      throw BucketUnavailableException.of(e);
+    }
+  }
+
+  private <R> R sendNow(Slot slot, BooleanSupplier canceled, Exchange<R> exchange) throws IOException {
     Objects.requireNonNull(exchange, "exchange cannot be null");
     Booking booking = owned(slot);
     boolean missed = false;
@@ -237,7 +260,11 @@ public final class Throttle {
    * @throws IllegalArgumentException   for a slot another throttle booked
    */
   public Departure depart(Slot slot) throws BucketUnavailableException, SlotMissedException {
-    return Departure.leave(owned(slot), settlement, metrics, time);
+    try {
+      return Departure.leave(owned(slot), settlement, metrics, time);
+    } catch (StoreUnavailableException e) {
+      throw BucketUnavailableException.of(e);
+    }
   }
 
   boolean owns(Slot slot) {

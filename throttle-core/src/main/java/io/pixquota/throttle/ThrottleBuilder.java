@@ -1,5 +1,7 @@
 package io.pixquota.throttle;
 
+import io.pixquota.throttle.store.TokenBucket;
+import io.pixquota.throttle.store.PermitPool;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import io.pixquota.throttle.internal.Checks;

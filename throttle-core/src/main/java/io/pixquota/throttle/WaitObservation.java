@@ -1,5 +1,6 @@
 package io.pixquota.throttle;
 
+import io.pixquota.throttle.store.StoreUnavailableException;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import java.io.InterruptedIOException;
@@ -48,7 +49,7 @@ final class WaitObservation {
   /** The call gives up or cannot have a slot: {@code why}. */
   void failed(Throwable why, long nowNanos) {
     end(why instanceof ThrottleRefusedException ? "refused" : why instanceof InterruptedIOException ? "cancelled"
-        : why instanceof BucketUnavailableException ? "unavailable" : "error", why, nowNanos);
+        : why instanceof StoreUnavailableException ? "unavailable" : "error", why, nowNanos);
   }
 
   private void end(String outcome, Throwable why, long nowNanos) {

@@ -1,5 +1,10 @@
 package io.pixquota.throttle;
 
+import io.pixquota.throttle.store.TokenBucket;
+import io.pixquota.throttle.store.Limit;
+import io.pixquota.throttle.store.Acquisition;
+import io.pixquota.throttle.store.RateAdaptation;
+import io.pixquota.throttle.store.LocalTokenBucket;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 

@@ -1,5 +1,10 @@
 package io.pixquota.throttle;
 
+import io.pixquota.throttle.store.StoreUnavailableException;
+import io.pixquota.throttle.store.PermitPool;
+import io.pixquota.throttle.store.Limit;
+import io.pixquota.throttle.store.LocalTokenBucket;
+import io.pixquota.throttle.store.LocalPermitPool;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -214,10 +219,10 @@ class ThrottlePermitTest {
       }
 
       @Override
-      public PermitAnswer take(Waiter waiter, SlotAsk slot) throws BucketUnavailableException, InterruptedException {
+      public PermitAnswer take(Waiter waiter, SlotAsk slot) throws StoreUnavailableException, InterruptedException {
         PermitAnswer answer = real.take(waiter, slot);
         if (left.getAndDecrement() > 0) {
-          throw new BucketUnavailableException(name(), "the answer did not arrive within the timeout", null);
+          throw new StoreUnavailableException(name(), "the answer did not arrive within the timeout", null);
         }
         return answer;
       }
@@ -298,7 +303,7 @@ class ThrottlePermitTest {
   @Test
   void aHolderThatNeverGivesBackCostsItsLeaseNotItsPermit() throws Exception {
     LocalPermitPool permits = new LocalPermitPool("spi", 1, Duration.ofMillis(600));
-    PermitPool.PermitAnswer dead = permits.take(PermitPool.Waiter.of(Priority.INTERACTIVE), null);
+    PermitPool.PermitAnswer dead = permits.take(PermitPool.Waiter.of(Priority.INTERACTIVE.ordinal()), null);
     long leaseEnds = System.nanoTime() + Duration.ofMillis(600).toNanos();
     assertThat(dead.permit()).isNotNull();
     Throttle throttle = throttle(permits, Duration.ofMillis(200));

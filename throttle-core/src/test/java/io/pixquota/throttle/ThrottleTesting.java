@@ -1,5 +1,6 @@
 package io.pixquota.throttle;
 
+import io.pixquota.throttle.store.TokenBucket;
 import io.pixquota.throttle.internal.TimeSource;
 
 /**

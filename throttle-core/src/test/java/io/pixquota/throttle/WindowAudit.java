@@ -1,5 +1,6 @@
 package io.pixquota.throttle;
 
+import io.pixquota.throttle.store.Acquisition;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

@@ -1,5 +1,8 @@
 package io.pixquota.throttle;
 
+import io.pixquota.throttle.store.TokenBucketContract;
+import io.pixquota.throttle.store.TokenBucket;
+import io.pixquota.throttle.store.Limit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.pixquota.testing.RedisExtension;

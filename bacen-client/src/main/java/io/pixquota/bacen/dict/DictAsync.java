@@ -1,6 +1,6 @@
 package io.pixquota.bacen.dict;
 
-import io.pixquota.throttle.BucketGroup.Acquired;
+import io.pixquota.throttle.store.BucketGroup.Acquired;
 import io.pixquota.throttle.internal.Async;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;

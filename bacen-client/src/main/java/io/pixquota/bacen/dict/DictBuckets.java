@@ -1,11 +1,11 @@
 package io.pixquota.bacen.dict;
 
-import io.pixquota.throttle.BucketGroup.Credit;
-import io.pixquota.throttle.BucketGroup.Give;
-import io.pixquota.throttle.BucketGroup.GroupBucket;
-import io.pixquota.throttle.BucketGroup.Standing;
-import io.pixquota.throttle.BucketGroup.Take;
-import io.pixquota.throttle.Limit;
+import io.pixquota.throttle.store.BucketGroup.Credit;
+import io.pixquota.throttle.store.BucketGroup.Give;
+import io.pixquota.throttle.store.BucketGroup.GroupBucket;
+import io.pixquota.throttle.store.BucketGroup.Standing;
+import io.pixquota.throttle.store.BucketGroup.Take;
+import io.pixquota.throttle.store.Limit;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,7 +1,7 @@
 package io.pixquota.bacen.dict;
 
-import io.pixquota.throttle.BucketGroup.Acquired;
-import io.pixquota.throttle.BucketUnavailableException;
+import io.pixquota.throttle.store.BucketGroup.Acquired;
+import io.pixquota.throttle.store.StoreUnavailableException;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -68,7 +68,7 @@ public final class DictClient implements AutoCloseable {
         }
         try {
           booked = parts.mirror().book(p.plan().takes(), parts.lookups().maxWait(p), p.plan().standing());
-        } catch (BucketUnavailableException e) {
+        } catch (StoreUnavailableException e) {
           throw parts.lookups().unavailable(e);
         }
         d = parts.lookups().decide(p, booked);
@@ -127,7 +127,7 @@ public final class DictClient implements AutoCloseable {
         parts.lookups().settled(endToEndId);
       }
       return redeemed;
-    } catch (BucketUnavailableException e) {
+    } catch (StoreUnavailableException e) {
       throw new DictThrottledException("the DICT mirror's store did not answer (" + e.getMessage()
           + "); the credit is not given yet", e);
     } catch (InterruptedException e) {

@@ -1,7 +1,7 @@
 package io.pixquota.bacen.dict;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.pixquota.throttle.BucketGroup;
+import io.pixquota.throttle.store.BucketGroup;
 import io.pixquota.throttle.internal.TimeSource;
 import java.util.Objects;
 import java.util.concurrent.Executor;
@@ -34,7 +34,7 @@ public final class DictClientBuilder {
   }
 
   /**
-   * Another store for the mirror (a {@link io.pixquota.throttle.LocalBucketGroup} for one process or a test)
+   * Another store for the mirror (a {@link io.pixquota.throttle.store.LocalBucketGroup} for one process or a test)
    * instead of Redis.
    */
   public DictClientBuilder bucketGroup(BucketGroup bucketGroup) {

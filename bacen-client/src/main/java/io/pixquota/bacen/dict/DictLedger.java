@@ -1,9 +1,9 @@
 package io.pixquota.bacen.dict;
 
-import io.pixquota.throttle.BucketGroup.Credit;
-import io.pixquota.throttle.BucketGroup.Give;
-import io.pixquota.throttle.BucketGroup.GroupBucket;
-import io.pixquota.throttle.BucketGroup.Take;
+import io.pixquota.throttle.store.BucketGroup.Credit;
+import io.pixquota.throttle.store.BucketGroup.Give;
+import io.pixquota.throttle.store.BucketGroup.GroupBucket;
+import io.pixquota.throttle.store.BucketGroup.Take;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;

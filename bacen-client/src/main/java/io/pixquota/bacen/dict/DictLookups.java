@@ -1,10 +1,10 @@
 package io.pixquota.bacen.dict;
 
 import com.github.benmanes.caffeine.cache.Cache;
-import io.pixquota.throttle.BucketGroup;
-import io.pixquota.throttle.BucketGroup.Acquired;
-import io.pixquota.throttle.BucketGroup.Give;
-import io.pixquota.throttle.BucketGroup.Take;
+import io.pixquota.throttle.store.BucketGroup;
+import io.pixquota.throttle.store.BucketGroup.Acquired;
+import io.pixquota.throttle.store.BucketGroup.Give;
+import io.pixquota.throttle.store.BucketGroup.Take;
 import io.pixquota.throttle.Priority;
 import io.pixquota.throttle.internal.TimeSource;
 import java.io.IOException;

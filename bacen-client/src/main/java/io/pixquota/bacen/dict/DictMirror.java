@@ -1,11 +1,11 @@
 package io.pixquota.bacen.dict;
 
-import io.pixquota.throttle.BucketGroup;
-import io.pixquota.throttle.BucketGroup.Acquired;
-import io.pixquota.throttle.BucketGroup.Give;
-import io.pixquota.throttle.BucketGroup.Standing;
-import io.pixquota.throttle.BucketGroup.Take;
-import io.pixquota.throttle.BucketUnavailableException;
+import io.pixquota.throttle.store.BucketGroup;
+import io.pixquota.throttle.store.BucketGroup.Acquired;
+import io.pixquota.throttle.store.BucketGroup.Give;
+import io.pixquota.throttle.store.BucketGroup.Standing;
+import io.pixquota.throttle.store.BucketGroup.Take;
+import io.pixquota.throttle.store.StoreUnavailableException;
 import io.pixquota.throttle.internal.Async;
 import java.time.Duration;
 import java.util.List;
@@ -59,7 +59,7 @@ final class DictMirror {
   }
 
   Acquired book(List<Take> takes, Duration maxWait, Standing standing)
-      throws BucketUnavailableException, InterruptedException {
+      throws StoreUnavailableException, InterruptedException {
     DictLedger.Batch owed = ledger.take();
     try {
       metrics.roundTrip("booking");
@@ -67,13 +67,13 @@ final class DictMirror {
       sent(owed);
       ledger.seen(takes, a.remaining(), a.answeredAtNanos());
       return a;
-    } catch (BucketUnavailableException | InterruptedException | RuntimeException e) {
+    } catch (StoreUnavailableException | InterruptedException | RuntimeException e) {
       ledger.failed(owed);
       throw e;
     }
   }
 
-  /** {@link #book} without blocking; fails with the store's {@link BucketUnavailableException}. */
+  /** {@link #book} without blocking; fails with the store's {@link StoreUnavailableException}. */
   CompletableFuture<Acquired> bookAsync(List<Take> takes, Duration maxWait, Standing standing) {
     DictLedger.Batch owed = ledger.take();
     metrics.roundTrip("booking");
@@ -92,7 +92,7 @@ final class DictMirror {
   }
 
   /** Gives of their own (the provider's {@code GET /policies}), with what is owed. */
-  void give(List<Give> gives) throws BucketUnavailableException, InterruptedException {
+  void give(List<Give> gives) throws StoreUnavailableException, InterruptedException {
     ledger.owe(gives, null);
     flushAll();
   }
@@ -110,13 +110,13 @@ final class DictMirror {
   }
 
   /** Sends everything owed on this thread. */
-  void flushAll() throws BucketUnavailableException, InterruptedException {
+  void flushAll() throws StoreUnavailableException, InterruptedException {
     for (DictLedger.Batch b = ledger.take(); !b.isEmpty(); b = ledger.take()) {
       try {
         metrics.roundTrip("flush");
         group.give(b.gives(), b.credits());
         sent(b);
-      } catch (BucketUnavailableException | InterruptedException | RuntimeException e) {
+      } catch (StoreUnavailableException | InterruptedException | RuntimeException e) {
         ledger.failed(b);
         throw e;
       }
@@ -128,7 +128,7 @@ final class DictMirror {
    * ridden on a round trip yet) is given here, riding on the next one: no other process can have it. Any other is
    * redeemed in the store, where the first process to ask gets it.
    */
-  boolean redeem(String endToEndId, double maxRefund) throws BucketUnavailableException, InterruptedException {
+  boolean redeem(String endToEndId, double maxRefund) throws StoreUnavailableException, InterruptedException {
     BucketGroup.Credit mine = ledger.takeCredit(endToEndId);
     if (mine != null) {
       ledger.owe(mine.gives(), null);
@@ -149,7 +149,7 @@ final class DictMirror {
       if (failing.compareAndSet(true, false)) {
         log.info("DICT mirror: round trips reach the store again");
       }
-    } catch (BucketUnavailableException | RuntimeException e) {
+    } catch (StoreUnavailableException | RuntimeException e) {
       if (failing.compareAndSet(false, true)) {
         log.warn("DICT mirror: a round trip with owed refunds and credits failed ({}); they are dropped, since Redis "
             + "may have applied them (the mirror stays lower until its buckets refill, never higher); calibrations are "

@@ -2,8 +2,8 @@ package io.pixquota.bacen.dict;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import io.pixquota.throttle.BucketGroup.Acquired;
-import io.pixquota.throttle.BucketGroup.Take;
+import io.pixquota.throttle.store.BucketGroup.Acquired;
+import io.pixquota.throttle.store.BucketGroup.Take;
 import io.pixquota.throttle.internal.TimeSource;
 import java.time.Duration;
 import java.util.Map;

@@ -1,7 +1,7 @@
 package io.pixquota.bacen.dict;
 
-import io.pixquota.throttle.BucketGroup.Give;
-import io.pixquota.throttle.BucketUnavailableException;
+import io.pixquota.throttle.store.BucketGroup.Give;
+import io.pixquota.throttle.store.StoreUnavailableException;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -57,7 +57,7 @@ final class DictWarmUp {
     parts.buckets().table(table);
     try {
       parts.mirror().give(lowers);
-    } catch (BucketUnavailableException e) {
+    } catch (StoreUnavailableException e) {
       throw new DictThrottledException("GET /policies read, but the mirror's store did not answer ("
           + e.getMessage() + ")", e);
     } catch (InterruptedException e) {

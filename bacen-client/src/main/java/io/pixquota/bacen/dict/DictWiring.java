@@ -4,8 +4,8 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
-import io.pixquota.throttle.BucketGroup;
-import io.pixquota.throttle.BucketUnavailableException;
+import io.pixquota.throttle.store.BucketGroup;
+import io.pixquota.throttle.store.StoreUnavailableException;
 import io.pixquota.throttle.redis.RedisAddress;
 import io.pixquota.throttle.redis.RedisBucketGroup;
 import java.util.concurrent.Executors;
@@ -77,7 +77,7 @@ final class DictWiring {
     try {
       parts.scheduler().awaitTermination(parts.config().redisTimeout().toMillis(), TimeUnit.MILLISECONDS);
       parts.mirror().flushAll();
-    } catch (BucketUnavailableException | RuntimeException e) {
+    } catch (StoreUnavailableException | RuntimeException e) {
       log.warn("DICT mirror: closing with refunds and credits owed that did not reach the store ({}); the mirror "
           + "stays lower until its buckets refill", e.getMessage());
     } catch (InterruptedException e) {

@@ -1,9 +1,9 @@
 package io.pixquota.bacen.pix;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.pixquota.throttle.PermitPool;
+import io.pixquota.throttle.store.PermitPool;
 import io.pixquota.throttle.Priority;
-import io.pixquota.throttle.TokenBucket;
+import io.pixquota.throttle.store.TokenBucket;
 import io.pixquota.throttle.internal.TimeSource;
 import io.pixquota.throttle.okhttp.ThrottlingInterceptor;
 import io.pixquota.throttle.plan.ProviderPolicy;

@@ -1,9 +1,9 @@
 package io.pixquota.bacen.pix;
 
-import io.pixquota.throttle.Limit;
+import io.pixquota.throttle.store.Limit;
 import io.pixquota.throttle.Priority;
 import io.pixquota.throttle.QuotaHeaders;
-import io.pixquota.throttle.RateAdaptation;
+import io.pixquota.throttle.store.RateAdaptation;
 import io.pixquota.throttle.RedisUnavailablePolicy;
 import io.pixquota.throttle.Throttle;
 import io.pixquota.throttle.internal.Checks;

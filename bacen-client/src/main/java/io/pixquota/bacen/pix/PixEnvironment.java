@@ -2,7 +2,7 @@ package io.pixquota.bacen.pix;
 
 import io.pixquota.throttle.Priority;
 import io.pixquota.throttle.QuotaHeaders;
-import io.pixquota.throttle.RateAdaptation;
+import io.pixquota.throttle.store.RateAdaptation;
 import io.pixquota.throttle.RedisUnavailablePolicy;
 import io.pixquota.throttle.redis.RedisAddress;
 import java.net.URI;

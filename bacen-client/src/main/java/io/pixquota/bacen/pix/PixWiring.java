@@ -2,11 +2,11 @@ package io.pixquota.bacen.pix;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
-import io.pixquota.throttle.LocalPermitPool;
+import io.pixquota.throttle.store.LocalPermitPool;
 import io.pixquota.throttle.Priority;
 import io.pixquota.throttle.Throttle;
 import io.pixquota.throttle.ThrottleBuilder;
-import io.pixquota.throttle.TokenBucket;
+import io.pixquota.throttle.store.TokenBucket;
 import io.pixquota.throttle.okhttp.ThrottlingInterceptor;
 import io.pixquota.throttle.redis.RedisAddress;
 import io.pixquota.throttle.redis.RedisPermitPool;

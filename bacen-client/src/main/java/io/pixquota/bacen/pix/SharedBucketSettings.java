@@ -1,6 +1,6 @@
 package io.pixquota.bacen.pix;
 
-import io.pixquota.throttle.RateAdaptation;
+import io.pixquota.throttle.store.RateAdaptation;
 import io.pixquota.throttle.RedisUnavailablePolicy;
 import io.pixquota.throttle.redis.RedisAddress;
 import io.pixquota.throttle.redis.TokenBucketConfig;

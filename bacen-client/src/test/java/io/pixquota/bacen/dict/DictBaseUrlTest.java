@@ -2,7 +2,7 @@ package io.pixquota.bacen.dict;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.pixquota.throttle.LocalBucketGroup;
+import io.pixquota.throttle.store.LocalBucketGroup;
 import java.io.InputStream;
 import java.net.URI;
 import java.time.OffsetDateTime;

@@ -3,9 +3,9 @@ package io.pixquota.bacen.dict;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.pixquota.throttle.BucketGroup.Acquired;
+import io.pixquota.throttle.store.BucketGroup.Acquired;
 import io.pixquota.throttle.FakeTime;
-import io.pixquota.throttle.LocalBucketGroup;
+import io.pixquota.throttle.store.LocalBucketGroup;
 import io.pixquota.throttle.Priority;
 import io.pixquota.throttle.internal.GroupStep;
 import java.net.URI;

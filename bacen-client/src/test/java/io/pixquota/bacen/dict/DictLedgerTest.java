@@ -2,11 +2,11 @@ package io.pixquota.bacen.dict;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.pixquota.throttle.BucketGroup.Credit;
-import io.pixquota.throttle.BucketGroup.Give;
-import io.pixquota.throttle.BucketGroup.GroupBucket;
-import io.pixquota.throttle.BucketGroup.Take;
-import io.pixquota.throttle.Limit;
+import io.pixquota.throttle.store.BucketGroup.Credit;
+import io.pixquota.throttle.store.BucketGroup.Give;
+import io.pixquota.throttle.store.BucketGroup.GroupBucket;
+import io.pixquota.throttle.store.BucketGroup.Take;
+import io.pixquota.throttle.store.Limit;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -9,7 +9,7 @@ import io.pixquota.mock.MockBacen;
 import io.pixquota.mock.MockConfig;
 import io.pixquota.testing.TestRedis;
 import io.pixquota.throttle.Awaits;
-import io.pixquota.throttle.LocalBucketGroup;
+import io.pixquota.throttle.store.LocalBucketGroup;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

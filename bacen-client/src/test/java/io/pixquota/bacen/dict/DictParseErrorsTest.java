@@ -3,7 +3,7 @@ package io.pixquota.bacen.dict;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import io.pixquota.throttle.LocalBucketGroup;
+import io.pixquota.throttle.store.LocalBucketGroup;
 import java.net.URI;
 import java.util.stream.Stream;
 import mockwebserver3.MockResponse;

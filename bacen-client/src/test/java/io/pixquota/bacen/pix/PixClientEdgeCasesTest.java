@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.pixquota.throttle.FakeTime;
-import io.pixquota.throttle.Limit;
-import io.pixquota.throttle.LocalTokenBucket;
+import io.pixquota.throttle.store.Limit;
+import io.pixquota.throttle.store.LocalTokenBucket;
 import java.io.IOException;
 import java.net.URI;
 import java.time.Duration;

@@ -3,8 +3,8 @@ package io.pixquota.bacen.pix;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.pixquota.throttle.Limit;
-import io.pixquota.throttle.LocalTokenBucket;
+import io.pixquota.throttle.store.Limit;
+import io.pixquota.throttle.store.LocalTokenBucket;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.pixquota.harness.RefusalBound;
-import io.pixquota.throttle.Limit;
-import io.pixquota.throttle.TokenBucket;
+import io.pixquota.throttle.store.Limit;
+import io.pixquota.throttle.store.TokenBucket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;

@@ -1,8 +1,8 @@
 package io.pixquota.spring.autoconfigure;
 
-import io.pixquota.throttle.BucketUnavailableException;
+import io.pixquota.throttle.store.StoreUnavailableException;
 import io.pixquota.throttle.Throttle;
-import io.pixquota.throttle.TokenBucket;
+import io.pixquota.throttle.store.TokenBucket;
 import io.pixquota.throttle.redis.RedisTokenBucket;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -47,7 +47,7 @@ public class PixQuotaEndpoint {
         try {
           return Map.of("bucket", bucket, "configuration", configuration, "cleared",
               redis.clearConfiguration(configuration));
-        } catch (BucketUnavailableException e) {
+        } catch (StoreUnavailableException e) {
           return Map.of("bucket", bucket, "configuration", configuration, "error", e.getMessage());
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();

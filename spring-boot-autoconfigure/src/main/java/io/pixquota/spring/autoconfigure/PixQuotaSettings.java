@@ -2,10 +2,10 @@ package io.pixquota.spring.autoconfigure;
 
 import io.pixquota.bacen.pix.PixClientConfig;
 import io.pixquota.bacen.pix.ThrottleSettings;
-import io.pixquota.throttle.Acquisition;
-import io.pixquota.throttle.Limit;
-import io.pixquota.throttle.RateAdaptation;
-import io.pixquota.throttle.TokenBucket;
+import io.pixquota.throttle.store.Acquisition;
+import io.pixquota.throttle.store.Limit;
+import io.pixquota.throttle.store.RateAdaptation;
+import io.pixquota.throttle.store.TokenBucket;
 import io.pixquota.throttle.redis.RedisAddress;
 import io.pixquota.throttle.redis.TokenBucketConfig;
 import java.time.Duration;

@@ -1,11 +1,11 @@
 package io.pixquota.spring.autoconfigure;
 
-import io.pixquota.throttle.BucketReadings;
+import io.pixquota.throttle.store.BucketReadings;
 import io.pixquota.throttle.BucketStatus;
-import io.pixquota.throttle.BucketUnavailableException;
-import io.pixquota.throttle.Limit;
+import io.pixquota.throttle.store.StoreUnavailableException;
+import io.pixquota.throttle.store.Limit;
 import io.pixquota.throttle.Throttle;
-import io.pixquota.throttle.TokenBucket;
+import io.pixquota.throttle.store.TokenBucket;
 import io.pixquota.throttle.redis.BucketState;
 import io.pixquota.throttle.redis.RedisTokenBucket;
 import java.time.Duration;
@@ -73,7 +73,7 @@ public final class PixQuotaView {
           d.put("effectiveRatePerSecond", round(s.effectiveRate()));
           d.put("configurations", s.configurations());
         }
-      } catch (BucketUnavailableException e) {
+      } catch (StoreUnavailableException e) {
         reachable = false;
         d.put("error", e.getMessage());
       } catch (InterruptedException e) {

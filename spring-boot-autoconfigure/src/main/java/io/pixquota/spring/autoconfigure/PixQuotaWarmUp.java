@@ -4,7 +4,6 @@ import io.pixquota.bacen.pix.PixClient;
 import io.pixquota.bacen.pix.PixException;
 import io.pixquota.throttle.BucketUnavailableException;
 import io.pixquota.throttle.Throttle;
-import io.pixquota.throttle.TokenBucket;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -34,9 +33,7 @@ final class PixQuotaWarmUp implements ApplicationListener<ApplicationReadyEvent>
       if (pix != null) {
         pix.warmUp();
       } else {
-        for (TokenBucket bucket : throttle.buckets()) {
-          bucket.preload();
-        }
+        throttle.preload();
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -10,7 +10,7 @@ import io.pixquota.testing.RedisExtension;
 import io.pixquota.testing.TestRedis;
 import io.pixquota.throttle.Priority;
 import io.pixquota.throttle.ThrottleRefusedException;
-import io.pixquota.throttle.TokenBucket;
+import io.pixquota.throttle.store.TokenBucket;
 import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;

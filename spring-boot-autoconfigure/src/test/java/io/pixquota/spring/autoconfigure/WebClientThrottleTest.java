@@ -15,7 +15,7 @@ import io.pixquota.testing.RedisExtension;
 import io.pixquota.throttle.Awaits;
 import io.pixquota.testing.TestRedis;
 import io.pixquota.throttle.ThrottleRefusedException;
-import io.pixquota.throttle.TokenBucket;
+import io.pixquota.throttle.store.TokenBucket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -12,7 +12,7 @@ import java.util.TreeMap;
 /**
  * {@code token_bucket.lua}'s step in Java, operation for operation and in the same order of floating-point
  * operations, over a {@link Hash} that plays the Redis hash (expiry included); {@link StoredState} is its reading
- * half. {@link io.pixquota.throttle.LocalTokenBucket} runs on it, and so do the simulations; a differential test
+ * half. {@link io.pixquota.throttle.store.LocalTokenBucket} runs on it, and so do the simulations; a differential test
  * runs random sequences, corrupted fields included, through both this and the script. The script's header is the
  * specification; the Redis module's {@code ScriptProtocol} encodes what the script is sent and reads what it
  * answers into a {@link BucketReply}.

@@ -3,8 +3,8 @@ package io.pixquota.throttle.plan;
 import static io.pixquota.throttle.plan.FleetSimulation.S;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.pixquota.throttle.Limit;
-import io.pixquota.throttle.RateAdaptation;
+import io.pixquota.throttle.store.Limit;
+import io.pixquota.throttle.store.RateAdaptation;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,10 +1,10 @@
 package io.pixquota.throttle.plan;
 
-import io.pixquota.throttle.Acquisition;
-import io.pixquota.throttle.Limit;
-import io.pixquota.throttle.LocalTokenBucket;
-import io.pixquota.throttle.RateAdaptation;
-import io.pixquota.throttle.TokenBucket;
+import io.pixquota.throttle.store.Acquisition;
+import io.pixquota.throttle.store.Limit;
+import io.pixquota.throttle.store.LocalTokenBucket;
+import io.pixquota.throttle.store.RateAdaptation;
+import io.pixquota.throttle.store.TokenBucket;
 import io.pixquota.throttle.internal.BucketStep;
 import java.time.Duration;
 import java.util.ArrayList;

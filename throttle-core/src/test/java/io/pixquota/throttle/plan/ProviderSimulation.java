@@ -1,8 +1,8 @@
 package io.pixquota.throttle.plan;
 
-import io.pixquota.throttle.Acquisition;
-import io.pixquota.throttle.Limit;
-import io.pixquota.throttle.LocalTokenBucket;
+import io.pixquota.throttle.store.Acquisition;
+import io.pixquota.throttle.store.Limit;
+import io.pixquota.throttle.store.LocalTokenBucket;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

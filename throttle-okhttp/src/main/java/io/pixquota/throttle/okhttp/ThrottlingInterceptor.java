@@ -5,7 +5,7 @@ import io.pixquota.throttle.Priority;
 import io.pixquota.throttle.Slot;
 import io.pixquota.throttle.Throttle;
 import io.pixquota.throttle.ThrottleRequest;
-import io.pixquota.throttle.TokenBucket;
+import io.pixquota.throttle.store.TokenBucket;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;

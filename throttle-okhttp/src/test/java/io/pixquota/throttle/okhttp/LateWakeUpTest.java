@@ -6,13 +6,13 @@ import static org.assertj.core.api.Assertions.within;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.pixquota.testing.RedisExtension;
 import io.pixquota.testing.TestRedis;
-import io.pixquota.throttle.Acquisition;
+import io.pixquota.throttle.store.Acquisition;
 import io.pixquota.throttle.BucketStatus;
-import io.pixquota.throttle.BucketUnavailableException;
+import io.pixquota.throttle.store.StoreUnavailableException;
 import io.pixquota.throttle.FakeTime;
-import io.pixquota.throttle.Limit;
+import io.pixquota.throttle.store.Limit;
 import io.pixquota.throttle.ThrottleTesting;
-import io.pixquota.throttle.TokenBucket;
+import io.pixquota.throttle.store.TokenBucket;
 import io.pixquota.throttle.plan.ProviderPolicy;
 import io.pixquota.throttle.plan.QuotaPlan;
 import io.pixquota.throttle.plan.QuotaPlanner;
@@ -50,7 +50,7 @@ class LateWakeUpTest {
     }
 
     @Override
-    public Acquisition acquire(double cost, Duration maxWait) throws BucketUnavailableException,
+    public Acquisition acquire(double cost, Duration maxWait) throws StoreUnavailableException,
         InterruptedException {
       Acquisition a = delegate.acquire(cost, maxWait);
       time.advanceMillis(30);
@@ -58,12 +58,12 @@ class LateWakeUpTest {
     }
 
     @Override
-    public double charge(double cost) throws BucketUnavailableException, InterruptedException {
+    public double charge(double cost) throws StoreUnavailableException, InterruptedException {
       return delegate.charge(cost);
     }
 
     @Override
-    public double refund(double cost) throws BucketUnavailableException, InterruptedException {
+    public double refund(double cost) throws StoreUnavailableException, InterruptedException {
       return delegate.refund(cost);
     }
   }

@@ -8,7 +8,7 @@ import io.pixquota.testing.RedisExtension;
 import io.pixquota.testing.TestRedis;
 import io.pixquota.throttle.Awaits;
 import io.pixquota.throttle.FakeTime;
-import io.pixquota.throttle.RateAdaptation;
+import io.pixquota.throttle.store.RateAdaptation;
 import io.pixquota.throttle.StdErrCapture;
 import io.pixquota.throttle.ThrottleTesting;
 import io.pixquota.throttle.internal.RetryAfter;

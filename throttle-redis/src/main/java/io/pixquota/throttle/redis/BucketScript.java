@@ -1,6 +1,6 @@
 package io.pixquota.throttle.redis;
 
-import io.pixquota.throttle.BucketUnavailableException;
+import io.pixquota.throttle.store.StoreUnavailableException;
 import io.pixquota.throttle.internal.Async;
 import io.pixquota.throttle.internal.BucketReply;
 import io.pixquota.throttle.internal.BucketStep;
@@ -25,7 +25,7 @@ import org.redisson.client.codec.StringCodec;
 /**
  * One {@link RedisTokenBucket}'s way to Redis: its script sent with the arguments {@link ScriptProtocol} encodes, the
  * reply read and its news taken, every failure (a Redis error, a timeout, a reply that is not the script's) as a
- * {@link BucketUnavailableException}; and the operator's reads and writes beside it. Threadsafe.
+ * {@link StoreUnavailableException}; and the operator's reads and writes beside it. Threadsafe.
  */
 final class BucketScript {
   private static final LuaScript SCRIPT = LuaScript.TOKEN_BUCKET;
@@ -60,7 +60,7 @@ final class BucketScript {
   record Answer(BucketReply reply, long receivedAtNanos) {}
 
   Answer run(BucketStep.Op op, double cost, long argMicros, Long booked)
-      throws BucketUnavailableException, InterruptedException {
+      throws StoreUnavailableException, InterruptedException {
     channel.subscribe();
     try {
       return observe(SCRIPT.call(target, args(op, cost, argMicros, booked), config.redisTimeout().toNanos(),
@@ -72,7 +72,7 @@ final class BucketScript {
 
   /**
    * One script call, without blocking: completes on Redisson's I/O thread after this process has taken the news of
-   * the reply, or exceptionally with a {@link BucketUnavailableException}.
+   * the reply, or exceptionally with a {@link StoreUnavailableException}.
    */
   CompletableFuture<Answer> runAsync(BucketStep.Op op, double cost, long argMicros, Long booked) {
     channel.subscribe();
@@ -83,7 +83,7 @@ final class BucketScript {
               throw unavailable(failure);
             }
             return observe(reply);
-          } catch (BucketUnavailableException e) {
+          } catch (StoreUnavailableException e) {
             throw new CompletionException(e);
           }
         });
@@ -117,44 +117,44 @@ final class BucketScript {
 
   /**
    * Takes the news of a reply. A reply that is not the script's (a Redis that answers something else, a script of
-   * another version) fails the call with a {@link BucketUnavailableException}, never an unchecked exception.
+   * another version) fails the call with a {@link StoreUnavailableException}, never an unchecked exception.
    */
-  Answer observe(LuaScript.Reply text) throws BucketUnavailableException {
+  Answer observe(LuaScript.Reply text) throws StoreUnavailableException {
     BucketReply reply;
     try {
       reply = ScriptProtocol.reply(text.text());
     } catch (IllegalArgumentException e) {
-      throw new BucketUnavailableException(config.name(), e.getMessage(), e);
+      throw new StoreUnavailableException(config.name(), e.getMessage(), e);
     }
     news.observe(reply, text.receivedAtNanos());
     return new Answer(reply, text.receivedAtNanos());
   }
 
   /** A failed call as the bucket reports it: what failed, the Redis timeout, and the root cause. */
-  BucketUnavailableException unavailable(Throwable failure) {
+  StoreUnavailableException unavailable(Throwable failure) {
     Throwable cause = Async.cause(failure);
     if (cause instanceof LuaScript.CallFailedException f) {
-      return new BucketUnavailableException(config.name(), f.getMessage() + " (redisTimeout "
+      return new StoreUnavailableException(config.name(), f.getMessage() + " (redisTimeout "
           + config.redisTimeout().toMillis() + " ms)", f.getCause());
     }
     if (cause instanceof TimeoutException) {
-      return new BucketUnavailableException(config.name(), "Redis did not answer within the timeout (redisTimeout "
+      return new StoreUnavailableException(config.name(), "Redis did not answer within the timeout (redisTimeout "
           + config.redisTimeout().toMillis() + " ms)", cause);
     }
-    return new BucketUnavailableException(config.name(), String.valueOf(cause), cause);
+    return new StoreUnavailableException(config.name(), String.valueOf(cause), cause);
   }
 
-  void preload() throws BucketUnavailableException, InterruptedException {
+  void preload() throws StoreUnavailableException, InterruptedException {
     channel.subscribe();
     try {
       SCRIPT.load(redisson, key, config.redisTimeout().toNanos());
     } catch (LuaScript.CallFailedException e) {
-      throw new BucketUnavailableException(config.name(), e.getMessage(), e.getCause());
+      throw new StoreUnavailableException(config.name(), e.getMessage(), e.getCause());
     }
   }
 
   /** See {@link RedisTokenBucket#clearConfiguration}. */
-  boolean clearConfiguration(String configuration) throws BucketUnavailableException, InterruptedException {
+  boolean clearConfiguration(String configuration) throws StoreUnavailableException, InterruptedException {
     Checks.notBlank("configuration", configuration);
     CompletableFuture<Long> removed = ConnectGuard.of(redisson).send(() -> redisson.getMap(key, StringCodec.INSTANCE)
         .fastRemoveAsync("c:" + configuration).toCompletableFuture());
@@ -169,7 +169,7 @@ final class BucketScript {
   }
 
   /** See {@link RedisTokenBucket#state}. */
-  BucketState state() throws BucketUnavailableException, InterruptedException {
+  BucketState state() throws StoreUnavailableException, InterruptedException {
     String text;
     try {
       text = STATE.call(redisson, key, new Object[0], config.redisTimeout().toNanos(), time::nanoTime).text();
@@ -179,12 +179,12 @@ final class BucketScript {
     try {
       return StateScriptReader.read(config, text);
     } catch (IllegalArgumentException e) {
-      throw new BucketUnavailableException(config.name(), e.getMessage(), e);
+      throw new StoreUnavailableException(config.name(), e.getMessage(), e);
     }
   }
 
   /** See {@link RedisTokenBucket#scriptLoaded}. */
-  boolean scriptLoaded() throws BucketUnavailableException, InterruptedException {
+  boolean scriptLoaded() throws StoreUnavailableException, InterruptedException {
     try {
       return SCRIPT.loaded(redisson, key, config.redisTimeout().toNanos());
     } catch (LuaScript.CallFailedException e) {

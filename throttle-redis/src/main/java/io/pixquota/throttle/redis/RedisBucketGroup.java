@@ -1,8 +1,8 @@
 package io.pixquota.throttle.redis;
 
-import io.pixquota.throttle.BucketGroup;
-import io.pixquota.throttle.BucketGroups;
-import io.pixquota.throttle.BucketUnavailableException;
+import io.pixquota.throttle.store.BucketGroup;
+import io.pixquota.throttle.store.BucketGroups;
+import io.pixquota.throttle.store.StoreUnavailableException;
 import io.pixquota.throttle.internal.Async;
 import io.pixquota.throttle.internal.Checks;
 import io.pixquota.throttle.internal.GroupStep;
@@ -94,13 +94,13 @@ public final class RedisBucketGroup implements BucketGroup {
 
   @Override
   public Acquired acquire(List<Take> takes, Duration maxWait, List<Give> gives, List<Credit> credits)
-      throws BucketUnavailableException, InterruptedException {
+      throws StoreUnavailableException, InterruptedException {
     return acquire(takes, maxWait, gives, credits, null);
   }
 
   @Override
   public Acquired acquire(List<Take> takes, Duration maxWait, List<Give> gives, List<Credit> credits,
-      Standing standing) throws BucketUnavailableException, InterruptedException {
+      Standing standing) throws StoreUnavailableException, InterruptedException {
     Call call = call(takes, maxWait, gives, credits, standing);
     try {
       LuaScript.Reply r = SCRIPT.call(call.target(), call.args(), timeoutNanos, time::nanoTime);
@@ -128,14 +128,14 @@ public final class RedisBucketGroup implements BucketGroup {
               : String.valueOf(cause.getMessage()), cause);
         }
         return BucketGroups.acquired(read(r.text()), takes, r.receivedAtNanos());
-      } catch (BucketUnavailableException e) {
+      } catch (StoreUnavailableException e) {
         throw new CompletionException(e);
       }
     });
   }
 
   @Override
-  public void give(List<Give> gives, List<Credit> credits) throws BucketUnavailableException, InterruptedException {
+  public void give(List<Give> gives, List<Credit> credits) throws StoreUnavailableException, InterruptedException {
     if (gives.isEmpty() && credits.isEmpty()) {
       return;
     }
@@ -148,7 +148,7 @@ public final class RedisBucketGroup implements BucketGroup {
   }
 
   @Override
-  public boolean redeem(String creditId, double maxRefund) throws BucketUnavailableException, InterruptedException {
+  public boolean redeem(String creditId, double maxRefund) throws StoreUnavailableException, InterruptedException {
     Checks.keyName("creditId", creditId);
     Checks.tokens("maxRefund", maxRefund);
     String key = base + "c:" + creditId;
@@ -179,7 +179,7 @@ public final class RedisBucketGroup implements BucketGroup {
     return clientClock == null ? null : ChronoUnit.MICROS.between(Instant.EPOCH, clientClock.instant());
   }
 
-  private GroupStep.Reply read(String text) throws BucketUnavailableException {
+  private GroupStep.Reply read(String text) throws StoreUnavailableException {
     try {
       return GroupProtocol.reply(text);
     } catch (IllegalArgumentException e) {
@@ -187,8 +187,8 @@ public final class RedisBucketGroup implements BucketGroup {
     }
   }
 
-  private BucketUnavailableException unavailable(String message, Throwable cause) {
-    return new BucketUnavailableException(name, message, cause);
+  private StoreUnavailableException unavailable(String message, Throwable cause) {
+    return new StoreUnavailableException(name, message, cause);
   }
 
   @Override

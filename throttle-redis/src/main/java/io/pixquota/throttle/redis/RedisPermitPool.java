@@ -1,9 +1,8 @@
 package io.pixquota.throttle.redis;
 
-import io.pixquota.throttle.Acquisition;
-import io.pixquota.throttle.BucketUnavailableException;
-import io.pixquota.throttle.PermitPool;
-import io.pixquota.throttle.Priority;
+import io.pixquota.throttle.store.Acquisition;
+import io.pixquota.throttle.store.StoreUnavailableException;
+import io.pixquota.throttle.store.PermitPool;
 import io.pixquota.throttle.internal.Async;
 import io.pixquota.throttle.internal.Checks;
 import io.pixquota.throttle.internal.TimeSource;
@@ -44,7 +43,7 @@ public final class RedisPermitPool implements PermitPool {
   private final long timeoutNanos;
   private final TimeSource time;
   private final PermitTurns turns;
-  private final String processId = PermitPool.Waiter.of(Priority.INTERACTIVE).id();
+  private final String processId = PermitPool.Waiter.of(0).id();
   private volatile int inUse;
   private volatile int capacityInForce;
   private final AtomicLong expiredLeases = new AtomicLong();
@@ -111,7 +110,7 @@ public final class RedisPermitPool implements PermitPool {
   }
 
   @Override
-  public PermitAnswer take(Waiter waiter, SlotAsk slot) throws BucketUnavailableException, InterruptedException {
+  public PermitAnswer take(Waiter waiter, SlotAsk slot) throws StoreUnavailableException, InterruptedException {
     Call call = call(waiter, slot);
     try {
       LuaScript.Reply r = call.script().call(call.target(), call.args(), timeoutNanos, time::nanoTime);
@@ -131,7 +130,7 @@ public final class RedisPermitPool implements PermitPool {
               throw unavailable(String.valueOf(Async.cause(failure).getMessage()), Async.cause(failure));
             }
             return read(waiter, call.withSlot(), r.text(), r.receivedAtNanos());
-          } catch (BucketUnavailableException e) {
+          } catch (StoreUnavailableException e) {
             throw new CompletionException(e);
           }
         });
@@ -177,7 +176,7 @@ public final class RedisPermitPool implements PermitPool {
    * connect budget on a client that has not answered yet).
    */
   @Override
-  public void preload() throws BucketUnavailableException, InterruptedException {
+  public void preload() throws StoreUnavailableException, InterruptedException {
     long budget = Math.max(timeoutNanos, LuaScript.CONNECT_BUDGET_NANOS);
     try {
       LuaScript.PERMIT_POOL.load(redisson, (String) keys.get(0), timeoutNanos);
@@ -227,7 +226,7 @@ public final class RedisPermitPool implements PermitPool {
   private Call call(Waiter waiter, SlotAsk slot) {
     Objects.requireNonNull(waiter, "waiter cannot be null");
     Object[] pool = {"take", Integer.toString(capacity), Long.toString(lease.toMillis()), processId, waiter.id(),
-        Integer.toString(waiter.priority().ordinal()), Long.toString(WAITER_LEASE.toMillis()), "0"};
+        Integer.toString(waiter.rank()), Long.toString(WAITER_LEASE.toMillis()), "0"};
     if (slot == null || slot.bucket() != beside) {
       return new Call(LuaScript.PERMIT_POOL, alone(), pool, false);
     }
@@ -247,7 +246,7 @@ public final class RedisPermitPool implements PermitPool {
   }
 
   /** Reads the script's reply ({@code permit_pool.lua} says its forms). */
-  private PermitAnswer read(Waiter waiter, boolean withSlot, String text, long at) throws BucketUnavailableException {
+  private PermitAnswer read(Waiter waiter, boolean withSlot, String text, long at) throws StoreUnavailableException {
     String pool = text;
     String bucket = null;
     int bar = text == null ? -1 : text.indexOf(" |");
@@ -295,8 +294,8 @@ public final class RedisPermitPool implements PermitPool {
     return n;
   }
 
-  private BucketUnavailableException unavailable(String message, Throwable cause) {
-    return new BucketUnavailableException(name, message + " (redisTimeout " + timeoutNanos / 1_000_000 + " ms)",
+  private StoreUnavailableException unavailable(String message, Throwable cause) {
+    return new StoreUnavailableException(name, message + " (redisTimeout " + timeoutNanos / 1_000_000 + " ms)",
         cause);
   }
 

@@ -3,12 +3,12 @@ package io.pixquota.throttle.redis;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
-import io.pixquota.throttle.Acquisition;
-import io.pixquota.throttle.BucketReadings;
-import io.pixquota.throttle.BucketUnavailableException;
-import io.pixquota.throttle.Limit;
-import io.pixquota.throttle.RateAdaptation;
-import io.pixquota.throttle.TokenBucket;
+import io.pixquota.throttle.store.Acquisition;
+import io.pixquota.throttle.store.BucketReadings;
+import io.pixquota.throttle.store.StoreUnavailableException;
+import io.pixquota.throttle.store.Limit;
+import io.pixquota.throttle.store.RateAdaptation;
+import io.pixquota.throttle.store.TokenBucket;
 import io.pixquota.throttle.internal.BucketReply;
 import io.pixquota.throttle.internal.BucketStep;
 import io.pixquota.throttle.internal.Checks;
@@ -94,10 +94,10 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
    * connected yet, it also waits for the connect (up to 10 s, or the Redis timeout when longer): it is the moment to
    * connect, while a call never waits longer than the Redis timeout.
    *
-   * @throws BucketUnavailableException when Redis fails or does not answer in time
+   * @throws StoreUnavailableException when Redis fails or does not answer in time
    */
   @Override
-  public void preload() throws BucketUnavailableException, InterruptedException {
+  public void preload() throws StoreUnavailableException, InterruptedException {
     script.preload();
   }
 
@@ -122,7 +122,7 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
   }
 
   @Override
-  public Acquisition acquire(double cost, Duration maxWait) throws BucketUnavailableException, InterruptedException {
+  public Acquisition acquire(double cost, Duration maxWait) throws StoreUnavailableException, InterruptedException {
     long maxWaitMicros = checkedMaxWaitMicros(cost, maxWait);
     return acquisition(script.run(BucketStep.Op.ACQUIRE, cost, maxWaitMicros, null));
   }
@@ -154,7 +154,7 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
   }
 
   /** For a permit pool beside this bucket: the bucket's reply, taken as news, as an acquisition. */
-  Acquisition acquisition(String reply, long receivedAtNanos) throws BucketUnavailableException {
+  Acquisition acquisition(String reply, long receivedAtNanos) throws StoreUnavailableException {
     return acquisition(script.observe(new LuaScript.Reply(reply, receivedAtNanos)));
   }
 
@@ -188,13 +188,13 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
   }
 
   @Override
-  public double charge(double cost) throws BucketUnavailableException, InterruptedException {
+  public double charge(double cost) throws StoreUnavailableException, InterruptedException {
     Checks.tokens("cost", cost);
     return script.run(BucketStep.Op.CHARGE, cost, 0, null).reply().remaining();
   }
 
   @Override
-  public double refund(double cost) throws BucketUnavailableException, InterruptedException {
+  public double refund(double cost) throws StoreUnavailableException, InterruptedException {
     Checks.tokens("cost", cost);
     return script.run(BucketStep.Op.REFUND, cost, 0, null).reply().remaining();
   }
@@ -219,7 +219,7 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
    */
   @Override
   public Refusal providerRefused(Acquisition booked, Duration retryAfter)
-      throws BucketUnavailableException, InterruptedException {
+      throws StoreUnavailableException, InterruptedException {
     Objects.requireNonNull(booked, "booked cannot be null");
     long holdMicros = Checks.saturatedMicros(Checks.notNegative("retryAfter", retryAfter));
     if (config.rateAdaptation().isEmpty()) {
@@ -271,9 +271,9 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
    *
    * @param configuration as {@link BucketState#configurations()} lists it, e.g. {@code "1.0:0.01"}
    * @return whether the bucket had that configuration
-   * @throws BucketUnavailableException when Redis fails or does not answer in time
+   * @throws StoreUnavailableException when Redis fails or does not answer in time
    */
-  public boolean clearConfiguration(String configuration) throws BucketUnavailableException, InterruptedException {
+  public boolean clearConfiguration(String configuration) throws StoreUnavailableException, InterruptedException {
     return script.clearConfiguration(configuration);
   }
 
@@ -282,9 +282,9 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
    * rate in force and the fleet's live configurations. For display (the starter's actuator endpoint), not for
    * deciding: by the time it is read, the next call may have changed it.
    *
-   * @throws BucketUnavailableException when Redis fails or does not answer in time
+   * @throws StoreUnavailableException when Redis fails or does not answer in time
    */
-  public BucketState state() throws BucketUnavailableException, InterruptedException {
+  public BucketState state() throws StoreUnavailableException, InterruptedException {
     return script.state();
   }
 
@@ -292,9 +292,9 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
    * Whether the Redis node that holds this bucket has its script cached (SCRIPT EXISTS), so that calls need no
    * second round trip: true after {@link #preload()} or a first call, false on a fresh, restarted or promoted node.
    *
-   * @throws BucketUnavailableException when Redis fails or does not answer in time
+   * @throws StoreUnavailableException when Redis fails or does not answer in time
    */
-  public boolean scriptLoaded() throws BucketUnavailableException, InterruptedException {
+  public boolean scriptLoaded() throws StoreUnavailableException, InterruptedException {
     return script.scriptLoaded();
   }
 

@@ -1,7 +1,7 @@
 package io.pixquota.throttle.redis;
 
-import io.pixquota.throttle.Limit;
-import io.pixquota.throttle.RateAdaptation;
+import io.pixquota.throttle.store.Limit;
+import io.pixquota.throttle.store.RateAdaptation;
 import io.pixquota.throttle.internal.BucketStep;
 import io.pixquota.throttle.internal.StepSettings;
 import io.pixquota.throttle.internal.StoredState;

@@ -1,8 +1,8 @@
 package io.pixquota.throttle.redis;
 
-import io.pixquota.throttle.BucketUnavailableException;
-import io.pixquota.throttle.Limit;
-import io.pixquota.throttle.RateAdaptation;
+import io.pixquota.throttle.store.StoreUnavailableException;
+import io.pixquota.throttle.store.Limit;
+import io.pixquota.throttle.store.RateAdaptation;
 import io.pixquota.throttle.internal.Checks;
 import java.time.Clock;
 import java.time.Duration;
@@ -192,7 +192,7 @@ public final class TokenBucketConfig {
       return this;
     }
 
-    /** How long to wait for Redis's answer before giving up with a {@link BucketUnavailableException}; default 1 s. */
+    /** How long to wait for Redis's answer before giving up with a {@link StoreUnavailableException}; default 1 s. */
     public Builder redisTimeout(Duration timeout) {
       this.redisTimeout = Checks.positiveAtMostADay("redisTimeout", timeout);
       return this;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.pixquota.harness.RespConnection;
 import io.pixquota.testing.RedisExtension;
 import io.pixquota.testing.TestRedis;
-import io.pixquota.throttle.Acquisition;
+import io.pixquota.throttle.store.Acquisition;
 import io.pixquota.throttle.StdErrCapture;
 import java.time.Duration;
 import java.util.List;

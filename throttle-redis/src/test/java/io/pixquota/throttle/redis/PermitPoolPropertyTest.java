@@ -3,9 +3,9 @@ package io.pixquota.throttle.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.pixquota.throttle.FakeTime;
-import io.pixquota.throttle.PermitPool.Permit;
-import io.pixquota.throttle.PermitPool.PermitAnswer;
-import io.pixquota.throttle.PermitPool.Waiter;
+import io.pixquota.throttle.store.PermitPool.Permit;
+import io.pixquota.throttle.store.PermitPool.PermitAnswer;
+import io.pixquota.throttle.store.PermitPool.Waiter;
 import io.pixquota.throttle.Priority;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -80,7 +80,8 @@ class PermitPoolPropertyTest {
       long now = TIME.micros() / 1000;
       if (r.nextInt(3) > 0) {
         for (int n = r.nextInt(4); n > 0; n--) {
-          waiting.add(new Call(Waiter.of(r.nextInt(4) == 0 ? Priority.BATCH : Priority.INTERACTIVE)));
+          Priority p = r.nextInt(4) == 0 ? Priority.BATCH : Priority.INTERACTIVE;
+          waiting.add(new Call(Waiter.of(p.ordinal())));
         }
       }
       // calls that end: their holder gives the permit back now, later (partitioned), or never (crashed)

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.pixquota.harness.PrivateRedisServer;
 import io.pixquota.harness.RespConnection;
-import io.pixquota.throttle.BucketUnavailableException;
-import io.pixquota.throttle.TokenBucket;
+import io.pixquota.throttle.store.StoreUnavailableException;
+import io.pixquota.throttle.store.TokenBucket;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
@@ -42,7 +42,7 @@ class RedisAddressOnRealNodesTest {
         assertThat(RedisTokenBucket.create(right, TokenBucketConfig.of("pix", 8, 9)).acquire(1, Duration.ZERO)
             .granted()).isTrue();
         TokenBucket denied = RedisTokenBucket.create(wrong, TokenBucketConfig.of("pix", 8, 9));
-        assertThatThrownBy(() -> denied.acquire(1, Duration.ZERO)).isInstanceOf(BucketUnavailableException.class)
+        assertThatThrownBy(() -> denied.acquire(1, Duration.ZERO)).isInstanceOf(StoreUnavailableException.class)
             .hasMessageContaining("Redis refused the connection: WRONGPASS").hasMessageNotContaining("w1rd");
       } finally {
         right.shutdown();
@@ -78,7 +78,7 @@ class RedisAddressOnRealNodesTest {
       RedissonClient redisson = RedisAddress.parse(redis.uri() + "/7").connect(Duration.ofSeconds(1));
       try {
         TokenBucket bucket = RedisTokenBucket.create(redisson, TokenBucketConfig.of("pix", 8, 9));
-        assertThatThrownBy(() -> bucket.acquire(1, Duration.ZERO)).isInstanceOf(BucketUnavailableException.class)
+        assertThatThrownBy(() -> bucket.acquire(1, Duration.ZERO)).isInstanceOf(StoreUnavailableException.class)
             .hasMessageContaining("Redis refused the connection: ERR DB index is out of range")
             .hasMessageNotContaining("channel");
       } finally {
@@ -95,7 +95,7 @@ class RedisAddressOnRealNodesTest {
       RedissonClient redisson = RedisAddress.parse(replica.uri().toString()).connect(Duration.ofSeconds(1));
       try {
         TokenBucket bucket = RedisTokenBucket.create(redisson, TokenBucketConfig.of("pix", 8, 9));
-        assertThatThrownBy(() -> bucket.acquire(1, Duration.ZERO)).isInstanceOf(BucketUnavailableException.class)
+        assertThatThrownBy(() -> bucket.acquire(1, Duration.ZERO)).isInstanceOf(StoreUnavailableException.class)
             .hasMessageContaining("read-only replica (READONLY)").hasMessageContaining("redis-sentinel://");
       } finally {
         redisson.shutdown();

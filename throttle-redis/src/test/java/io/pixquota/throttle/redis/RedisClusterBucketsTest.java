@@ -6,11 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.pixquota.harness.PrivateRedisServer;
 import io.pixquota.harness.RedisCluster;
 import io.pixquota.harness.RespConnection;
-import io.pixquota.throttle.BucketGroup;
-import io.pixquota.throttle.BucketUnavailableException;
+import io.pixquota.throttle.store.BucketGroup;
+import io.pixquota.throttle.store.StoreUnavailableException;
 import io.pixquota.throttle.FakeTime;
-import io.pixquota.throttle.Limit;
-import io.pixquota.throttle.TokenBucket;
+import io.pixquota.throttle.store.Limit;
+import io.pixquota.throttle.store.TokenBucket;
 import io.pixquota.throttle.redis.internal.LuaScript;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -93,7 +93,7 @@ class RedisClusterBucketsTest {
     try {
       String elsewhere = twoNamesPerMaster().get(5); // on master 2, not on master 0
       TokenBucket bucket = RedisTokenBucket.create(single, TokenBucketConfig.of(elsewhere, 8, 9));
-      assertThatThrownBy(() -> bucket.acquire(1, Duration.ZERO)).isInstanceOf(BucketUnavailableException.class)
+      assertThatThrownBy(() -> bucket.acquire(1, Duration.ZERO)).isInstanceOf(StoreUnavailableException.class)
           .hasMessageContaining("(MOVED)").hasMessageContaining("redis-cluster://");
     } finally {
       single.shutdown();

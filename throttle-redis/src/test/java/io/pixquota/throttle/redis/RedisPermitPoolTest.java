@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.pixquota.throttle.Awaits;
 import io.pixquota.throttle.FakeTime;
-import io.pixquota.throttle.PermitPool.PermitAnswer;
-import io.pixquota.throttle.PermitPool.SlotAsk;
-import io.pixquota.throttle.PermitPool.Waiter;
+import io.pixquota.throttle.store.PermitPool.PermitAnswer;
+import io.pixquota.throttle.store.PermitPool.SlotAsk;
+import io.pixquota.throttle.store.PermitPool.Waiter;
 import io.pixquota.throttle.Priority;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -48,7 +48,7 @@ class RedisPermitPoolTest {
   }
 
   private static Waiter w(String id) {
-    return new Waiter(id, Priority.INTERACTIVE);
+    return new Waiter(id, Priority.INTERACTIVE.ordinal());
   }
 
   @Test
@@ -60,9 +60,9 @@ class RedisPermitPoolTest {
     assertThat(b.permit()).isNotNull();
     assertThat(b.inUse()).isEqualTo(2);
     assertThat(pool.take(w("c"), null).ahead()).isEqualTo(1);
-    assertThat(pool.take(new Waiter("d", Priority.BATCH), null).ahead()).isEqualTo(2);
+    assertThat(pool.take(new Waiter("d", Priority.BATCH.ordinal()), null).ahead()).isEqualTo(2);
     assertThat(pool.take(w("e"), null).ahead()).as("a person goes before the batch").isEqualTo(2);
-    assertThat(pool.take(new Waiter("d", Priority.BATCH), null).ahead()).as("asking again keeps the place")
+    assertThat(pool.take(new Waiter("d", Priority.BATCH.ordinal()), null).ahead()).as("asking again keeps the place")
         .isEqualTo(3);
     CompletableFuture<Void> turn = pool.turn(w("c"), Duration.ofSeconds(10)).toCompletableFuture();
     pool.preload(); // subscribed to the turns, confirmed by Redis

@@ -2,9 +2,9 @@ package io.pixquota.throttle.redis;
 
 import io.pixquota.testing.RedisExtension;
 import io.pixquota.testing.TestRedis;
-import io.pixquota.throttle.Limit;
-import io.pixquota.throttle.TokenBucket;
-import io.pixquota.throttle.TokenBucketContract;
+import io.pixquota.throttle.store.Limit;
+import io.pixquota.throttle.store.TokenBucket;
+import io.pixquota.throttle.store.TokenBucketContract;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.ExtendWith;

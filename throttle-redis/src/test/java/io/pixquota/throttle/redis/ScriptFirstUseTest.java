@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.pixquota.harness.PrivateRedisServer;
 import io.pixquota.harness.RespConnection;
-import io.pixquota.throttle.BucketGroup.GroupBucket;
-import io.pixquota.throttle.BucketGroup.Take;
-import io.pixquota.throttle.Limit;
+import io.pixquota.throttle.store.BucketGroup.GroupBucket;
+import io.pixquota.throttle.store.BucketGroup.Take;
+import io.pixquota.throttle.store.Limit;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

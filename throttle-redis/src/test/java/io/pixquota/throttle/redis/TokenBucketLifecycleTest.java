@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 import io.pixquota.harness.RespConnection;
 import io.pixquota.testing.RedisExtension;
 import io.pixquota.testing.TestRedis;
-import io.pixquota.throttle.Acquisition;
+import io.pixquota.throttle.store.Acquisition;
 import io.pixquota.throttle.FakeTime;
 import io.pixquota.throttle.WindowAudit;
 import io.pixquota.throttle.redis.internal.LuaScript;

@@ -1,4 +1,4 @@
-package io.pixquota.throttle;
+package io.pixquota.throttle.store;
 
 import io.pixquota.throttle.internal.Checks;
 import java.time.Duration;
@@ -13,7 +13,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * its answer arrives, it fails, or it is cancelled. Every permit is leased: a holder that dies (a {@code kill -9}, a
  * partition) costs the pool its permit until the lease ends, not for ever; a release after the lease ended frees
  * nothing another call now holds (each permit has an id of its own, a fencing token). Callers without a permit wait in
- * the pool's line: first come, first served within a {@link Priority} ({@code INTERACTIVE} before {@code BATCH}).
+ * the pool's line: first come, first served within a class ({@link Waiter#rank()}: {@code INTERACTIVE} before
+ * {@code BATCH}).
  *
  * <p>With a {@link SlotAsk}, a pool that can decide it with the bucket in one step (the same store, one slot of a
  * Cluster) books the call's rate slot in the same decision as its permit, both or neither, in one round trip; one that
@@ -40,15 +41,15 @@ public interface PermitPool {
    * within the pool's waiter lease). One round trip.
    *
    * @param slot the rate slot to book in the same decision; null: none
-   * @throws BucketUnavailableException when the store does not answer
+   * @throws StoreUnavailableException when the store does not answer
    */
-  PermitAnswer take(Waiter waiter, SlotAsk slot) throws BucketUnavailableException, InterruptedException;
+  PermitAnswer take(Waiter waiter, SlotAsk slot) throws StoreUnavailableException, InterruptedException;
 
   /** {@link #take} without blocking a thread; the default answers on the calling thread. */
   default CompletionStage<PermitAnswer> takeAsync(Waiter waiter, SlotAsk slot) {
     try {
       return CompletableFuture.completedFuture(take(waiter, slot));
-    } catch (BucketUnavailableException e) {
+    } catch (StoreUnavailableException e) {
       return CompletableFuture.failedFuture(e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -79,9 +80,9 @@ public interface PermitPool {
    * Prepares the pool's store now (loads its scripts, subscribes to the turns), so that the first waiters of a burst
    * neither pay for it nor miss a turn. Optional; the default does nothing.
    *
-   * @throws BucketUnavailableException when the store does not answer
+   * @throws StoreUnavailableException when the store does not answer
    */
-  default void preload() throws BucketUnavailableException, InterruptedException {}
+  default void preload() throws StoreUnavailableException, InterruptedException {}
 
   /** What this process last saw of the pool; no I/O. */
   Readings readings();
@@ -92,18 +93,26 @@ public interface PermitPool {
    */
   default void close() {}
 
-  /** A caller waiting for a permit: an id of its own (its permit's too), and its class. */
-  record Waiter(String id, Priority priority) {
+  /**
+   * A caller waiting for a permit: an id of its own (its permit's too), and the rank of its class in the line (0
+   * first; the throttle gives a {@code Priority}'s ordinal, so {@code INTERACTIVE} goes before {@code BATCH}).
+   */
+  record Waiter(String id, int rank) {
+    /** The highest rank a line keeps apart. */
+    public static final int MAX_RANK = 15;
+
     public Waiter {
       Checks.keyName("waiter id", id);
-      Objects.requireNonNull(priority, "priority cannot be null");
+      if (rank < 0 || rank > MAX_RANK) {
+        throw new IllegalArgumentException("rank must be between 0 and " + MAX_RANK + ", was " + rank);
+      }
     }
 
     /** A waiter with a fresh random id. */
-    public static Waiter of(Priority priority) {
+    public static Waiter of(int rank) {
       byte[] b = new byte[12];
       ThreadLocalRandom.current().nextBytes(b);
-      return new Waiter(Base64.getUrlEncoder().withoutPadding().encodeToString(b), priority);
+      return new Waiter(Base64.getUrlEncoder().withoutPadding().encodeToString(b), rank);
     }
   }
 

@@ -1,4 +1,4 @@
-package io.pixquota.throttle;
+package io.pixquota.throttle.store;
 
 import java.time.Duration;
 import java.util.List;
@@ -35,14 +35,14 @@ public interface TokenBucket {
    * @param maxWait the longest wait the caller accepts, {@code >= 0}
    * @return granted with the wait until the booked slot, or refused with the wait it would have needed
    * @throws IllegalArgumentException   for a bad cost or maxWait, before any I/O
-   * @throws BucketUnavailableException when the bucket's store does not answer in time or fails
+   * @throws StoreUnavailableException when the bucket's store does not answer in time or fails
    * @throws InterruptedException       when interrupted while waiting for the store's answer
    */
-  Acquisition acquire(double cost, Duration maxWait) throws BucketUnavailableException, InterruptedException;
+  Acquisition acquire(double cost, Duration maxWait) throws StoreUnavailableException, InterruptedException;
 
   /**
    * {@link #acquire} without blocking a thread on the store's answer: the stage completes with the acquisition, or
-   * exceptionally with a {@link BucketUnavailableException}. Bad input still throws at once, before any I/O. The
+   * exceptionally with a {@link StoreUnavailableException}. Bad input still throws at once, before any I/O. The
    * default answers on the calling thread with {@link #acquire} (right for an in-memory bucket, a blocking call for
    * any other); a shared store's bucket sends its request without blocking.
    *
@@ -51,7 +51,7 @@ public interface TokenBucket {
   default CompletionStage<Acquisition> acquireAsync(double cost, Duration maxWait) {
     try {
       return CompletableFuture.completedFuture(acquire(cost, maxWait));
-    } catch (BucketUnavailableException e) {
+    } catch (StoreUnavailableException e) {
       return CompletableFuture.failedFuture(e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -65,7 +65,7 @@ public interface TokenBucket {
    * @param cost {@code > 0} and finite
    * @return tokens left, the smallest over the limits
    */
-  double charge(double cost) throws BucketUnavailableException, InterruptedException;
+  double charge(double cost) throws StoreUnavailableException, InterruptedException;
 
   /**
    * Gives back {@code cost} tokens, never beyond each limit's capacity.
@@ -73,7 +73,7 @@ public interface TokenBucket {
    * @param cost {@code > 0} and finite
    * @return tokens left, the smallest over the limits
    */
-  double refund(double cost) throws BucketUnavailableException, InterruptedException;
+  double refund(double cost) throws StoreUnavailableException, InterruptedException;
 
   /**
    * {@link #charge} without blocking a thread on the store's answer; the default answers on the calling thread.
@@ -83,7 +83,7 @@ public interface TokenBucket {
   default CompletionStage<Double> chargeAsync(double cost) {
     try {
       return CompletableFuture.completedFuture(charge(cost));
-    } catch (BucketUnavailableException e) {
+    } catch (StoreUnavailableException e) {
       return CompletableFuture.failedFuture(e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -99,7 +99,7 @@ public interface TokenBucket {
   default CompletionStage<Double> refundAsync(double cost) {
     try {
       return CompletableFuture.completedFuture(refund(cost));
-    } catch (BucketUnavailableException e) {
+    } catch (StoreUnavailableException e) {
       return CompletableFuture.failedFuture(e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -111,9 +111,9 @@ public interface TokenBucket {
    * Prepares the bucket's store now (loads a script, opens a connection), so that the first calls of a burst do not
    * each pay for it. Optional; the default does nothing.
    *
-   * @throws BucketUnavailableException when the store does not answer
+   * @throws StoreUnavailableException when the store does not answer
    */
-  default void preload() throws BucketUnavailableException, InterruptedException {}
+  default void preload() throws StoreUnavailableException, InterruptedException {}
 
   /**
    * This process makes no more calls through the bucket: what it registered in a shared store (its configuration)
@@ -140,10 +140,10 @@ public interface TokenBucket {
    *
    * @param retryAfter how long the provider asked to wait; {@link Duration#ZERO} when it did not say
    * @return what came of it
-   * @throws BucketUnavailableException when the bucket's store does not answer
+   * @throws StoreUnavailableException when the bucket's store does not answer
    */
   default Refusal providerRefused(Acquisition booked, Duration retryAfter)
-      throws BucketUnavailableException, InterruptedException {
+      throws StoreUnavailableException, InterruptedException {
     return Refusal.NO_CUT;
   }
 

@@ -1,9 +1,10 @@
-package io.pixquota.throttle;
+package io.pixquota.throttle.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.pixquota.throttle.PermitPool.PermitAnswer;
-import io.pixquota.throttle.PermitPool.Waiter;
+import io.pixquota.throttle.FakeTime;
+import io.pixquota.throttle.store.PermitPool.PermitAnswer;
+import io.pixquota.throttle.store.PermitPool.Waiter;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
@@ -15,9 +16,9 @@ class LocalPermitPoolTest {
   @Test
   void aWaiterThatWaitsLongerThanItsWaiterLeaseIsToldToAskAgainAndKeepsItsPlace() throws Exception {
     LocalPermitPool pool = new LocalPermitPool("spi", 1, Duration.ofSeconds(60), time);
-    Waiter first = Waiter.of(Priority.INTERACTIVE);
-    Waiter second = Waiter.of(Priority.INTERACTIVE);
-    PermitAnswer holder = pool.take(Waiter.of(Priority.INTERACTIVE), null);
+    Waiter first = Waiter.of(0);
+    Waiter second = Waiter.of(0);
+    PermitAnswer holder = pool.take(Waiter.of(0), null);
     assertThat(pool.take(first, null).ahead()).isEqualTo(1);
     for (int s = 0; s < 20; s++) { // 20 x 1.5 s in line: far past the 3 s waiter lease
       CompletableFuture<Void> turn = pool.turn(first, Duration.ofSeconds(30)).toCompletableFuture();

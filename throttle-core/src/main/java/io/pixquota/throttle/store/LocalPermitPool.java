@@ -1,4 +1,4 @@
-package io.pixquota.throttle;
+package io.pixquota.throttle.store;
 
 import io.pixquota.throttle.internal.Checks;
 import io.pixquota.throttle.internal.TimeSource;
@@ -41,7 +41,8 @@ public final class LocalPermitPool implements PermitPool {
     this(name, capacity, lease, TimeSource.SYSTEM);
   }
 
-  LocalPermitPool(String name, int capacity, Duration lease, TimeSource time) {
+  /** A pool on a clock the caller owns (a test's). */
+  public LocalPermitPool(String name, int capacity, Duration lease, TimeSource time) {
     this.name = Checks.poolName(name);
     this.capacity = Checks.poolCapacity(capacity);
     this.lease = Checks.positiveAtMostADay("lease", lease);
@@ -64,14 +65,14 @@ public final class LocalPermitPool implements PermitPool {
   }
 
   @Override
-  public PermitAnswer take(Waiter waiter, SlotAsk slot) throws BucketUnavailableException, InterruptedException {
+  public PermitAnswer take(Waiter waiter, SlotAsk slot) throws StoreUnavailableException, InterruptedException {
     List<CompletableFuture<Void>> wake = new ArrayList<>();
     PermitAnswer answer;
     synchronized (this) {
       long now = time.nanoTime();
       int expired = reclaim(now, wake);
       long[] w = waiters.computeIfAbsent(waiter.id(), id -> {
-        long key = (long) waiter.priority().ordinal() << 40 | ++next;
+        long key = (long) waiter.rank() << 40 | ++next;
         line.put(key, id);
         return new long[] {key, 0};
       });
@@ -153,8 +154,8 @@ public final class LocalPermitPool implements PermitPool {
     return new Readings(lastInUse, expiredLeases, capacity); // one process: its capacity is the pool's
   }
 
-  /** How many wait in line now (tests). */
-  synchronized int inLine() {
+  /** How many callers wait in the line now. */
+  public synchronized int inLine() {
     return line.size();
   }
 

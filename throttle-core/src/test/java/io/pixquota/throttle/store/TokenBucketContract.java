@@ -1,9 +1,11 @@
-package io.pixquota.throttle;
+package io.pixquota.throttle.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import io.pixquota.throttle.FakeTime;
+import io.pixquota.throttle.WindowAudit;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.pixquota.throttle;
+package io.pixquota.throttle.store;
 
 import java.util.List;
 

@@ -1,10 +1,10 @@
-package io.pixquota.throttle;
+package io.pixquota.throttle.store;
 
-import io.pixquota.throttle.BucketGroup.Acquired;
-import io.pixquota.throttle.BucketGroup.Credit;
-import io.pixquota.throttle.BucketGroup.Give;
-import io.pixquota.throttle.BucketGroup.Standing;
-import io.pixquota.throttle.BucketGroup.Take;
+import io.pixquota.throttle.store.BucketGroup.Acquired;
+import io.pixquota.throttle.store.BucketGroup.Credit;
+import io.pixquota.throttle.store.BucketGroup.Give;
+import io.pixquota.throttle.store.BucketGroup.Standing;
+import io.pixquota.throttle.store.BucketGroup.Take;
 import io.pixquota.throttle.internal.GroupStep;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;

@@ -1,4 +1,4 @@
-package io.pixquota.throttle;
+package io.pixquota.throttle.store;
 
 import io.pixquota.throttle.internal.BucketReply;
 import io.pixquota.throttle.internal.BucketStep;

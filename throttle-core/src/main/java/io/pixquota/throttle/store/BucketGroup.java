@@ -1,4 +1,4 @@
-package io.pixquota.throttle;
+package io.pixquota.throttle.store;
 
 import io.pixquota.throttle.internal.Checks;
 import java.time.Duration;
@@ -42,10 +42,10 @@ public interface BucketGroup {
    *
    * @param credits remembered for a later {@link #redeem}
    * @throws IllegalArgumentException   for bad input, before any I/O
-   * @throws BucketUnavailableException when the store does not answer in time or fails
+   * @throws StoreUnavailableException when the store does not answer in time or fails
    */
   Acquired acquire(List<Take> takes, Duration maxWait, List<Give> gives, List<Credit> credits)
-      throws BucketUnavailableException, InterruptedException;
+      throws StoreUnavailableException, InterruptedException;
 
   /**
    * {@link #acquire(List, Duration, List, List)} where a take's reserve may be used by {@code standing}'s holder
@@ -58,7 +58,7 @@ public interface BucketGroup {
    *                                       none
    */
   default Acquired acquire(List<Take> takes, Duration maxWait, List<Give> gives, List<Credit> credits,
-      Standing standing) throws BucketUnavailableException, InterruptedException {
+      Standing standing) throws StoreUnavailableException, InterruptedException {
     BucketGroups.checkNoReserves(this, takes, gives, standing);
     return acquire(takes, maxWait, gives, credits);
   }
@@ -79,7 +79,7 @@ public interface BucketGroup {
       List<Credit> credits) {
     try {
       return CompletableFuture.completedFuture(acquire(takes, maxWait, gives, credits));
-    } catch (BucketUnavailableException e) {
+    } catch (StoreUnavailableException e) {
       return CompletableFuture.failedFuture(e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -88,7 +88,7 @@ public interface BucketGroup {
   }
 
   /** Applies gives (and remembers credits) on their own, one round trip. */
-  void give(List<Give> gives, List<Credit> credits) throws BucketUnavailableException, InterruptedException;
+  void give(List<Give> gives, List<Credit> credits) throws StoreUnavailableException, InterruptedException;
 
   /**
    * Gives a remembered credit's tokens back, once: the first call anywhere gets true, every later one false (as does
@@ -97,7 +97,7 @@ public interface BucketGroup {
    *
    * @param maxRefund the most one refund of a credit may give, {@code >= 0}
    */
-  boolean redeem(String creditId, double maxRefund) throws BucketUnavailableException, InterruptedException;
+  boolean redeem(String creditId, double maxRefund) throws StoreUnavailableException, InterruptedException;
 
   /**
    * One bucket of the group: its name within the group (an end user's pseudonym, a policy) and its one limit.
