@@ -24,7 +24,7 @@ import io.pixquota.throttle.store.RateAdaptation;
 import io.pixquota.throttle.RedisUnavailablePolicy;
 import io.pixquota.throttle.Throttle;
 import io.pixquota.throttle.store.TokenBucket;
-import io.pixquota.throttle.internal.RetryAfter;
+import io.pixquota.throttle.support.RetryAfter;
 import io.pixquota.throttle.okhttp.ThrottlingInterceptor;
 import io.pixquota.throttle.plan.ProviderPolicy;
 import io.pixquota.throttle.plan.QuotaPlanner;

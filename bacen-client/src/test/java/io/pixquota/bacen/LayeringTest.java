@@ -35,8 +35,21 @@ class LayeringTest {
         .resideInAnyPackage("io.pixquota.throttle.redis..", "io.pixquota.bacen..", "org.redisson..")
         .check(SDK);
     noClasses().that().resideInAnyPackage("io.pixquota.throttle", "io.pixquota.throttle.internal..",
-        "io.pixquota.throttle.plan..").should().dependOnClassesThat()
+        "io.pixquota.throttle.plan..", "io.pixquota.throttle.store..", "io.pixquota.throttle.support..")
+        .should().dependOnClassesThat()
         .resideInAnyPackage("io.pixquota.throttle.redis..", "io.pixquota.throttle.okhttp..", "io.pixquota.bacen..")
+        .check(SDK);
+  }
+
+  /**
+   * {@code internal} is the core's and the Redis store's shared machinery (the steps the scripts mirror): no client,
+   * adapter or other module may build on it; what they share with the core is public, in {@code support}.
+   */
+  @Test
+  void onlyTheCoreAndTheRedisStoreUseInternal() {
+    noClasses().that().resideOutsideOfPackages("io.pixquota.throttle", "io.pixquota.throttle.store..",
+        "io.pixquota.throttle.internal..", "io.pixquota.throttle.plan..", "io.pixquota.throttle.redis..")
+        .should().dependOnClassesThat().resideInAPackage("io.pixquota.throttle.internal..")
         .check(SDK);
   }
 }

@@ -2,7 +2,7 @@ package io.pixquota.throttle;
 
 import io.pixquota.throttle.store.StoreUnavailableException;
 import io.pixquota.throttle.store.Acquisition;
-import io.pixquota.throttle.internal.Async;
+import io.pixquota.throttle.support.Async;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.Objects;

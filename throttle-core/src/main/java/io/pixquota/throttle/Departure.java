@@ -1,7 +1,7 @@
 package io.pixquota.throttle;
 
 import io.pixquota.throttle.store.StoreUnavailableException;
-import io.pixquota.throttle.internal.TimeSource;
+import io.pixquota.throttle.support.TimeSource;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Executor;

@@ -1,7 +1,7 @@
 package io.pixquota.throttle;
 
 import io.pixquota.throttle.store.PermitPool;
-import io.pixquota.throttle.internal.TimeSource;
+import io.pixquota.throttle.support.TimeSource;
 import java.time.Duration;
 import java.util.IdentityHashMap;
 import java.util.Map;

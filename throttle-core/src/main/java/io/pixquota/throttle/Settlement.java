@@ -3,7 +3,7 @@ package io.pixquota.throttle;
 import io.pixquota.throttle.store.StoreUnavailableException;
 import io.pixquota.throttle.store.TokenBucket;
 import io.pixquota.throttle.store.Acquisition;
-import io.pixquota.throttle.internal.TimeSource;
+import io.pixquota.throttle.support.TimeSource;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;

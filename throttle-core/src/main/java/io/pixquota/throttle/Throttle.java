@@ -5,7 +5,7 @@ import io.pixquota.throttle.store.TokenBucket;
 import io.pixquota.throttle.store.PermitPool;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
-import io.pixquota.throttle.internal.TimeSource;
+import io.pixquota.throttle.support.TimeSource;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -3,7 +3,7 @@ package io.pixquota.throttle;
 import io.pixquota.throttle.store.TokenBucket;
 import io.pixquota.throttle.store.Limit;
 import io.pixquota.throttle.store.Acquisition;
-import io.pixquota.throttle.internal.TimeSource;
+import io.pixquota.throttle.support.TimeSource;
 import java.time.Duration;
 import java.util.List;
 

@@ -1,6 +1,6 @@
 package io.pixquota.throttle;
 
-import io.pixquota.throttle.internal.TimeSource;
+import io.pixquota.throttle.support.TimeSource;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

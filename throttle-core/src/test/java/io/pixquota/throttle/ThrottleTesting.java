@@ -1,7 +1,7 @@
 package io.pixquota.throttle;
 
 import io.pixquota.throttle.store.TokenBucket;
-import io.pixquota.throttle.internal.TimeSource;
+import io.pixquota.throttle.support.TimeSource;
 
 /**
  * What tests of any module reach of the throttle's package-private seams: its clock, and how often a late call books

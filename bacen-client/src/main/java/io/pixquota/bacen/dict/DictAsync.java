@@ -1,7 +1,7 @@
 package io.pixquota.bacen.dict;
 
 import io.pixquota.throttle.store.BucketGroup.Acquired;
-import io.pixquota.throttle.internal.Async;
+import io.pixquota.throttle.support.Async;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;

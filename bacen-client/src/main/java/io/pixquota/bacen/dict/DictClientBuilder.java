@@ -2,7 +2,7 @@ package io.pixquota.bacen.dict;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.pixquota.throttle.store.BucketGroup;
-import io.pixquota.throttle.internal.TimeSource;
+import io.pixquota.throttle.support.TimeSource;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;

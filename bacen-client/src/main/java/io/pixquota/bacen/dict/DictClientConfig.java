@@ -1,7 +1,7 @@
 package io.pixquota.bacen.dict;
 
 import io.pixquota.throttle.Priority;
-import io.pixquota.throttle.internal.Checks;
+import io.pixquota.throttle.support.Checks;
 import io.pixquota.throttle.redis.RedisAddress;
 import io.pixquota.throttle.redis.TokenBucketConfig;
 import java.net.URI;

@@ -6,7 +6,7 @@ import io.pixquota.throttle.store.BucketGroup.Acquired;
 import io.pixquota.throttle.store.BucketGroup.Give;
 import io.pixquota.throttle.store.BucketGroup.Take;
 import io.pixquota.throttle.Priority;
-import io.pixquota.throttle.internal.TimeSource;
+import io.pixquota.throttle.support.TimeSource;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;

@@ -6,7 +6,7 @@ import io.pixquota.throttle.store.BucketGroup.Give;
 import io.pixquota.throttle.store.BucketGroup.Standing;
 import io.pixquota.throttle.store.BucketGroup.Take;
 import io.pixquota.throttle.store.StoreUnavailableException;
-import io.pixquota.throttle.internal.Async;
+import io.pixquota.throttle.support.Async;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

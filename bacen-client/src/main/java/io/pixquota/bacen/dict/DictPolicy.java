@@ -1,6 +1,6 @@
 package io.pixquota.bacen.dict;
 
-import io.pixquota.throttle.internal.Checks;
+import io.pixquota.throttle.support.Checks;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;

@@ -2,8 +2,8 @@ package io.pixquota.bacen.pix;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.pixquota.throttle.internal.Async;
-import io.pixquota.throttle.internal.Checks;
+import io.pixquota.throttle.support.Async;
+import io.pixquota.throttle.support.Checks;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.charset.StandardCharsets;

@@ -1,7 +1,7 @@
 package io.pixquota.bacen.pix;
 
 import io.pixquota.throttle.Priority;
-import io.pixquota.throttle.internal.Async;
+import io.pixquota.throttle.support.Async;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;

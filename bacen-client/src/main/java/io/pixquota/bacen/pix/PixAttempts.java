@@ -6,7 +6,7 @@ import io.pixquota.throttle.BucketUnavailableException;
 import io.pixquota.throttle.Priority;
 import io.pixquota.throttle.Throttle;
 import io.pixquota.throttle.ThrottleException;
-import io.pixquota.throttle.internal.Async;
+import io.pixquota.throttle.support.Async;
 import io.pixquota.throttle.okhttp.ThrottledCallFactory;
 import java.io.IOException;
 import java.time.Duration;

@@ -4,7 +4,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.pixquota.throttle.store.PermitPool;
 import io.pixquota.throttle.Priority;
 import io.pixquota.throttle.store.TokenBucket;
-import io.pixquota.throttle.internal.TimeSource;
+import io.pixquota.throttle.support.TimeSource;
 import io.pixquota.throttle.okhttp.ThrottlingInterceptor;
 import io.pixquota.throttle.plan.ProviderPolicy;
 import io.pixquota.throttle.plan.QuotaPlan;

@@ -6,7 +6,7 @@ import io.pixquota.throttle.QuotaHeaders;
 import io.pixquota.throttle.store.RateAdaptation;
 import io.pixquota.throttle.RedisUnavailablePolicy;
 import io.pixquota.throttle.Throttle;
-import io.pixquota.throttle.internal.Checks;
+import io.pixquota.throttle.support.Checks;
 import io.pixquota.throttle.redis.RedisAddress;
 import io.pixquota.throttle.redis.TokenBucketConfig;
 import java.net.URI;

@@ -1,7 +1,7 @@
 package io.pixquota.bacen.pix;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.pixquota.throttle.internal.Checks;
+import io.pixquota.throttle.support.Checks;
 import io.pixquota.throttle.plan.ProviderPolicy;
 import java.io.IOException;
 import okhttp3.Request;

@@ -1,8 +1,8 @@
 package io.pixquota.bacen.pix;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.pixquota.throttle.internal.RetryAfter;
-import io.pixquota.throttle.internal.TimeSource;
+import io.pixquota.throttle.support.RetryAfter;
+import io.pixquota.throttle.support.TimeSource;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Locale;

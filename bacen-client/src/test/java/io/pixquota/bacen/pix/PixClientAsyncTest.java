@@ -11,7 +11,7 @@ import io.pixquota.throttle.store.Limit;
 import io.pixquota.throttle.store.LocalTokenBucket;
 import io.pixquota.throttle.Priority;
 import io.pixquota.throttle.ThrottleRefusedException;
-import io.pixquota.throttle.internal.TimeSource;
+import io.pixquota.throttle.support.TimeSource;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;

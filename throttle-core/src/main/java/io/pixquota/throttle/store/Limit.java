@@ -1,6 +1,6 @@
 package io.pixquota.throttle.store;
 
-import io.pixquota.throttle.internal.Checks;
+import io.pixquota.throttle.support.Checks;
 
 /**
  * One limit of a token bucket: at most {@code capacity} tokens at once (the largest instantaneous burst, not "per

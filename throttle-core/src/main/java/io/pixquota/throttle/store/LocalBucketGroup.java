@@ -1,6 +1,6 @@
 package io.pixquota.throttle.store;
 
-import io.pixquota.throttle.internal.Checks;
+import io.pixquota.throttle.support.Checks;
 import io.pixquota.throttle.internal.GroupStep;
 import java.time.Duration;
 import java.util.List;

@@ -1,7 +1,7 @@
 package io.pixquota.throttle.store;
 
-import io.pixquota.throttle.internal.Checks;
-import io.pixquota.throttle.internal.TimeSource;
+import io.pixquota.throttle.support.Checks;
+import io.pixquota.throttle.support.TimeSource;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -2,7 +2,7 @@ package io.pixquota.throttle.store;
 
 import io.pixquota.throttle.internal.BucketReply;
 import io.pixquota.throttle.internal.BucketStep;
-import io.pixquota.throttle.internal.Checks;
+import io.pixquota.throttle.support.Checks;
 import io.pixquota.throttle.internal.EpochHistory;
 import io.pixquota.throttle.internal.StepSettings;
 import io.pixquota.throttle.internal.StepStamp;

@@ -32,9 +32,19 @@ class CoreLayeringTest {
       .because("the core knows no transport and no store: adapters live in pixquota-okhttp, pixquota-redis, the "
           + "Spring starter and bacen-client (docs/architecture.md)");
 
-  /** internal is a leaf: the core's API depends on it, never the other way round. */
+  /** internal knows only support: the stores and the engine depend on it, never the other way round. */
   static final ArchRule INTERNAL_IS_A_LEAF = noClasses().that().resideInAPackage("io.pixquota.throttle.internal..")
+      .should().dependOnClassesThat().resideInAnyPackage("io.pixquota.throttle", "io.pixquota.throttle.plan..",
+          "io.pixquota.throttle.store..");
+
+  /** The store SPIs and the local stores know nothing of the API a service calls, nor of the engine. */
+  static final ArchRule STORES_KNOW_NOT_THE_API = noClasses().that().resideInAPackage("io.pixquota.throttle.store..")
       .should().dependOnClassesThat().resideInAnyPackage("io.pixquota.throttle", "io.pixquota.throttle.plan..");
+
+  /** support is the leaf of leaves: every package may use it, it uses none. */
+  static final ArchRule SUPPORT_IS_A_LEAF = noClasses().that().resideInAPackage("io.pixquota.throttle.support..")
+      .should().dependOnClassesThat().resideInAnyPackage("io.pixquota.throttle", "io.pixquota.throttle.plan..",
+          "io.pixquota.throttle.store..", "io.pixquota.throttle.internal..");
 
   private static final JavaClasses CORE = new ClassFileImporter()
       .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
@@ -48,9 +58,11 @@ class CoreLayeringTest {
   }
 
   @Test
-  void theCoresPackagesFormNoCycleAndInternalIsALeaf() {
+  void theCoresPackagesFormNoCycleAndEachRoomKnowsOnlyTheOnesBelow() {
     slices().matching("io.pixquota.(**)").should().beFreeOfCycles().check(CORE);
     INTERNAL_IS_A_LEAF.check(CORE);
+    STORES_KNOW_NOT_THE_API.check(CORE);
+    SUPPORT_IS_A_LEAF.check(CORE);
   }
 
   /**

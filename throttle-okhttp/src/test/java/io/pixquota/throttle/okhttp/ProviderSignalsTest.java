@@ -11,7 +11,7 @@ import io.pixquota.throttle.FakeTime;
 import io.pixquota.throttle.store.RateAdaptation;
 import io.pixquota.throttle.StdErrCapture;
 import io.pixquota.throttle.ThrottleTesting;
-import io.pixquota.throttle.internal.RetryAfter;
+import io.pixquota.throttle.support.RetryAfter;
 import io.pixquota.throttle.redis.RedisTesting;
 import io.pixquota.throttle.redis.RedisTokenBucket;
 import io.pixquota.throttle.redis.TokenBucketConfig;

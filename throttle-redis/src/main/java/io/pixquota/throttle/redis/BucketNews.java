@@ -2,7 +2,7 @@ package io.pixquota.throttle.redis;
 
 import io.pixquota.throttle.internal.BucketReply;
 import io.pixquota.throttle.internal.EpochHistory;
-import io.pixquota.throttle.internal.TimeSource;
+import io.pixquota.throttle.support.TimeSource;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;

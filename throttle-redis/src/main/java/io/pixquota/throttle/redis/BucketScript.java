@@ -1,12 +1,12 @@
 package io.pixquota.throttle.redis;
 
 import io.pixquota.throttle.store.StoreUnavailableException;
-import io.pixquota.throttle.internal.Async;
+import io.pixquota.throttle.support.Async;
 import io.pixquota.throttle.internal.BucketReply;
 import io.pixquota.throttle.internal.BucketStep;
-import io.pixquota.throttle.internal.Checks;
+import io.pixquota.throttle.support.Checks;
 import io.pixquota.throttle.internal.StepSettings;
-import io.pixquota.throttle.internal.TimeSource;
+import io.pixquota.throttle.support.TimeSource;
 import io.pixquota.throttle.redis.internal.ConnectGuard;
 import io.pixquota.throttle.redis.internal.LuaScript;
 import io.pixquota.throttle.redis.internal.ScriptProtocol;

@@ -1,6 +1,6 @@
 package io.pixquota.throttle.redis;
 
-import io.pixquota.throttle.internal.TimeSource;
+import io.pixquota.throttle.support.TimeSource;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;

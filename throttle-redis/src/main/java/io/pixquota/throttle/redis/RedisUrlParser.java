@@ -1,6 +1,6 @@
 package io.pixquota.throttle.redis;
 
-import io.pixquota.throttle.internal.Checks;
+import io.pixquota.throttle.support.Checks;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

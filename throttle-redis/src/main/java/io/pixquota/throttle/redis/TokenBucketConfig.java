@@ -3,7 +3,7 @@ package io.pixquota.throttle.redis;
 import io.pixquota.throttle.store.StoreUnavailableException;
 import io.pixquota.throttle.store.Limit;
 import io.pixquota.throttle.store.RateAdaptation;
-import io.pixquota.throttle.internal.Checks;
+import io.pixquota.throttle.support.Checks;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;

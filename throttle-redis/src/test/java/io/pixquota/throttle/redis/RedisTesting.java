@@ -1,7 +1,7 @@
 package io.pixquota.throttle.redis;
 
 import io.pixquota.throttle.FakeTime;
-import io.pixquota.throttle.internal.TimeSource;
+import io.pixquota.throttle.support.TimeSource;
 import org.redisson.api.RedissonClient;
 
 /**

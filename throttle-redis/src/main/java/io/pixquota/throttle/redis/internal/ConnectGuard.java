@@ -1,6 +1,6 @@
 package io.pixquota.throttle.redis.internal;
 
-import io.pixquota.throttle.internal.Async;
+import io.pixquota.throttle.support.Async;
 import java.util.Map;
 import java.util.WeakHashMap;
 import java.util.concurrent.CompletableFuture;

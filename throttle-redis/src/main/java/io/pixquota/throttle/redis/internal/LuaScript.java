@@ -1,6 +1,6 @@
 package io.pixquota.throttle.redis.internal;
 
-import io.pixquota.throttle.internal.Async;
+import io.pixquota.throttle.support.Async;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

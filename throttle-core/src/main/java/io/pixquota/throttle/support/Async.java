@@ -1,4 +1,4 @@
-package io.pixquota.throttle.internal;
+package io.pixquota.throttle.support;
 
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;

@@ -1,4 +1,4 @@
-package io.pixquota.throttle.internal;
+package io.pixquota.throttle.support;
 
 import java.time.Duration;
 import java.time.Instant;
