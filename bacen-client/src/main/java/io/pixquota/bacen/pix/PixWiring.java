@@ -2,14 +2,12 @@ package io.pixquota.bacen.pix;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
-import io.pixquota.throttle.store.LocalPermitPool;
 import io.pixquota.throttle.Priority;
 import io.pixquota.throttle.Throttle;
 import io.pixquota.throttle.ThrottleBuilder;
 import io.pixquota.throttle.store.TokenBucket;
 import io.pixquota.throttle.okhttp.ThrottlingInterceptor;
 import io.pixquota.throttle.redis.RedisAddress;
-import io.pixquota.throttle.redis.RedisPermitPool;
 import io.pixquota.throttle.redis.RedisTokenBucket;
 import okhttp3.HttpUrl;
 import okhttp3.OkHttpClient;
@@ -107,10 +105,9 @@ final class PixWiring {
     }
     waits.quotaSignal().ifPresent(throttle::quotaSignal);
     throttle.quotaHeaders(waits.quotaHeaders());
-    if (waits.maxInFlight() > 0) { // beside a Redis bucket: the permit and the slot in one script
-      throttle.providerTimeout(waits.providerTimeout()).defaultPool(bucket instanceof RedisTokenBucket redisBucket
-          ? RedisPermitPool.beside(redisBucket, bucket.name(), waits.maxInFlight(), waits.permitLease())
-          : new LocalPermitPool(bucket.name(), waits.maxInFlight(), waits.permitLease()));
+    if (waits.maxInFlight() > 0) { // the store chooses: beside a Redis bucket, the permit and the slot in one script
+      throttle.providerTimeout(waits.providerTimeout())
+          .defaultPool(bucket.permitPool(bucket.name(), waits.maxInFlight(), waits.permitLease()));
     }
     return throttle.build();
   }

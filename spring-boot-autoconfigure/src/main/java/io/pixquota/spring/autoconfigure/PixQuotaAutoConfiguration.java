@@ -5,7 +5,6 @@ import io.micrometer.observation.ObservationRegistry;
 import io.pixquota.bacen.pix.PixClient;
 import io.pixquota.bacen.pix.PixException;
 import io.pixquota.spring.ThrottlingClientHttpRequestInterceptor;
-import io.pixquota.throttle.store.LocalPermitPool;
 import io.pixquota.throttle.Priority;
 import io.pixquota.throttle.Throttle;
 import io.pixquota.throttle.ThrottleBuilder;
@@ -13,7 +12,6 @@ import io.pixquota.throttle.store.TokenBucket;
 import io.pixquota.throttle.okhttp.ThrottlingInterceptor;
 import io.pixquota.throttle.plan.QuotaPlan;
 import io.pixquota.throttle.plan.QuotaPlanner;
-import io.pixquota.throttle.redis.RedisPermitPool;
 import io.pixquota.throttle.redis.RedisTokenBucket;
 import java.util.Arrays;
 import javax.net.ssl.X509TrustManager;
@@ -105,10 +103,9 @@ public class PixQuotaAutoConfiguration {
     plan.ifAvailable(throttle::plan);
     registry.ifAvailable(throttle::meterRegistry);
     observations.ifAvailable(throttle::observationRegistry); // each wait, a "waiting for quota" span when traced
-    if (p.getMaxInFlight() > 0) { // beside a Redis bucket: the permit and the slot in one script
-      throttle.providerTimeout(settings.providerTimeout()).defaultPool(bucket instanceof RedisTokenBucket redisBucket
-          ? RedisPermitPool.beside(redisBucket, bucket.name(), p.getMaxInFlight(), settings.permitLease())
-          : new LocalPermitPool(bucket.name(), p.getMaxInFlight(), settings.permitLease()));
+    if (p.getMaxInFlight() > 0) { // the store chooses: beside a Redis bucket, the permit and the slot in one script
+      throttle.providerTimeout(settings.providerTimeout())
+          .defaultPool(bucket.permitPool(bucket.name(), p.getMaxInFlight(), settings.permitLease()));
     }
     return throttle.build();
   }

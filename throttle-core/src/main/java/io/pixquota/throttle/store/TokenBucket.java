@@ -148,6 +148,15 @@ public interface TokenBucket {
   }
 
   /**
+   * A cap of {@code capacity} calls in flight beside this bucket, for calls that book their slot here: the store
+   * chooses it. The default is a {@link LocalPermitPool}, one process's own; a shared store returns a pool the fleet
+   * shares that books the permit and the slot in one decision, both or neither.
+   */
+  default PermitPool permitPool(String name, int capacity, Duration lease) {
+    return new LocalPermitPool(name, capacity, lease);
+  }
+
+  /**
    * What this process last heard of the bucket's shared state (the rate in force, the fleet's configurations, the
    * provider's hold, repairs), without I/O; {@link BucketReadings#NONE} for a bucket that shares nothing.
    */

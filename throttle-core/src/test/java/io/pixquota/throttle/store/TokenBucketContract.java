@@ -302,4 +302,15 @@ public abstract class TokenBucketContract {
     assertThat(bucket.name()).isEqualTo("reads");
     assertThat(bucket.limits()).containsExactly(Limit.of(3, 0.5));
   }
+
+  @Test
+  public void aPoolBesideTheBucketIsTheStoresChoiceAndCapsCallsInFlight() throws Exception {
+    PermitPool pool = bucket(8, 9).permitPool("pix-spi", 1, Duration.ofSeconds(30));
+    assertThat(pool.name()).isEqualTo("pix-spi");
+    assertThat(pool.capacity()).isEqualTo(1);
+    PermitPool.PermitAnswer first = pool.take(PermitPool.Waiter.of(0), null);
+    assertThat(first.permit()).isNotNull();
+    assertThat(pool.take(PermitPool.Waiter.of(0), null).permit()).as("one in flight: the cap").isNull();
+    assertThat(pool.release(first.permit()).toCompletableFuture().get(5, TimeUnit.SECONDS)).isTrue();
+  }
 }

@@ -7,6 +7,7 @@ import io.pixquota.throttle.store.Acquisition;
 import io.pixquota.throttle.store.BucketReadings;
 import io.pixquota.throttle.store.StoreUnavailableException;
 import io.pixquota.throttle.store.Limit;
+import io.pixquota.throttle.store.PermitPool;
 import io.pixquota.throttle.store.RateAdaptation;
 import io.pixquota.throttle.store.TokenBucket;
 import io.pixquota.throttle.internal.BucketReply;
@@ -239,6 +240,12 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
   }
 
   /** What this process last heard of the bucket's fleet-wide state, from its own calls' replies; no I/O. */
+  /** A pool the fleet shares, beside this bucket: the permit and the slot in one script ({@link RedisPermitPool}). */
+  @Override
+  public PermitPool permitPool(String name, int capacity, Duration lease) {
+    return RedisPermitPool.beside(this, name, capacity, lease);
+  }
+
   @Override
   public BucketReadings readings() {
     return new BucketReadings(news.rateFactor(), news.configurations(), news.holdLeft(), news.repairs(),

@@ -97,16 +97,6 @@ class RedisBucketGroupStandingTest {
   }
 
   @Test
-  void aboveTheReserveNoStandingIsNeededNorSpent() throws Exception {
-    earn(USER, 5);
-    Acquired a = lookup(USER);
-    assertThat(a.granted()).isTrue();
-    assertThat(a.waived()).isFalse();
-    assertThat(a.standing()).isEqualTo(5);
-    assertThat(lookup(SCANNER).granted()).isTrue();
-  }
-
-  @Test
   void standingOutlivesAFullBucketForItsTtlAndIsKeptWithinCapacity() throws Exception {
     earn(USER, 1_000);
     assertThat((String) redis.admin.call("GET", group.key("u:maria"))).as("capped at capacity 100")

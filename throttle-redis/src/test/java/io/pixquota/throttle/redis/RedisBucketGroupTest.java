@@ -2,7 +2,6 @@ package io.pixquota.throttle.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.within;
 
 import io.pixquota.testing.TestRedis;
 import io.pixquota.throttle.Awaits;
@@ -61,23 +60,6 @@ class RedisBucketGroupTest {
   }
 
   @Test
-  void aUserInDebtIsRefusedAtOnceWithWhenAndTheParticipantKeepsItsTokens() throws Exception {
-    for (int i = 0; i < 5; i++) {
-      assertThat(lookup(20).granted()).as("404 number %d", i + 1).isTrue();
-    }
-    Acquired sixth = lookup(20);
-    assertThat(sixth.granted()).isFalse();
-    assertThat(sixth.refusedBy()).isEqualTo(USER);
-    assertThat(sixth.retryAfter()).as("1 token at 2 per minute").isEqualTo(Duration.ofSeconds(30));
-    assertThat(sixth.remaining()).containsExactly(0.0, 235.0);
-    TIME.advance(Duration.ofSeconds(30));
-    Acquired seventh = lookup(20);
-    assertThat(seventh.granted()).as("DICT's rule: 1 token admits, the 404 leaves a debt").isTrue();
-    assertThat(seventh.remaining().get(0)).isEqualTo(-19.0, within(1e-6));
-    assertThat(lookup(20).retryAfter()).as("the debt paid back at 2 per minute").isEqualTo(Duration.ofSeconds(600));
-  }
-
-  @Test
   void aBucketIsGoneOnceFullAgainSoIdleUsersLeaveNothing() throws Exception {
     for (int u = 0; u < 50; u++) {
       GroupBucket user = new GroupBucket("u:" + u, Limit.of(100, 2 / 60.0));
@@ -104,19 +86,6 @@ class RedisBucketGroupTest {
     assertThat(a.remaining()).containsExactly(99.0, 247.0);
     assertThat(redis.admin.call("TYPE", group.key(PSP.name()))).isEqualTo("string");
     assertThat(lookup(1).remaining()).as("healed: the next lookup charged as any").containsExactly(98.0, 244.0);
-  }
-
-  @Test
-  void aRefusalChangesNothingAndGivesStillApply() throws Exception {
-    redis.admin.call("SET", group.key("u:maria"), "0.5 " + TIME.micros());
-    Acquired a = group.acquire(List.of(new Take(USER, 1, 1, false), new Take(PSP, 1, 1, true)), Duration.ZERO,
-        List.of(new Give(PSP, Give.Kind.LOWER_TO, 40)), List.of());
-    assertThat(a.granted()).isFalse();
-    assertThat(a.remaining()).as("the user's bucket untouched; the participant's lowered, not charged")
-        .containsExactly(0.5, 40.0);
-    Acquired b = group.acquire(List.of(new Take(PSP, 1, 1, true)), Duration.ZERO,
-        List.of(new Give(PSP, Give.Kind.LOWER_TO, 1000)), List.of());
-    assertThat(b.remaining()).as("a lowering never raises").containsExactly(39.0);
   }
 
   @Test

@@ -9,7 +9,6 @@ import io.pixquota.throttle.store.PermitPool.SlotAsk;
 import io.pixquota.throttle.store.PermitPool.Waiter;
 import io.pixquota.throttle.Priority;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -17,10 +16,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The Redis permit pool on a private Redis whose clock (and key expiry) follow the test's: the cap, the line by
- * class then arrival, the turn told on the channel, leases that end, a late release that frees nothing (the fencing
- * test: a release by position would let a second call in), distrust of a stored lease, and a permit and a rate slot
- * decided in one script.
+ * The Redis permit pool's own promises beyond {@code PermitPoolContract} (which RedisPermitPoolContractTest runs: the
+ * cap, the line, leases that end, the fencing of a late release), on a private Redis whose clock (and key expiry)
+ * follow the test's: reclaims counted by any step, services with other capacities and leases on one pool, a key of
+ * the wrong type, distrust of a stored lease, and a permit and a rate slot decided in one script.
  */
 class RedisPermitPoolTest {
   private static final FakeTime TIME = FakeTime.manual(80_000);
@@ -49,42 +48,6 @@ class RedisPermitPoolTest {
 
   private static Waiter w(String id) {
     return new Waiter(id, Priority.INTERACTIVE.ordinal());
-  }
-
-  @Test
-  void theCapHoldsTheLineIsServedInOrderAndItsHeadIsToldWhenAPermitComesBack() throws Exception {
-    RedisPermitPool pool = pool(2, Duration.ofSeconds(30));
-    PermitAnswer a = pool.take(w("a"), null);
-    PermitAnswer b = pool.take(w("b"), null);
-    assertThat(a.permit()).isNotNull();
-    assertThat(b.permit()).isNotNull();
-    assertThat(b.inUse()).isEqualTo(2);
-    assertThat(pool.take(w("c"), null).ahead()).isEqualTo(1);
-    assertThat(pool.take(new Waiter("d", Priority.BATCH.ordinal()), null).ahead()).isEqualTo(2);
-    assertThat(pool.take(w("e"), null).ahead()).as("a person goes before the batch").isEqualTo(2);
-    assertThat(pool.take(new Waiter("d", Priority.BATCH.ordinal()), null).ahead()).as("asking again keeps the place")
-        .isEqualTo(3);
-    CompletableFuture<Void> turn = pool.turn(w("c"), Duration.ofSeconds(10)).toCompletableFuture();
-    pool.preload(); // subscribed to the turns, confirmed by Redis
-    assertThat(pool.release(a.permit()).toCompletableFuture().get(5, TimeUnit.SECONDS)).isTrue();
-    turn.get(5, TimeUnit.SECONDS);
-    assertThat(pool.take(w("e"), null).ahead()).as("not e's turn: c is first").isEqualTo(1);
-    assertThat(pool.take(w("c"), null).permit()).isNotNull();
-  }
-
-  @Test
-  void aDeadHoldersLeaseEndsAndItsLateReleaseFreesNothingAnotherCallHolds() throws Exception {
-    RedisPermitPool pool = pool(1, Duration.ofSeconds(2));
-    PermitAnswer dead = pool.take(w("dead"), null);
-    assertThat(pool.take(w("b"), null).ahead()).isEqualTo(1);
-    TIME.advance(Duration.ofMillis(2_001));
-    PermitAnswer b = pool.take(w("b"), null);
-    assertThat(b.permit()).as("the lease ended: b's turn").isNotNull();
-    assertThat(b.expired()).isEqualTo(1);
-    assertThat(pool.release(dead.permit()).toCompletableFuture().get(5, TimeUnit.SECONDS))
-        .as("the dead holder's late release").isFalse();
-    assertThat(pool.take(w("c"), null).ahead()).as("freed nothing: b still holds the only permit").isEqualTo(1);
-    assertThat(pool.readings().expiredLeases()).isEqualTo(1);
   }
 
   @Test

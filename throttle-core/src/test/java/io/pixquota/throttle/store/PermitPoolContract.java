@@ -1,0 +1,88 @@
+package io.pixquota.throttle.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.pixquota.throttle.FakeTime;
+import io.pixquota.throttle.store.PermitPool.PermitAnswer;
+import io.pixquota.throttle.store.PermitPool.Waiter;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What every {@link PermitPool} promises, on a clock the test moves: the cap holds, the line is served by class then
+ * arrival and its head is told when a permit comes back, a dead holder's lease ends, a late release frees nothing
+ * another call holds (each permit its own id), a waiter that leaves gives back what it held, and the readings follow
+ * releases. Each backend runs it through a subclass; published in pixquota-core's test jar.
+ */
+public abstract class PermitPoolContract {
+  private static final int PERSON = 0;
+  private static final int BATCH = 1;
+
+  /** The clock of every pool this class makes; tests move it. */
+  protected abstract FakeTime time();
+
+  /** A new pool of this name, no permit held, on {@link #time()}. */
+  protected abstract PermitPool pool(String name, int capacity, Duration lease) throws Exception;
+
+  private static Waiter w(String id) {
+    return new Waiter(id, PERSON);
+  }
+
+  @Test
+  public void theCapHoldsTheLineIsServedByClassThenArrivalAndItsHeadIsToldOfARelease() throws Exception {
+    PermitPool pool = pool("cap", 2, Duration.ofSeconds(30));
+    pool.preload();
+    PermitAnswer a = pool.take(w("a"), null);
+    assertThat(a.permit()).isNotNull();
+    assertThat(pool.take(w("b"), null).permit()).isNotNull();
+    assertThat(pool.take(w("c"), null).permit()).as("2 held: the cap").isNull();
+    assertThat(pool.take(w("c"), null).ahead()).isEqualTo(1);
+    assertThat(pool.take(new Waiter("d", BATCH), null).ahead()).isEqualTo(2);
+    assertThat(pool.take(w("e"), null).ahead()).as("a person goes before the batch").isEqualTo(2);
+    assertThat(pool.take(new Waiter("d", BATCH), null).ahead()).as("asking again keeps the place").isEqualTo(3);
+    CompletableFuture<Void> turn = pool.turn(w("c"), Duration.ofSeconds(10)).toCompletableFuture();
+    assertThat(pool.release(a.permit()).toCompletableFuture().get(5, TimeUnit.SECONDS)).isTrue();
+    turn.get(5, TimeUnit.SECONDS);
+    assertThat(pool.take(w("e"), null).ahead()).as("not e's turn: c is first").isEqualTo(1);
+    assertThat(pool.take(w("c"), null).permit()).isNotNull();
+  }
+
+  @Test
+  public void aDeadHoldersLeaseEndsAndItsLateReleaseFreesNothingAnotherCallHolds() throws Exception {
+    PermitPool pool = pool("lease", 1, Duration.ofSeconds(2));
+    PermitAnswer dead = pool.take(w("dead"), null);
+    assertThat(pool.take(w("b"), null).ahead()).isEqualTo(1);
+    time().advance(Duration.ofMillis(2_001));
+    PermitAnswer b = pool.take(w("b"), null);
+    assertThat(b.permit()).as("the lease ended: b's turn").isNotNull();
+    assertThat(pool.release(dead.permit()).toCompletableFuture().get(5, TimeUnit.SECONDS))
+        .as("the dead holder's late release").isFalse();
+    assertThat(pool.take(w("c"), null).ahead()).as("freed nothing: b still holds the only permit").isEqualTo(1);
+    assertThat(pool.readings().expiredLeases()).isEqualTo(1);
+  }
+
+  @Test
+  public void aWaiterThatLeavesGivesBackThePermitItHeld() throws Exception {
+    PermitPool pool = pool("leave", 1, Duration.ofSeconds(30));
+    Waiter holder = w("holder");
+    assertThat(pool.take(holder, null).permit()).isNotNull();
+    assertThat(pool.take(w("next"), null).ahead()).isEqualTo(1);
+    pool.leave(holder);
+    assertThat(pool.take(w("next"), null).permit()).as("the permit the leaver held is free").isNotNull();
+    assertThat(pool.readings().inUse()).isEqualTo(1);
+  }
+
+  @Test
+  public void aReleaseGivesThePermitBackOnceAndTheReadingsFollowIt() throws Exception {
+    PermitPool pool = pool("release", 2, Duration.ofSeconds(30));
+    PermitAnswer a = pool.take(w("a"), null);
+    assertThat(a.inUse()).isEqualTo(1);
+    assertThat(pool.readings().capacityInForce()).isEqualTo(2);
+    assertThat(pool.release(a.permit()).toCompletableFuture().get(5, TimeUnit.SECONDS)).isTrue();
+    assertThat(pool.readings().inUse()).as("nothing held: not the value of the last take").isZero();
+    assertThat(pool.release(a.permit()).toCompletableFuture().get(5, TimeUnit.SECONDS)).as("released twice")
+        .isFalse();
+  }
+}

@@ -1,0 +1,35 @@
+package io.pixquota.throttle.redis;
+
+import io.pixquota.throttle.FakeTime;
+import io.pixquota.throttle.store.BucketGroup;
+import io.pixquota.throttle.store.BucketGroupContract;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/** The bucket group contract on Redis, a private server whose clock (and key expiry) follow the test's. */
+class RedisBucketGroupContractTest extends BucketGroupContract {
+  private static final FakeTime TIME = FakeTime.manual(50_000);
+  private static RedisOnFakeTime redis;
+  private static int run;
+
+  @BeforeAll
+  static void start() {
+    redis = new RedisOnFakeTime(TIME);
+  }
+
+  @AfterAll
+  static void stop() {
+    redis.close();
+  }
+
+  @Override
+  protected FakeTime time() {
+    return TIME;
+  }
+
+  @Override
+  protected BucketGroup group(String name) {
+    return RedisBucketGroup.create(redis.redisson, name, "bgc" + (++run) + ":", Duration.ofSeconds(5));
+  }
+}
