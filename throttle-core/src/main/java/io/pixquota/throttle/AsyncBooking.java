@@ -6,7 +6,6 @@ import io.pixquota.throttle.support.Async;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.Objects;
-import java.util.concurrent.Future;
 import java.util.function.Consumer;
 
 /**
@@ -16,45 +15,16 @@ import java.util.function.Consumer;
  * ({@link Priority#BATCH}) stands in its bucket's line first, and asks again later, holding nothing, when no slot is
  * free within its horizon.
  *
- * <p>Where a booking is ({@code state}), and what moves it:
- * <pre>
- * from                      event                                           to
- * NEW                       start (a class with a horizon: QUEUED first)    ASKING
- * QUEUED                    the call before it in line booked or gave up    ASKING
- * QUEUED                    its max wait ended in line                      DONE, refused
- * ASKING                    booked / no slot within the horizon / refused   WAITING / DEFERRED / DONE
- * ASKING                    a pool's permit: not its turn yet               PERMIT
- * PERMIT                    its turn may have come / max wait ended         ASKING / DONE, refused
- * DEFERRED                  the time to ask again came                      ASKING
- * WAITING                   the slot came: good / gone bad                  DUE (the caller has the Slot) / ASKING
- * DUE                       missed: the send found the slot gone bad        ASKING
- * QUEUED DEFERRED WAITING   cancel (a booked slot's tokens given back)      DONE, cancelled
- * PERMIT                    cancel (its place in the pool's line left)      DONE, cancelled
- * ASKING                    cancel                                          DONE, when the bucket answers
- * </pre>
- * A permit (a route with a pool, {@link AsyncPermit}) is taken with the slot, kept while the booking asks again after
- * a miss, and given back when the booking ends without a send (DONE) or holds off (DEFERRED); once the slot is handed
- * over, the send gives it back after the answer. Leaving ASKING or DEFERRED lets the next caller of its class's line
- * ask. Callbacks run on the thread of the event (the store's I/O thread, the timer, the canceller), never under a
+ * <p>Its states and their moves are tabled in the engine's {@code AsyncState}. A permit (a route with a pool) is
+ * taken with the slot, kept while the booking asks again after a miss, and given back when the booking ends without a
+ * send (DONE) or holds off (DEFERRED); once the slot is handed over, the send gives it back after the answer.
+ * Leaving ASKING or DEFERRED lets the next caller of its class's line ask. Callbacks run on the thread of the event (the store's I/O thread, the timer, the canceller), never under a
  * lock: {@code onDue} must not block, and hands the send to the client; {@code onFailure} is called at most once.
  * Threadsafe.
  */
-public final class AsyncBooking {
-  private enum State { NEW, QUEUED, ASKING, PERMIT, DEFERRED, WAITING, DUE, DONE }
-
-  private final Booking booking;
-  private final SlotWaits waits;
-  private volatile boolean canceled;
-  private State state = State.NEW; // guarded by this
-  private Consumer<Slot> onDue;
-  private Consumer<IOException> onFailure;
-  private Future<?> timer;
-  private LinePlace line; // a class with a horizon: its place in its bucket's line
-  private Slot handed;
-
+public final class AsyncBooking extends AsyncState {
   AsyncBooking(Booking booking, SlotWaits waits) {
-    this.booking = booking;
-    this.waits = waits;
+    super(booking, waits);
   }
 
   /**
@@ -93,63 +63,9 @@ public final class AsyncBooking {
     }
   }
 
-  ThrottleMetrics metrics() {
-    return waits.metrics();
-  }
-
-  /** Sets the state; a call that leaves its class's line (booked, or done) lets the next one ask. */
-  private void to(State next) {
-    state = next;
-    if (line != null && next != State.ASKING && next != State.DEFERRED && next != State.QUEUED) {
-      line.leave();
-    }
-  }
-
-  /** Joins its class's line on the bucket; refused if its max wait ends there. */
-  private void queue() {
-    LinePlace place = LinePlace.join(waits, booking);
-    synchronized (this) {
-      line = place;
-    }
-    place.await(waits, booking, this::takeTurn, this::queuedTooLong);
-  }
-
-  /** The call before it in line has booked or given up: ask, unless this one gave up meanwhile. */
-  private void takeTurn() {
-    synchronized (this) {
-      if (line == null || state != State.QUEUED) {
-        if (line != null) {
-          line.pass(); // cancelled or out of time while in line: the next one asks
-        }
-        return;
-      }
-      line.take();
-      to(State.ASKING);
-    }
-    ask();
-  }
-
-  /** Its max wait ended while it was in line: refused, never sent, nothing booked. */
-  private void queuedTooLong() {
-    if (!moved(State.QUEUED, State.DONE)) {
-      return;
-    }
-    waits.metrics().refused(booking.bucket.name(), booking.priority);
-    onFailure.accept(ThrottleRefusedException.queuedTooLong(booking.bucket.name(), booking.priority,
-        booking.maxWait));
-  }
-
-  /** Moves from {@code from} to {@code to}, if the booking is still in {@code from}. */
-  private synchronized boolean moved(State from, State next) {
-    if (state != from) {
-      return false;
-    }
-    to(next);
-    return true;
-  }
-
   /** Asks the bucket for a slot without blocking; its answer comes on the store's I/O thread. */
-  private void ask() {
+  @Override
+  void ask() {
     if (!moved(State.ASKING, State.ASKING)) {
       return;
     }
@@ -250,10 +166,6 @@ public final class AsyncBooking {
     if (failed != null) {
       onFailure.accept(failed);
     }
-  }
-
-  private synchronized boolean released() {
-    return state == State.DEFERRED || state == State.DONE;
   }
 
   /** The time to ask again has come (on the timer thread). */

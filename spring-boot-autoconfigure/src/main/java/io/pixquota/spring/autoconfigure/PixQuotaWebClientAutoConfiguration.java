@@ -1,6 +1,6 @@
 package io.pixquota.spring.autoconfigure;
 
-import io.pixquota.spring.ThrottlingExchangeFilterFunction;
+import io.pixquota.throttle.webclient.ThrottlingExchangeFilterFunction;
 import io.pixquota.spring.autoconfigure.boot4.PixQuotaWebClientCustomizer4;
 import io.pixquota.throttle.Throttle;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

@@ -9,7 +9,7 @@ import io.pixquota.bacen.pix.PixClient;
 import io.pixquota.bacen.pix.PixClientConfig;
 import io.pixquota.mock.MockBacen;
 import io.pixquota.mock.MockConfig;
-import io.pixquota.spring.ThrottlingClientHttpRequestInterceptor;
+import io.pixquota.throttle.restclient.ThrottlingClientHttpRequestInterceptor;
 import io.pixquota.testing.RedisExtension;
 import io.pixquota.testing.TestRedis;
 import io.pixquota.throttle.store.Acquisition;

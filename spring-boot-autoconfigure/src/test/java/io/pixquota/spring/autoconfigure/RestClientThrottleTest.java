@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.pixquota.spring.ThrottlingClientHttpRequestInterceptor;
+import io.pixquota.throttle.restclient.ThrottlingClientHttpRequestInterceptor;
 import io.pixquota.testing.RedisExtension;
 import io.pixquota.testing.TestRedis;
 import io.pixquota.throttle.Priority;

@@ -6,7 +6,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.pixquota.mock.MockBacen;
 import io.pixquota.mock.MockConfig;
 import io.pixquota.mock.QuotaPolicy;
-import io.pixquota.spring.ThrottlingExchangeFilterFunction;
+import io.pixquota.throttle.webclient.ThrottlingExchangeFilterFunction;
 import io.pixquota.testing.RedisExtension;
 import io.pixquota.testing.TestRedis;
 import java.time.Duration;

@@ -10,7 +10,7 @@ import io.micrometer.observation.tck.TestObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistryAssert;
 import io.pixquota.mock.MockBacen;
 import io.pixquota.mock.MockConfig;
-import io.pixquota.spring.ThrottlingExchangeFilterFunction;
+import io.pixquota.throttle.webclient.ThrottlingExchangeFilterFunction;
 import io.pixquota.testing.RedisExtension;
 import io.pixquota.throttle.Awaits;
 import io.pixquota.testing.TestRedis;

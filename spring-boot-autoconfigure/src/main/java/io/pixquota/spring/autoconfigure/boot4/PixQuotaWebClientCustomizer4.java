@@ -1,6 +1,6 @@
 package io.pixquota.spring.autoconfigure.boot4;
 
-import io.pixquota.spring.ThrottlingExchangeFilterFunction;
+import io.pixquota.throttle.webclient.ThrottlingExchangeFilterFunction;
 import java.util.Objects;
 import org.springframework.boot.webclient.WebClientCustomizer;
 import org.springframework.web.reactive.function.client.WebClient;

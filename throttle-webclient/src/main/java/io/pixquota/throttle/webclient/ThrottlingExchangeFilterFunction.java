@@ -1,4 +1,4 @@
-package io.pixquota.spring;
+package io.pixquota.throttle.webclient;
 
 import io.micrometer.observation.Observation;
 import io.pixquota.throttle.AsyncBooking;

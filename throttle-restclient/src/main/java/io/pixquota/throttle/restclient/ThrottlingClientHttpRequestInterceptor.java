@@ -1,4 +1,4 @@
-package io.pixquota.spring;
+package io.pixquota.throttle.restclient;
 
 import io.pixquota.throttle.Exchange;
 import io.pixquota.throttle.Priority;

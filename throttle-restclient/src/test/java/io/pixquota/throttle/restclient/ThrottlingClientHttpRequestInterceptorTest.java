@@ -1,0 +1,54 @@
+package io.pixquota.throttle.restclient;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.pixquota.throttle.FakeTime;
+import io.pixquota.throttle.Throttle;
+import io.pixquota.throttle.ThrottleRefusedException;
+import io.pixquota.throttle.ThrottleTesting;
+import io.pixquota.throttle.store.Limit;
+import io.pixquota.throttle.store.LocalTokenBucket;
+import java.time.Duration;
+import java.util.List;
+import mockwebserver3.MockResponse;
+import mockwebserver3.MockWebServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.web.client.ResourceAccessException;
+import org.springframework.web.client.RestClient;
+
+/**
+ * The adapter alone (this module's class path holds the core and spring-web, nothing else of ours): RestClient's
+ * calls take their slot on the throttle, and a call the throttle refuses never reaches the server, counted there.
+ */
+class ThrottlingClientHttpRequestInterceptorTest {
+  private final FakeTime time = FakeTime.manual(1_000);
+  private final MockWebServer server = new MockWebServer();
+
+  @BeforeEach
+  void start() throws Exception {
+    server.start();
+  }
+
+  @AfterEach
+  void stop() {
+    server.close();
+  }
+
+  @Test
+  void aCallTheThrottleRefusesIsNeverSent() {
+    Throttle throttle = ThrottleTesting.builder(new LocalTokenBucket("pix", List.of(Limit.of(2, 0.01)),
+        time::nanoTime), time).maxWait(Duration.ZERO).build();
+    RestClient client = RestClient.builder().baseUrl(server.url("/").toString())
+        .requestInterceptor(new ThrottlingClientHttpRequestInterceptor(throttle)).build();
+    for (int i = 0; i < 2; i++) {
+      server.enqueue(new MockResponse.Builder().code(200).body("ok").build());
+      assertThat(client.get().uri("/api/v2/pix/{id}", "E1").retrieve().body(String.class)).isEqualTo("ok");
+    }
+    assertThatThrownBy(() -> client.get().uri("/api/v2/pix/{id}", "E1").retrieve().body(String.class))
+        .isInstanceOf(ResourceAccessException.class).hasCauseInstanceOf(ThrottleRefusedException.class);
+    assertThat(server.getRequestCount()).as("the burst of 2 sent, the third refused before the send").isEqualTo(2);
+  }
+}

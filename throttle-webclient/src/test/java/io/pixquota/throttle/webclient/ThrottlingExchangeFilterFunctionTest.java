@@ -1,0 +1,55 @@
+package io.pixquota.throttle.webclient;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.pixquota.throttle.FakeTime;
+import io.pixquota.throttle.Throttle;
+import io.pixquota.throttle.ThrottleRefusedException;
+import io.pixquota.throttle.ThrottleTesting;
+import io.pixquota.throttle.store.Limit;
+import io.pixquota.throttle.store.LocalTokenBucket;
+import java.time.Duration;
+import java.util.List;
+import mockwebserver3.MockResponse;
+import mockwebserver3.MockWebServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.http.client.reactive.JdkClientHttpConnector;
+import org.springframework.web.reactive.function.client.WebClient;
+
+/**
+ * The adapter alone (this module's class path holds the core and spring-webflux, nothing else of ours): WebClient's
+ * requests take their slot on the throttle, and one the throttle refuses never reaches the server, counted there.
+ */
+class ThrottlingExchangeFilterFunctionTest {
+  private final FakeTime time = FakeTime.manual(1_000);
+  private final MockWebServer server = new MockWebServer();
+
+  @BeforeEach
+  void start() throws Exception {
+    server.start();
+  }
+
+  @AfterEach
+  void stop() {
+    server.close();
+  }
+
+  @Test
+  void aRequestTheThrottleRefusesIsNeverSent() {
+    Throttle throttle = ThrottleTesting.builder(new LocalTokenBucket("pix", List.of(Limit.of(2, 0.01)),
+        time::nanoTime), time).maxWait(Duration.ZERO).build();
+    WebClient client = WebClient.builder().clientConnector(new JdkClientHttpConnector())
+        .baseUrl(server.url("/").toString()).filter(new ThrottlingExchangeFilterFunction(throttle)).build();
+    for (int i = 0; i < 2; i++) {
+      server.enqueue(new MockResponse.Builder().code(200).body("ok").build());
+      assertThat(client.get().uri("/api/v2/pix/{id}", "E1").retrieve().bodyToMono(String.class)
+          .block(Duration.ofSeconds(10))).isEqualTo("ok");
+    }
+    assertThatThrownBy(() -> client.get().uri("/api/v2/pix/{id}", "E1").retrieve().bodyToMono(String.class)
+        .block(Duration.ofSeconds(10))).hasRootCauseInstanceOf(ThrottleRefusedException.class);
+    assertThat(server.getRequestCount()).as("the burst of 2 sent, the third refused before the send").isEqualTo(2);
+  }
+}
