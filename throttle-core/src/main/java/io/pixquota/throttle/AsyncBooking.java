@@ -15,12 +15,12 @@ import java.util.function.Consumer;
  * ({@link Priority#BATCH}) stands in its bucket's line first, and asks again later, holding nothing, when no slot is
  * free within its horizon.
  *
- * <p>Its states and their moves are tabled in the engine's {@code AsyncState}. A permit (a route with a pool) is
- * taken with the slot, kept while the booking asks again after a miss, and given back when the booking ends without a
- * send (DONE) or holds off (DEFERRED); once the slot is handed over, the send gives it back after the answer.
- * Leaving ASKING or DEFERRED lets the next caller of its class's line ask. Callbacks run on the thread of the event (the store's I/O thread, the timer, the canceller), never under a
- * lock: {@code onDue} must not block, and hands the send to the client; {@code onFailure} is called at most once.
- * Threadsafe.
+ * <p>Its states and their moves are tabled in the engine's {@code AsyncState}. A permit (a route with a pool) is taken
+ * with the slot, kept while the booking asks again after a miss, and given back when the booking ends without a send
+ * (DONE) or holds off (DEFERRED); once the slot is handed over, the send gives it back after the answer. Leaving ASKING
+ * or DEFERRED lets the next caller of its class's line ask. Callbacks run on the thread of the event (the store's I/O
+ * thread, the timer, the canceller), never under a lock: {@code onDue} must not block, and hands the send to the
+ * client; {@code onFailure} is called at most once. Threadsafe.
  */
 public final class AsyncBooking extends AsyncState {
   AsyncBooking(Booking booking, SlotWaits waits) {

@@ -8,7 +8,7 @@ import io.pixquota.throttle.store.LocalTokenBucket;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import io.pixquota.throttle.internal.BucketStep;
+import io.pixquota.throttle.internal.StepHash;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 class FleetBucketTest {
   private static final Duration LEASE = Duration.ofSeconds(30);
   private final FakeTime time = FakeTime.manual(1_000);
-  private final BucketStep.Hash shared = new BucketStep.Hash();
+  private final StepHash shared = new StepHash();
 
   private LocalTokenBucket replica(double capacity, double rate) {
     return new LocalTokenBucket("pix", List.of(Limit.of(capacity, rate)), time::nanoTime, shared, LEASE,
@@ -208,7 +208,7 @@ class FleetBucketTest {
         .isEqualTo(TokenBucket.Refusal.CUT);
 
     LocalTokenBucket alone = new LocalTokenBucket("alone", List.of(Limit.of(8, 9)), time::nanoTime,
-        new BucketStep.Hash(), LEASE, RateAdaptation.defaults());
+        new StepHash(), LEASE, RateAdaptation.defaults());
     for (int i = 0; i < 3; i++) {
       Acquisition booked = alone.acquire(1, Duration.ofDays(1));
       time.advanceMillis(10);

@@ -1,17 +1,14 @@
 package io.pixquota.throttle.internal;
 
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 
 /**
  * {@code token_bucket.lua}'s step in Java, operation for operation and in the same order of floating-point
- * operations, over a {@link Hash} that plays the Redis hash (expiry included); {@link StoredState} is its reading
+ * operations, over a {@link StepHash} that plays the Redis hash (expiry included); {@link StoredState} is its reading
  * half. {@link io.pixquota.throttle.store.LocalTokenBucket} runs on it, and so do the simulations; a differential test
  * runs random sequences, corrupted fields included, through both this and the script. The script's header is the
  * specification; the Redis module's {@code ScriptProtocol} encodes what the script is sent and reads what it
@@ -36,49 +33,7 @@ public final class BucketStep {
   /** A day of booking ahead and an hour of hold, in seconds. */
   static final double OWED_SECONDS = 90_000;
 
-  /** The bucket's hash, and when it expires on the store's clock (null: never); starts missing. Not threadsafe. */
-  public static final class Hash {
-    Map<String, String> hash = new HashMap<>();
-    Long expiresAtMillis;
-
-    /**
-     * The rate generation the state is at (what the script publishes to the fleet after a cut); 0 while missing. A
-     * bucket sharing this state hears of a cut as every process hears of it through the bucket's channel.
-     */
-    public long generation() {
-      Double g = StoredState.finite(hash.get("g"));
-      Double e = StoredState.finite(hash.get("e"));
-      return g != null ? g.longValue() : e != null ? e.longValue() : 0;
-    }
-
-    /** The hash as it stands, for tests: read-only. */
-    public Map<String, String> hash() {
-      return Collections.unmodifiableMap(hash);
-    }
-
-    /**
-     * Writes a field at {@code storeNowMicros} as anyone with access to Redis could (an operator, a bug), as HSET
-     * does: on an expired key, a new key without expiry. For tests of distrust.
-     */
-    public void put(String field, String value, long storeNowMicros) {
-      if (expiresAtMillis != null && Math.floorDiv(storeNowMicros, 1000) > expiresAtMillis) {
-        hash = new HashMap<>();
-        expiresAtMillis = null;
-      }
-      hash.put(field, value);
-    }
-  }
-
   private BucketStep() {}
-
-  /**
-   * A limit's tokens refilled from {@code fromMicros} to {@code toMicros} at {@code factor} of its refill, capped at
-   * its capacity: the script's arithmetic, in its order (the step and the operator's read of the state both use it).
-   */
-  public static double refilled(double capacity, double refill, double stored, double factor, long fromMicros,
-      long toMicros) {
-    return Math.min(capacity, stored + refill * factor * (double) (toMicros - fromMicros) / 1000000);
-  }
 
   /**
    * One step at {@code storeNowMicros} (the store's clock: Redis TIME).
@@ -87,7 +42,7 @@ public final class BucketStep {
    * @param argMicros    acquire: the max wait; cut: the provider's Retry-After; else 0
    * @param booked       cut: the rate generation the refused call was booked under; else null
    */
-  public static BucketReply step(Hash s, Op op, double cost, long argMicros, Long clientMicros, long storeNowMicros,
+  public static BucketReply step(StepHash s, Op op, double cost, long argMicros, Long clientMicros, long storeNowMicros,
       Long booked, StepSettings settings) {
     long storeMillis = Math.floorDiv(storeNowMicros, 1000);
     if (s.expiresAtMillis != null && storeMillis > s.expiresAtMillis) {
@@ -128,24 +83,12 @@ public final class BucketStep {
       leases.put(myId, myLease);
     }
 
-    Map<String, double[]> limits = new LinkedHashMap<>(); // field -> {capacity, refill}
     List<String> configurations = new ArrayList<>(ids.size() + 1);
     configurations.add(myId);
     configurations.addAll(ids);
-    for (String id : configurations) {
-      for (String pair : id.split(",")) {
-        String[] cr = pair.split(":");
-        limits.putIfAbsent("t:" + cr[0] + ":" + cr[1],
-            new double[] {Double.parseDouble(cr[0]), Double.parseDouble(cr[1])});
-      }
-    }
-    for (String field : storedLimits) {
-      if (!limits.containsKey(field)) {
-        r.dead.add(field);
-      }
-    }
+    Map<String, double[]> limits = Configurations.limits(configurations, storedLimits, r.dead);
 
-    Rate rate = new Rate(r.k, r.fCut, r.p, a);
+    RateFactor rate = new RateFactor(r.k, r.fCut, r.p, a);
     double fLast = rate.at(r.last == null ? at : r.last);
     double fNow = rate.at(at);
     List<String> fields = new ArrayList<>(limits.keySet());
@@ -170,7 +113,7 @@ public final class BucketStep {
         tokens[i] = capacity[i];
         known[i] = true;
       } else if (stored != null) {
-        tokens[i] = refilled(capacity[i], refill[i], stored, fLast, r.last, at);
+        tokens[i] = RateFactor.refilled(capacity[i], refill[i], stored, fLast, r.last, at);
         known[i] = true;
         double toFull = (capacity[i] - tokens[i]) / (refill[i] * fNow);
         if (toFull > busiest) {
@@ -322,12 +265,7 @@ public final class BucketStep {
       written.put("h", Long.toString(r.hold));
     }
     if (r.k != null) {
-      double back = r.p != null && a.loneRecoveryMicros() > 0 && at - r.k < a.loneRecoveryMicros()
-          ? (double) (a.loneRecoveryMicros() - (at - r.k)) / 1000 + (1 - r.p) / a.increasePerSecond() * 1000
-          : (1 - fNow) / a.increasePerSecond() * 1000;
-      if (back > ttl) {
-        ttl = back;
-      }
+      ttl = Math.max(ttl, new RateFactor(r.k, r.fCut, r.p, a).millisToFull(at, fNow));
     }
     if (r.hold > at && (double) (r.hold - at) / 1000 > ttl) {
       ttl = (double) (r.hold - at) / 1000;
@@ -343,57 +281,11 @@ public final class BucketStep {
         repaired, others);
   }
 
-  /**
-   * The factor of the configured rates at {@code micros} in the state {@code hash}, as the step reads it (an
-   * unreadable cut counts as none): what the step refills with; 1 when never cut. For reading a state without
-   * stepping it.
-   */
-  public static double factorAt(Map<String, String> hash, long micros, long redisNowMicros,
-      StepSettings.Adaptation a) {
-    StoredState r = new StoredState(hash, micros, redisNowMicros, a.maxHoldMicros());
-    return new Rate(r.k, r.fCut, r.p, a).at(micros);
-  }
-
-  /** The factor of the configured rates at a time, from the last cut (and, after a lone one, the factor before). */
-  private record Rate(Long cutAt, Double cutFactor, Double before, StepSettings.Adaptation a) {
-    double at(long micros) {
-      if (cutAt == null) {
-        return 1;
-      }
-      long lone = a.loneRecoveryMicros();
-      double v;
-      if (before != null && lone > 0 && micros - cutAt < lone) {
-        v = cutFactor + (before - cutFactor) * (double) (micros - cutAt) / lone;
-      } else if (before != null && lone > 0) {
-        v = before + a.increasePerSecond() * (double) (micros - cutAt - lone) / 1000000;
-      } else {
-        v = cutFactor + a.increasePerSecond() * (double) (micros - cutAt) / 1000000;
-      }
-      if (v > 1) {
-        return 1;
-      } else if (v < a.floor()) {
-        return a.floor();
-      }
-      return v;
-    }
-  }
-
   private static double smallest(double[] tokens) {
     double m = tokens[0];
     for (int i = 1; i < tokens.length; i++) {
       m = Math.min(m, tokens[i]);
     }
     return m;
-  }
-
-  /** The live configurations other than the caller's, for tests: id to lease end. */
-  static Map<String, Long> leases(Hash s) {
-    Map<String, Long> out = new TreeMap<>();
-    s.hash.forEach((f, v) -> {
-      if (f.startsWith("c:")) {
-        out.put(f.substring(2), Long.parseLong(v));
-      }
-    });
-    return out;
   }
 }

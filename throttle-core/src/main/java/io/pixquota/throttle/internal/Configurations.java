@@ -1,6 +1,7 @@
 package io.pixquota.throttle.internal;
 
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -77,5 +78,26 @@ final class Configurations {
       r.repair("r");
     }
     return users;
+  }
+
+  /**
+   * The limits of {@code configurations} (the caller's first), each token field once: field to {capacity, refill};
+   * a stored limit no live configuration has is added to {@code dead}.
+   */
+  static Map<String, double[]> limits(List<String> configurations, List<String> storedLimits, List<String> dead) {
+    Map<String, double[]> limits = new LinkedHashMap<>();
+    for (String id : configurations) {
+      for (String pair : id.split(",")) {
+        String[] cr = pair.split(":");
+        limits.putIfAbsent("t:" + cr[0] + ":" + cr[1],
+            new double[] {Double.parseDouble(cr[0]), Double.parseDouble(cr[1])});
+      }
+    }
+    for (String field : storedLimits) {
+      if (!limits.containsKey(field)) {
+        dead.add(field);
+      }
+    }
+    return limits;
   }
 }

@@ -2,6 +2,7 @@ package io.pixquota.throttle.store;
 
 import io.pixquota.throttle.internal.BucketReply;
 import io.pixquota.throttle.internal.BucketStep;
+import io.pixquota.throttle.internal.StepHash;
 import io.pixquota.throttle.support.Checks;
 import io.pixquota.throttle.internal.EpochHistory;
 import io.pixquota.throttle.internal.StepSettings;
@@ -29,7 +30,7 @@ public final class LocalTokenBucket implements TokenBucket {
   private final List<Limit> limits;
   private final double maxCost;
   private final LongSupplier nanoClock;
-  private final BucketStep.Hash state;
+  private final StepHash state;
   private final RateAdaptation adaptation;
   private final StepSettings settings;
   private final EpochHistory generations = new EpochHistory();
@@ -47,7 +48,7 @@ public final class LocalTokenBucket implements TokenBucket {
    *                  {@link Acquisition#answeredAtNanos()} is read from it
    */
   public LocalTokenBucket(String name, List<Limit> limits, LongSupplier nanoClock) {
-    this(name, limits, nanoClock, new BucketStep.Hash(), DEFAULT_CONFIGURATION_LEASE,
+    this(name, limits, nanoClock, new StepHash(), DEFAULT_CONFIGURATION_LEASE,
         RateAdaptation.defaults());
   }
 
@@ -55,7 +56,7 @@ public final class LocalTokenBucket implements TokenBucket {
    * A bucket over {@code state}, which other buckets may share (each with its own limits: a fleet whose replicas
    * disagree), with this configuration lease and rate adaptation (null: none).
    */
-  public LocalTokenBucket(String name, List<Limit> limits, LongSupplier nanoClock, BucketStep.Hash state,
+  public LocalTokenBucket(String name, List<Limit> limits, LongSupplier nanoClock, StepHash state,
       Duration lease, RateAdaptation adaptation) {
     this.name = Checks.notBlank("name", name);
     this.limits = List.copyOf(limits);

@@ -6,6 +6,7 @@ import io.pixquota.throttle.store.LocalTokenBucket;
 import io.pixquota.throttle.store.RateAdaptation;
 import io.pixquota.throttle.store.TokenBucket;
 import io.pixquota.throttle.internal.BucketStep;
+import io.pixquota.throttle.internal.StepHash;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -101,7 +102,7 @@ final class FleetSimulation {
   static Outcome run(Setup s, long seed) {
     Random random = new Random(seed);
     AtomicLong clock = new AtomicLong();
-    BucketStep.Hash shared = new BucketStep.Hash();
+    StepHash shared = new StepHash();
     List<LocalTokenBucket> buckets = new ArrayList<>();
     for (Replica r : s.replicas()) {
       buckets.add(new LocalTokenBucket("sim", List.of(r.limit()), clock::get, shared,

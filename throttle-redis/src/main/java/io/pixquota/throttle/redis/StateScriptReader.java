@@ -2,7 +2,7 @@ package io.pixquota.throttle.redis;
 
 import io.pixquota.throttle.store.Limit;
 import io.pixquota.throttle.store.RateAdaptation;
-import io.pixquota.throttle.internal.BucketStep;
+import io.pixquota.throttle.internal.RateFactor;
 import io.pixquota.throttle.internal.StepSettings;
 import io.pixquota.throttle.internal.StoredState;
 import java.time.Duration;
@@ -14,7 +14,7 @@ import java.util.Map;
 /**
  * Reads {@code bucket_state.lua}'s reply into a {@link BucketState}, with the step's own arithmetic (see
  * {@code token_bucket.lua}): each limit refilled from {@code u} to now at the factor of {@code u}
- * ({@link BucketStep#factorAt}, {@link BucketStep#refilled}), capped at its capacity. Fields the script would not
+ * ({@link RateFactor#factorAt}, {@link RateFactor#refilled}), capped at its capacity. Fields the script would not
  * trust are left out, as the next call will reset them.
  */
 final class StateScriptReader {
@@ -50,8 +50,8 @@ final class StateScriptReader {
     }
     long last = Math.min(u.longValue(), redisNow + 1_000_000); // a stored time far ahead: the script reads it as now
     long now = Math.max(redisNow, last); // never backwards, as the script
-    double factorThen = BucketStep.factorAt(hash, last, redisNow, a);
-    double factorNow = BucketStep.factorAt(hash, now, redisNow, a);
+    double factorThen = RateFactor.factorAt(hash, last, redisNow, a);
+    double factorNow = RateFactor.factorAt(hash, now, redisNow, a);
     double tokens = Double.POSITIVE_INFINITY;
     double rate = Double.POSITIVE_INFINITY;
     double waitMicros = 0;
@@ -64,7 +64,7 @@ final class StateScriptReader {
       }
       double capacity = Double.parseDouble(limit[1]);
       double refill = Double.parseDouble(limit[2]);
-      double t = BucketStep.refilled(capacity, refill, stored, factorThen, last, now);
+      double t = RateFactor.refilled(capacity, refill, stored, factorThen, last, now);
       tokens = Math.min(tokens, t);
       rate = Math.min(rate, refill * factorNow);
       if (t < 1) {

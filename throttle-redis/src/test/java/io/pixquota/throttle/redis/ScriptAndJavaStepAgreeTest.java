@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 import io.pixquota.throttle.FakeTime;
 import io.pixquota.throttle.internal.BucketReply;
 import io.pixquota.throttle.internal.BucketStep;
+import io.pixquota.throttle.internal.StepHash;
 import io.pixquota.throttle.internal.StepSettings;
 import io.pixquota.throttle.redis.internal.LuaScript;
 import io.pixquota.throttle.redis.internal.ScriptProtocol;
@@ -67,7 +68,7 @@ class ScriptAndJavaStepAgreeTest {
   void theScriptAndItsJavaTwinGiveTheSameAnswers(@ForAll long seed) throws Exception {
     Random r = new Random(seed);
     String key = "agree:{" + (++run) + "}:tb";
-    BucketStep.Hash model = new BucketStep.Hash();
+    StepHash model = new StepHash();
     long[] lastGeneration = new long[REPLICAS.size()];
     for (int step = 0; step < 80; step++) {
       TIME.advanceMillis(r.nextInt(4) == 0 ? 0 : r.nextInt(r.nextBoolean() ? 300 : 4_000));
