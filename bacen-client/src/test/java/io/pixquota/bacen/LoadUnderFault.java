@@ -1,7 +1,7 @@
 package io.pixquota.bacen;
 
 import io.pixquota.bacen.pix.PixClient;
-import io.pixquota.bacen.pix.PixClientConfig;
+import io.pixquota.bacen.pix.PixClientConfigBuilder;
 import io.pixquota.bacen.pix.PixException;
 import io.pixquota.bacen.pix.PixThrottledException;
 import io.pixquota.mock.MockBacen;
@@ -45,7 +45,7 @@ final class LoadUnderFault {
   private LoadUnderFault() {}
 
   /** Runs 40 callers for {@code seconds} against the mock; {@code config} names the Redis. */
-  static Outcome run(PixClientConfig.Builder config, int seconds, Fault fault) throws Exception {
+  static Outcome run(PixClientConfigBuilder config, int seconds, Fault fault) throws Exception {
     try (MockBacen mock = MockBacen.start(MockConfig.builder().policy(QuotaPolicy.bucket(10_000, 10_000, 1000))
         .threads(64).build())) {
       ExecutorService pool = Executors.newFixedThreadPool(40);

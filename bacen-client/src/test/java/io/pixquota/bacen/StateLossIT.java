@@ -5,6 +5,7 @@ import static io.pixquota.bacen.LoadUnderFault.R;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.pixquota.bacen.pix.PixClientConfig;
+import io.pixquota.bacen.pix.PixClientConfigBuilder;
 import io.pixquota.harness.PrivateRedisServer;
 import io.pixquota.throttle.RedisUnavailablePolicy;
 import org.junit.jupiter.api.Test;
@@ -16,7 +17,7 @@ import org.junit.jupiter.api.Test;
  */
 class StateLossIT {
 
-  private static LoadUnderFault.Outcome run(PixClientConfig.Builder config, PrivateRedisServer redis,
+  private static LoadUnderFault.Outcome run(PixClientConfigBuilder config, PrivateRedisServer redis,
       LoadUnderFault.Fault fault) throws Exception {
     LoadUnderFault.Outcome o = LoadUnderFault.run(config.redisUrl(redis.uri().toString()), 9, fault);
     assertThat(o.other()).as("every call served or refused with a typed error").isZero();

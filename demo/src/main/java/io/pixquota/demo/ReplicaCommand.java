@@ -5,6 +5,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.pixquota.bacen.pix.PixClient;
 import io.pixquota.bacen.pix.PixClientConfig;
+import io.pixquota.bacen.pix.PixClientConfigBuilder;
 import io.pixquota.harness.JvmState;
 import io.pixquota.harness.LeaveTimes;
 import io.pixquota.harness.ReplicaOptions;
@@ -212,7 +213,7 @@ public final class ReplicaCommand implements Callable<Integer> {
   /** The SDK as a service would use it: a PixClient over the shared Redis, its settings planned or given. */
   private Burst.Caller throttled(RedissonClient redisson, PrometheusMeterRegistry registry, OkHttpClient base)
       throws IOException {
-    PixClientConfig.Builder c = PixClientConfig.builder().baseUrl(options.pixUrl())
+    PixClientConfigBuilder c = PixClientConfig.builder().baseUrl(options.pixUrl())
         .credentials(options.clientId, options.clientSecret).bucketName(options.bucketName)
         .bucket(options.bucket.capacity, options.bucket.rate).maxWait(Duration.ofMillis(maxWaitMs))
         .callTimeout(Duration.ofMillis(callTimeoutMs > 0 ? callTimeoutMs : maxWaitMs + 30_000)) // counts the wait

@@ -21,7 +21,7 @@ import java.util.function.Function;
  */
 final class PixEnvironment {
   private final Map<String, String> env;
-  private final PixClientConfig.Builder b = PixClientConfig.builder();
+  private final PixClientConfigBuilder b = PixClientConfig.builder();
 
   private PixEnvironment(Map<String, String> env) {
     this.env = Objects.requireNonNull(env, "env cannot be null");

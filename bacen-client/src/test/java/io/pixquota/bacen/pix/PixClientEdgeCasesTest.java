@@ -101,7 +101,7 @@ class PixClientEdgeCasesTest {
             + ",\"correlationId\":\"corr-1\"}").build();
   }
 
-  private PixClient client(PixClientConfig.Builder config) {
+  private PixClient client(PixClientConfigBuilder config) {
     return PixClient.builder(config.baseUrl(URI.create(server.url("/api/v2/").toString())).credentials("bank", "s3cr3t")
         .build()).tokenBucket(new LocalTokenBucket("local", List.of(Limit.of(1000, 1000)), System::nanoTime))
         .meterRegistry(registry).timeSource(time).jitter(bound -> bound).build();

@@ -36,7 +36,7 @@ class SlowProviderIT {
         .policy(QuotaPolicy.bucket(100_000, 100_000, 1000)).build());
   }
 
-  private static PixClientConfig.Builder config(MockBacen mock, TestRedis redis) {
+  private static PixClientConfigBuilder config(MockBacen mock, TestRedis redis) {
     return PixClientConfig.builder().baseUrl(mock.pixUrl()).credentials("demo", "demo-secret")
         .bucketName(redis.keyPrefix().replace(":", "-") + "spi").bucket(1000, 1000).maxInFlight(6)
         .retry(1, Duration.ofMillis(1), Duration.ofMillis(1), Duration.ofSeconds(1));

@@ -1,6 +1,7 @@
 package io.pixquota.spring.autoconfigure;
 
 import io.pixquota.bacen.pix.PixClientConfig;
+import io.pixquota.bacen.pix.PixClientConfigBuilder;
 import io.pixquota.bacen.pix.ThrottleSettings;
 import io.pixquota.throttle.store.Acquisition;
 import io.pixquota.throttle.store.Limit;
@@ -88,7 +89,7 @@ final class PixQuotaSettings {
     }
     double capacity = b.getCapacity() != null ? b.getCapacity() : PixClientConfig.DEFAULT_BUCKET_CAPACITY;
     double rate = b.getRate() != null ? b.getRate() : PixClientConfig.DEFAULT_BUCKET_RATE;
-    PixClientConfig.Builder c = PixClientConfig.builder();
+    PixClientConfigBuilder c = PixClientConfig.builder();
     check("pixquota.bucket.capacity", capacity, () -> c.bucket(capacity, PixClientConfig.DEFAULT_BUCKET_RATE));
     check("pixquota.bucket.rate", rate, () -> c.bucket(capacity, rate));
     check("pixquota.bucket.name", b.getName(), () -> c.bucketName(b.getName()));
@@ -144,7 +145,7 @@ final class PixQuotaSettings {
   }
 
   /** The provider's settings, when a base URL is set; null otherwise (no PixClient). */
-  private static PixClientConfig provider(PixQuotaProviderProperties p, PixClientConfig.Builder c,
+  private static PixClientConfig provider(PixQuotaProviderProperties p, PixClientConfigBuilder c,
       Duration maxWait) {
     if (p.getBaseUrl() == null) {
       for (Map.Entry<String, Object> e : Map.<String, Object>of("pixquota.provider.token-url",
