@@ -18,9 +18,6 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
-import org.redisson.client.RedisConnectionException;
-import org.redisson.client.RedisException;
-import org.redisson.client.RedisTimeoutException;
 import org.redisson.client.codec.StringCodec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -123,7 +120,7 @@ public final class LuaScript {
       return await(send(target, args, clock, timeoutNanos), System.nanoTime() + 2 * timeoutNanos);
     } catch (ExecutionException e) {
       throw e.getCause() instanceof CallFailedException f ? f
-          : new CallFailedException("Redis call failed: " + describe(e.getCause()), e.getCause());
+          : new CallFailedException("Redis call failed: " + RedisErrors.describe(e.getCause()), e.getCause());
     }
   }
 
@@ -169,9 +166,9 @@ public final class LuaScript {
           } else if (Async.cause(failure) instanceof TimeoutException) {
             result.completeExceptionally(new CallFailedException("Redis did not answer within the timeout",
                 Async.cause(failure)));
-          } else if (!isNoScript(failure)) {
+          } else if (!RedisErrors.isNoScript(failure)) {
             result.completeExceptionally(new CallFailedException("Redis call failed: "
-                + describe(Async.cause(failure)), Async.cause(failure)));
+                + RedisErrors.describe(Async.cause(failure)), Async.cause(failure)));
           } else {
             sendBody(script, key, target.keys(), args, clock, result, timeoutNanos);
           }
@@ -199,7 +196,7 @@ public final class LuaScript {
                 + "NOSCRIPT", Async.cause(again)));
           } else {
             result.completeExceptionally(new CallFailedException("Redis call failed after NOSCRIPT: "
-                + describe(Async.cause(again)), Async.cause(again)));
+                + RedisErrors.describe(Async.cause(again)), Async.cause(again)));
           }
         });
   }
@@ -231,7 +228,7 @@ public final class LuaScript {
           .scriptExistsAsync(key, new String[] {sha}).toCompletableFuture()), System.nanoTime() + timeoutNanos);
       return !exists.isEmpty() && exists.get(0);
     } catch (ExecutionException e) {
-      throw new CallFailedException("SCRIPT EXISTS failed: " + describe(e.getCause()), e.getCause());
+      throw new CallFailedException("SCRIPT EXISTS failed: " + RedisErrors.describe(e.getCause()), e.getCause());
     }
   }
 
@@ -248,70 +245,8 @@ public final class LuaScript {
       await(guard.send(() -> redisson.getScript(StringCodec.INSTANCE).scriptLoadAsync(key, source)
           .toCompletableFuture()), System.nanoTime() + budget);
     } catch (ExecutionException e) {
-      throw new CallFailedException("SCRIPT LOAD failed: " + describe(e.getCause()), e.getCause());
+      throw new CallFailedException("SCRIPT LOAD failed: " + RedisErrors.describe(e.getCause()), e.getCause());
     }
-  }
-
-  static boolean isNoScript(Throwable t) {
-    for (Throwable c = t; c != null; c = c.getCause()) {
-      if (c.getMessage() != null && c.getMessage().contains("NOSCRIPT")) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /**
-   * The cause in one short line: Redisson's messages can quote the whole script, its "Unable to write command into
-   * connection! Check CPU usage of the JVM..." means, to a user, that the Redis node cannot be reached, and the
-   * errors of an address that names the wrong kind of node say which address to use instead.
-   */
-  static String describe(Throwable t) {
-    if (t == null) {
-      return "unknown";
-    }
-    if (t instanceof RedisConnectionException) {
-      for (Throwable c = t.getCause(); c != null; c = c.getCause()) {
-        if (c instanceof RedisTimeoutException) {
-          return "Redis did not answer while connecting (it accepts connections but is silent, or speaks no TLS)";
-        }
-        if (c instanceof RedisException && !(c instanceof RedisConnectionException)) {
-          // the node answered, with an error, a command of the connection's set-up: SELECT, AUTH, HELLO
-          return "Redis refused the connection: " + shorten(String.valueOf(c.getMessage()));
-        }
-      }
-      return "Redis node unreachable (" + t.getClass().getSimpleName() + ")";
-    }
-    String message = String.valueOf(t.getMessage());
-    if (message.contains("MOVED")) {
-      return "the node is one node of a Redis Cluster and another node owns the key (MOVED): address the cluster "
-          + "as redis-cluster://host:port,host:port,...";
-    }
-    if (hasErrorCode(message, "READONLY")) {
-      return "the node is a read-only replica (READONLY): address its master, or the Sentinels that know it, as "
-          + "redis-sentinel://host:port,host:port,.../MASTER_NAME";
-    }
-    if (hasErrorCode(message, "CLUSTERDOWN")) {
-      return "the Redis Cluster is down (CLUSTERDOWN): a master failed and no replica has taken its slots yet";
-    }
-    return t.getClass().getSimpleName() + ": " + shorten(message);
-  }
-
-  /**
-   * Whether Redis's error is {@code code}: Redis 7 puts the code of an error raised inside a script first
-   * ({@code READONLY You can't write...}), Redis 6.2 wraps it ({@code ERR Error running script ...: -READONLY ...}).
-   */
-  static boolean hasErrorCode(String message, String code) {
-    return message.startsWith(code + " ") || message.contains(": -" + code + " ");
-  }
-
-  /** Redisson's message without the channel, the command's parameters (a script, a password) and the future. */
-  private static String shorten(String message) {
-    for (String tail : new String[] {". channel:", ", params:"}) {
-      int end = message.indexOf(tail);
-      message = end > 0 ? message.substring(0, end) : message;
-    }
-    return message.length() > 300 ? message.substring(0, 300) + "..." : message;
   }
 
   private static String sha1(String text) {

@@ -8,11 +8,12 @@ import org.junit.jupiter.api.Test;
 class RedisErrorCodeTest {
   @Test
   void theCodeIsFoundFirstOrWrappedInsideAScriptError() {
-    assertThat(LuaScript.hasErrorCode("READONLY You can't write against a read only replica. script: f_1", "READONLY"))
+    assertThat(RedisErrors.hasErrorCode("READONLY You can't write against a read only replica. script: f_1",
+        "READONLY"))
         .isTrue();
-    assertThat(LuaScript.hasErrorCode("ERR Error running script (call to f_88f3): @user_script:596: "
+    assertThat(RedisErrors.hasErrorCode("ERR Error running script (call to f_88f3): @user_script:596: "
         + "@user_script: 596: -READONLY You can't write against a read only replica.", "READONLY")).isTrue();
-    assertThat(LuaScript.hasErrorCode("ERR the key READONLY is not a code", "READONLY")).isFalse();
-    assertThat(LuaScript.hasErrorCode("CLUSTERDOWN The cluster is down", "CLUSTERDOWN")).isTrue();
+    assertThat(RedisErrors.hasErrorCode("ERR the key READONLY is not a code", "READONLY")).isFalse();
+    assertThat(RedisErrors.hasErrorCode("CLUSTERDOWN The cluster is down", "CLUSTERDOWN")).isTrue();
   }
 }

@@ -1,0 +1,75 @@
+package io.pixquota.throttle.redis.internal;
+
+import org.redisson.client.RedisConnectionException;
+import org.redisson.client.RedisException;
+import org.redisson.client.RedisTimeoutException;
+
+/**
+ * Redis's and Redisson's failures in one short line a user can act on (the node unreachable, the wrong kind of node,
+ * the Cluster down), and the error codes a script's caller tests for, worded as Redis 6.2 and 7 word them.
+ */
+final class RedisErrors {
+  private RedisErrors() {}
+
+  static boolean isNoScript(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c.getMessage() != null && c.getMessage().contains("NOSCRIPT")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The cause in one short line: Redisson's messages can quote the whole script, its "Unable to write command into
+   * connection! Check CPU usage of the JVM..." means, to a user, that the Redis node cannot be reached, and the
+   * errors of an address that names the wrong kind of node say which address to use instead.
+   */
+  static String describe(Throwable t) {
+    if (t == null) {
+      return "unknown";
+    }
+    if (t instanceof RedisConnectionException) {
+      for (Throwable c = t.getCause(); c != null; c = c.getCause()) {
+        if (c instanceof RedisTimeoutException) {
+          return "Redis did not answer while connecting (it accepts connections but is silent, or speaks no TLS)";
+        }
+        if (c instanceof RedisException && !(c instanceof RedisConnectionException)) {
+          // the node answered, with an error, a command of the connection's set-up: SELECT, AUTH, HELLO
+          return "Redis refused the connection: " + shorten(String.valueOf(c.getMessage()));
+        }
+      }
+      return "Redis node unreachable (" + t.getClass().getSimpleName() + ")";
+    }
+    String message = String.valueOf(t.getMessage());
+    if (message.contains("MOVED")) {
+      return "the node is one node of a Redis Cluster and another node owns the key (MOVED): address the cluster "
+          + "as redis-cluster://host:port,host:port,...";
+    }
+    if (hasErrorCode(message, "READONLY")) {
+      return "the node is a read-only replica (READONLY): address its master, or the Sentinels that know it, as "
+          + "redis-sentinel://host:port,host:port,.../MASTER_NAME";
+    }
+    if (hasErrorCode(message, "CLUSTERDOWN")) {
+      return "the Redis Cluster is down (CLUSTERDOWN): a master failed and no replica has taken its slots yet";
+    }
+    return t.getClass().getSimpleName() + ": " + shorten(message);
+  }
+
+  /**
+   * Whether Redis's error is {@code code}: Redis 7 puts the code of an error raised inside a script first
+   * ({@code READONLY You can't write...}), Redis 6.2 wraps it ({@code ERR Error running script ...: -READONLY ...}).
+   */
+  static boolean hasErrorCode(String message, String code) {
+    return message.startsWith(code + " ") || message.contains(": -" + code + " ");
+  }
+
+  /** Redisson's message without the channel, the command's parameters (a script, a password) and the future. */
+  private static String shorten(String message) {
+    for (String tail : new String[] {". channel:", ", params:"}) {
+      int end = message.indexOf(tail);
+      message = end > 0 ? message.substring(0, end) : message;
+    }
+    return message.length() > 300 ? message.substring(0, 300) + "..." : message;
+  }
+}
