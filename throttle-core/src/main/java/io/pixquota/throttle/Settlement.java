@@ -4,7 +4,9 @@ import io.pixquota.throttle.store.StoreUnavailableException;
 import io.pixquota.throttle.store.TokenBucket;
 import io.pixquota.throttle.store.Acquisition;
 import io.pixquota.throttle.support.TimeSource;
+import java.io.IOException;
 import java.time.Duration;
+import java.util.function.BooleanSupplier;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
@@ -12,9 +14,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What a throttle does around a call's send: watches the plan's margin (a call that leaves later than its plan's J
- * after its slot), and settles the answer (a 429 told to the bucket, the cost the answer's status says charged or
- * refunded, the provider's quota headers read). A failure here never fails the response. Threadsafe.
+ * What a throttle does around a call's send, one path for every HTTP client: sleeps until the slot, watches the plan's
+ * margin (a call that leaves later than its plan's J after its slot), sends once, and settles the answer (a 429 told to
+ * the bucket, the cost the answer's status says charged or refunded, the provider's quota headers read). A failure here
+ * never fails the response. Threadsafe.
  */
 final class Settlement {
   private static final Logger LOG = LoggerFactory.getLogger(Throttle.class);
@@ -84,5 +87,28 @@ final class Settlement {
       LOG.warn("Bucket '{}': could not settle the response cost ({} tokens): {}", bucket.name(), delta,
           e.getMessage());
     }
+  }
+
+  /** Sleeps until the booked slot, sends, and settles the answer: one path for every HTTP client. */
+  <R> R sleepSendAndSettle(SlotWaits waits, Booking booking, BooleanSupplier canceled, Exchange<R> exchange)
+      throws IOException {
+    SlotWaits.Leaving slot = waits.sleepAndLeave(booking, canceled);
+    booking.observed.left(time.nanoTime());
+    String name = booking.bucket.name();
+    long late = slot.lateNanos();
+    leaving(name, late);
+    long sentAt = time.nanoTime();
+    long waitedNanos = sentAt - booking.askedAtNanos();
+    booking.sending(sentAt);
+    R response;
+    try {
+      response = exchange.send(); // nothing between the lateness check and the send
+    } finally {
+      metrics.granted(name, booking.priority, Duration.ofNanos(waitedNanos));
+      metrics.lateness(name, late);
+    }
+    metrics.answered(name, time.nanoTime() - sentAt);
+    answered(booking, slot.granted(), exchange.status(response), h -> exchange.header(response, h));
+    return response;
   }
 }

@@ -45,8 +45,7 @@ public final class Throttle {
   /** Default of how often {@link RedisUnavailablePolicy#LOCAL_FALLBACK} asks the store again: 1 s. */
   public static final Duration DEFAULT_LOCAL_RETRY_INTERVAL = Duration.ofSeconds(1);
 
-  private final Route defaultRoute;
-  private final List<Route> rules;
+  private final Routes routes;
   private final List<TokenBucket> buckets;
   private final Duration maxWait;
   private final Priority defaultPriority;
@@ -57,10 +56,8 @@ public final class Throttle {
   private final Settlement settlement;
   private final ObservationRegistry observations;
 
-  Throttle(ThrottleBuilder.Settings s, Route defaultRoute, List<Route> rules, List<TokenBucket> buckets,
-      ThrottleMetrics metrics) {
-    this.defaultRoute = defaultRoute;
-    this.rules = List.copyOf(rules);
+  Throttle(ThrottleBuilder.Settings s, Routes routes, List<TokenBucket> buckets, ThrottleMetrics metrics) {
+    this.routes = routes;
     this.buckets = List.copyOf(buckets);
     this.maxWait = s.maxWait();
     this.defaultPriority = s.defaultPriority();
@@ -91,16 +88,7 @@ public final class Throttle {
 
   /** The permit pools this throttle's routes hold permits of, each once (none: an empty list). */
   public List<PermitPool> pools() {
-    List<PermitPool> pools = new ArrayList<>();
-    List<Route> all = new ArrayList<>(rules);
-    all.add(0, defaultRoute);
-    for (Route r : all) {
-      PermitPool p = r.plan().pool();
-      if (p != null && pools.stream().noneMatch(q -> q == p)) {
-        pools.add(p);
-      }
-    }
-    return pools;
+    return routes.pools();
   }
 
   /**
@@ -170,7 +158,7 @@ public final class Throttle {
     Throwable failure = null;
     try {
       waits.book(booking, request.canceled());
-      return sleepSendAndSettle(booking, request.canceled(), exchange);
+      return settlement.sleepSendAndSettle(waits, booking, request.canceled(), exchange);
     } catch (IOException | RuntimeException e) {
       failure = e;
       booking.observed.failed(e, time.nanoTime()); // nothing, if it had left on its slot
@@ -235,7 +223,8 @@ public final class Throttle {
         missed = true;
         throw new SlotMissedException(booking.bucket.name());
       }
-      return sleepSendAndSettle(booking, canceled != null ? canceled : () -> false, exchange);
+      return settlement.sleepSendAndSettle(waits, booking, canceled != null ? canceled : () -> false,
+          exchange);
     } catch (IOException | RuntimeException e) {
       failure = e;
       if (!missed) {
@@ -280,44 +269,13 @@ public final class Throttle {
     return slot.booking();
   }
 
-  /** Sleeps until the booked slot, sends, and settles the answer: one path for every HTTP client. */
-  private <R> R sleepSendAndSettle(Booking booking, BooleanSupplier canceled, Exchange<R> exchange) throws IOException {
-    SlotWaits.Leaving slot = waits.sleepAndLeave(booking, canceled);
-    booking.observed.left(time.nanoTime());
-    String name = booking.bucket.name();
-    long late = slot.lateNanos();
-    settlement.leaving(name, late);
-    long sentAt = time.nanoTime();
-    long waitedNanos = sentAt - booking.askedAtNanos();
-    booking.sending(sentAt);
-    R response;
-    try {
-      response = exchange.send(); // nothing between the lateness check and the send
-    } finally {
-      metrics.granted(name, booking.priority, Duration.ofNanos(waitedNanos));
-      metrics.lateness(name, late);
-    }
-    metrics.answered(name, time.nanoTime() - sentAt);
-    settlement.answered(booking, slot.granted(), exchange.status(response), h -> exchange.header(response, h));
-    return response;
-  }
-
   /** A booking, not yet asked for, of the plan the request routes to, in its class. */
   private Booking booking(ThrottleRequest request) {
-    Route route = route(request.method(), request.encodedPath());
+    Route route = routes.route(request.method(), request.encodedPath());
     Priority priority = request.priority() != null ? request.priority() : defaultPriority;
     Duration wait = request.maxWait() != null && request.maxWait().compareTo(maxWait) < 0 ? request.maxWait()
         : maxWait;
     return new Booking(route.plan(), wait, maxWait, priority, horizons.get(priority), waits);
-  }
-
-  private Route route(String method, String encodedPath) {
-    for (Route rule : rules) {
-      if (rule.matches(method, encodedPath)) {
-        return rule;
-      }
-    }
-    return defaultRoute;
   }
 
   @Override

@@ -257,7 +257,7 @@ public final class ThrottleBuilder {
     wrapped.values().forEach(b -> metrics.register(b, defaultPriority));
     Settings settings = new Settings(maxWait, defaultPriority, horizons, lateLimit, assumedJitter, quotaSignal,
         quotaHeaders, time, observations, providerTimeout);
-    return new Throttle(settings, defaultRoute, built, given(), metrics);
+    return new Throttle(settings, new Routes(defaultRoute, built), given(), metrics);
   }
 
   private Route route(String method, Pattern path, TokenBucket bucket, double cost, PermitPool pool,

@@ -1,6 +1,5 @@
 package io.pixquota.throttle.redis;
 
-import io.pixquota.throttle.store.Acquisition;
 import io.pixquota.throttle.store.StoreUnavailableException;
 import io.pixquota.throttle.store.PermitPool;
 import io.pixquota.throttle.support.Async;
@@ -16,7 +15,6 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
 import org.redisson.api.RedissonClient;
 
 /**
@@ -44,9 +42,7 @@ public final class RedisPermitPool implements PermitPool {
   private final TimeSource time;
   private final PermitTurns turns;
   private final String processId = PermitPool.Waiter.of(0).id();
-  private volatile int inUse;
-  private volatile int capacityInForce;
-  private final AtomicLong expiredLeases = new AtomicLong();
+  private final PoolReplies replies;
 
   private RedisPermitPool(RedissonClient redisson, String name, int capacity, Duration lease, String base,
       RedisTokenBucket beside, Duration redisTimeout, TimeSource time) {
@@ -59,11 +55,11 @@ public final class RedisPermitPool implements PermitPool {
     }
     this.beside = beside;
     this.keys = List.of(base + "permits", base + "line", base + "waiters", base + "tickets", base + "configs");
-    this.capacityInForce = capacity;
     this.channel = base + "permits:turn";
     this.timeoutNanos = Checks.positiveAtMostADay("redisTimeout", redisTimeout).toNanos();
     this.time = time;
     this.turns = new PermitTurns(redisson, channel, time);
+    this.replies = new PoolReplies(this.name, capacity, lease, beside, turns);
   }
 
   /** A pool alone, keys {@code <prefix>{<name>}:pool:*}, with the default prefix and Redis timeout. */
@@ -140,14 +136,14 @@ public final class RedisPermitPool implements PermitPool {
   public CompletionStage<Boolean> release(Permit permit) {
     Objects.requireNonNull(permit, "permit cannot be null");
     return LuaScript.PERMIT_POOL.callAsync(alone(), args("release", permit.id()), timeoutNanos, time::nanoTime)
-        .thenApply(r -> "1".equals(counts(r.text())));
+        .thenApply(r -> "1".equals(replies.counts(r.text())));
   }
 
   @Override
   public void leave(Waiter waiter) {
     turns.end(waiter.id());
     LuaScript.PERMIT_POOL.callAsync(alone(), args("leave", waiter.id()), timeoutNanos, time::nanoTime)
-        .thenAccept(r -> counts(r.text())); // best effort: a place not left ends with its waiter lease
+        .thenAccept(r -> replies.counts(r.text())); // best effort: a place not left ends with its waiter lease
   }
 
   /**
@@ -194,7 +190,7 @@ public final class RedisPermitPool implements PermitPool {
 
   @Override
   public Readings readings() {
-    return new Readings(inUse, expiredLeases.get(), capacityInForce);
+    return replies.readings();
   }
 
   /** The arguments of an operation that is not a take: this process's configuration, and the id it concerns. */
@@ -202,24 +198,6 @@ public final class RedisPermitPool implements PermitPool {
     return new Object[] {op, Integer.toString(capacity), Long.toString(lease.toMillis()), processId, id};
   }
 
-  /**
-   * Reads a release's or a leave's reply, {@code <held> <expired> <inUse> <cap>}, into the readings.
-   *
-   * @return its first word ("1" when the permit was held)
-   */
-  private String counts(String text) {
-    String[] v = text == null ? new String[0] : text.split(" ");
-    if (v.length == 4) {
-      try {
-        expired(Integer.parseInt(v[1]));
-        inUse = Integer.parseInt(v[2]);
-        capacityInForce = Integer.parseInt(v[3]);
-      } catch (NumberFormatException e) {
-        return v[0]; // a reply of another version: its first word is all this process needs
-      }
-    }
-    return v.length > 0 ? v[0] : "";
-  }
 
   private record Call(LuaScript script, LuaScript.Target target, Object[] args, boolean withSlot) {}
 
@@ -245,53 +223,18 @@ public final class RedisPermitPool implements PermitPool {
     return LuaScript.target(redisson, (String) keys.get(0), keys);
   }
 
-  /** Reads the script's reply ({@code permit_pool.lua} says its forms). */
+
+
   private PermitAnswer read(Waiter waiter, boolean withSlot, String text, long at) throws StoreUnavailableException {
-    String pool = text;
-    String bucket = null;
-    int bar = text == null ? -1 : text.indexOf(" |");
-    if (bar >= 0) {
-      pool = text.substring(0, bar);
-      bucket = text.substring(bar + 2);
-    }
-    String[] v = pool == null ? new String[0] : pool.split(" ");
     try {
-      switch (v.length > 0 ? v[0] : "") {
-        case "Q" -> {
-          inUse = Integer.parseInt(v[2]);
-          int expired = expired(Integer.parseInt(v[3]));
-          long untilMs = Long.parseLong(v[4]);
-          capacityInForce = Integer.parseInt(v[5]);
-          turns.firstLeaseEnds(untilMs < 0 ? null : at + untilMs * 1_000_000);
-          return new PermitAnswer(null, Integer.parseInt(v[1]), null, inUse, expired, at);
-        }
-        case "P" -> {
-          inUse = Integer.parseInt(v[1]);
-          capacityInForce = Integer.parseInt(v[4]);
-          Acquisition a = bucket == null ? null : beside.acquisition(bucket, at);
-          return new PermitAnswer(new Permit(name, waiter.id(), at + lease.toNanos()), 0, a, inUse,
-              expired(Integer.parseInt(v[2])), at);
-        }
-        case "N" -> {
-          inUse = Integer.parseInt(v[1]);
-          capacityInForce = Integer.parseInt(v[3]);
-          if (!withSlot || bucket == null) {
-            break;
-          }
-          return new PermitAnswer(null, 0, beside.acquisition(bucket, at), inUse, expired(Integer.parseInt(v[2])),
-              at);
-        }
-        default -> { }
+      PermitAnswer answer = replies.read(waiter, withSlot, text, at);
+      if (answer != null) {
+        return answer;
       }
     } catch (RuntimeException e) {
       throw unavailable("not a reply of the pool's script: '" + text + "'", e);
     }
     throw unavailable("not a reply of the pool's script: '" + text + "'", null);
-  }
-
-  private int expired(int n) {
-    expiredLeases.addAndGet(n);
-    return n;
   }
 
   private StoreUnavailableException unavailable(String message, Throwable cause) {

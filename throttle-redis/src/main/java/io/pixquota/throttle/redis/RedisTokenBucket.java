@@ -19,7 +19,6 @@ import io.pixquota.throttle.support.TimeSource;
 import io.pixquota.throttle.redis.internal.LuaScript;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -46,7 +45,6 @@ import org.redisson.api.RedissonClient;
  * <p>This class is threadsafe. It does not own the {@link RedissonClient}; shut that down yourself.
  */
 public final class RedisTokenBucket implements TokenBucket, MeterBinder {
-  private static final RateAdaptation UNUSED = RateAdaptation.defaults(); // the script's arguments when it is off
 
   private final RedissonClient redisson;
   private final TokenBucketConfig config;
@@ -59,24 +57,11 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
     this.redisson = Objects.requireNonNull(redisson, "redisson cannot be null");
     this.config = Objects.requireNonNull(config, "config cannot be null");
     this.maxCost = config.maxCost();
-    RateAdaptation adaptation = config.rateAdaptation().orElse(UNUSED);
-    List<StepSettings.LimitArgs> limits = new ArrayList<>();
-    for (Limit l : config.limits()) {
-      limits.add(new StepSettings.LimitArgs(Double.toString(l.capacity()), Double.toString(l.refillPerSecond())));
-    }
-    StepSettings settings = new StepSettings(Checks.saturatedMicros(config.configurationLease()),
-        Checks.saturatedMicros(config.maxConfigurationLease()), adaptation(adaptation), StepSettings.newReplicaId(),
-        limits);
+    StepSettings settings = config.stepSettings();
     this.news = new BucketNews(config.name(), settings.configuration(), time);
     this.channel = new FleetChannel(redisson, config.key(), config.name(), news, config.redisTimeout().toNanos(),
         settings.adaptation().maxHoldMicros(), time::nanoTime);
     this.script = new BucketScript(redisson, config, time, settings, news, channel);
-  }
-
-  /** The script's form of a rate adaptation. */
-  static StepSettings.Adaptation adaptation(RateAdaptation a) {
-    return new StepSettings.Adaptation(a.decrease(), a.increasePerSecond(), a.floor(),
-        Checks.saturatedMicros(a.maxProviderHold()), Checks.saturatedMicros(a.loneCutRecovery()));
   }
 
   /** A bucket over {@code redisson} with these settings. Makes no call to Redis. */
@@ -239,13 +224,13 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
     return reply.done() ? Refusal.CUT : Refusal.NO_CUT;
   }
 
-  /** What this process last heard of the bucket's fleet-wide state, from its own calls' replies; no I/O. */
   /** A pool the fleet shares, beside this bucket: the permit and the slot in one script ({@link RedisPermitPool}). */
   @Override
   public PermitPool permitPool(String name, int capacity, Duration lease) {
     return RedisPermitPool.beside(this, name, capacity, lease);
   }
 
+  /** What this process last heard of the bucket's fleet-wide state, from its own calls' replies; no I/O. */
   @Override
   public BucketReadings readings() {
     return new BucketReadings(news.rateFactor(), news.configurations(), news.holdLeft(), news.repairs(),
@@ -258,11 +243,6 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
     FunctionCounter.builder("bacen.throttle.script.noscript", LuaScript.TOKEN_BUCKET, LuaScript::noScriptCount)
         .description("Calls that met NOSCRIPT (a restarted or promoted node) and sent the script's body instead, "
             + "in this process").register(registry);
-  }
-
-  /** For tests: whether this process hears the fleet's news of this bucket on its channel. */
-  boolean subscribed() {
-    return channel.subscribed();
   }
 
   /** For tests: the channel, as a message reaches it. */

@@ -40,7 +40,7 @@ final class StateScriptReader {
   }
 
   private static BucketState state(TokenBucketConfig config, long redisNow, Map<String, String> hash) {
-    StepSettings.Adaptation a = RedisTokenBucket.adaptation(config.rateAdaptation().orElse(
+    StepSettings.Adaptation a = TokenBucketConfig.adaptation(config.rateAdaptation().orElse(
         RateAdaptation.defaults()));
     Double u = StoredState.whole(hash.get("u"));
     if (u == null) { // no state (or one the next call resets): full

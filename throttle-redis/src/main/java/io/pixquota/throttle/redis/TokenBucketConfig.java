@@ -3,6 +3,7 @@ package io.pixquota.throttle.redis;
 import io.pixquota.throttle.store.StoreUnavailableException;
 import io.pixquota.throttle.store.Limit;
 import io.pixquota.throttle.store.RateAdaptation;
+import io.pixquota.throttle.internal.StepSettings;
 import io.pixquota.throttle.support.Checks;
 import java.time.Clock;
 import java.time.Duration;
@@ -246,5 +247,25 @@ public final class TokenBucketConfig {
       }
       return new TokenBucketConfig(this);
     }
+  }
+
+  /** The script's form of a rate adaptation. */
+  static StepSettings.Adaptation adaptation(RateAdaptation a) {
+    return new StepSettings.Adaptation(a.decrease(), a.increasePerSecond(), a.floor(),
+        Checks.saturatedMicros(a.maxProviderHold()), Checks.saturatedMicros(a.loneCutRecovery()));
+  }
+
+  /**
+   * The script's settings of a bucket of this configuration, as one replica of the fleet (a fresh replica id); without
+   * a rate adaptation, the defaults fill the script's arguments.
+   */
+  StepSettings stepSettings() {
+    List<StepSettings.LimitArgs> args = new ArrayList<>();
+    for (Limit l : limits()) {
+      args.add(new StepSettings.LimitArgs(Double.toString(l.capacity()), Double.toString(l.refillPerSecond())));
+    }
+    return new StepSettings(Checks.saturatedMicros(configurationLease()), Checks.saturatedMicros(
+        maxConfigurationLease()), adaptation(rateAdaptation().orElse(RateAdaptation.defaults())),
+        StepSettings.newReplicaId(), args);
   }
 }

@@ -110,7 +110,7 @@ class RedisFleetTest {
     a.preload();
     b.preload();
     Awaits.until("both subscriptions in place (made without waiting)", Duration.ofSeconds(5),
-        () -> a.subscribed() && b.subscribed());
+        () -> a.channel().subscribed() && b.channel().subscribed());
     return new RedisTokenBucket[] {a, b};
   }
 
