@@ -6,11 +6,9 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,15 +48,16 @@ public final class MockBacen implements AutoCloseable {
   private final AtomicInteger threadIds = new AtomicInteger();
   private final DictApi dict;
   private final InFlight inFlight;
-  private volatile boolean warming;
+  private final PixApi pix;
 
   private MockBacen(MockConfig config) throws IOException {
     this.config = config;
-    this.dict = new DictApi(config.dict(), config.dictPrefix(), this::delay);
     this.inFlight = new InFlight(config.maxInFlight());
     this.sessions = new Sessions(config.integrators(), config.tokenTtlSeconds());
     this.quota = config.redisUrl() == null ? new LocalQuota(config.policy())
         : new RedisSlidingWindowQuota(config.policy(), config.redisUrl(), "bacen-mock:");
+    this.pix = new PixApi(config, sessions, quota, inFlight, audit);
+    this.dict = new DictApi(config.dict(), config.dictPrefix(), pix::delay);
     this.executor = Executors.newFixedThreadPool(config.threads(), r -> {
       Thread t = new Thread(r, "bacen-mock-" + threadIds.incrementAndGet());
       t.setDaemon(true);
@@ -88,14 +87,14 @@ public final class MockBacen implements AutoCloseable {
       own.createContext("/", this::handle);
       own.start();
       URI url = URI.create("http://127.0.0.1:" + own.getAddress().getPort());
-      warming = true;
+      pix.warming(true);
       sessions.forget(SelfWarmUp.run(url, config.pixPrefix(), config.integrators().entrySet().iterator().next()));
     } catch (IOException | RuntimeException e) {
       LOG.debug("warm-up failed; the first requests will be slower: {}", e.toString());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } finally {
-      warming = false;
+      pix.warming(false);
       if (own != null) {
         own.stop(0);
       }
@@ -126,6 +125,11 @@ public final class MockBacen implements AutoCloseable {
 
   public MockConfig config() {
     return config;
+  }
+
+  /** The API Pix policy's JSON, as {@code GET /policies/{name}} and {@code /admin/stats} serve it. */
+  Map<String, Object> policyJson() {
+    return pix.policyJson();
   }
 
   /** The audit of one integrator, as {@code GET /admin/stats} serves it. */
@@ -185,140 +189,13 @@ public final class MockBacen implements AutoCloseable {
       } else if (path.equals("/oauth/token") && method.equals("POST")) {
         sessions.token(exchange);
       } else if (path.startsWith(config.pixPrefix() + "/")) {
-        api(exchange, method, path);
+        pix.handle(exchange, method, path);
       } else {
         Answers.sendProblem(exchange, 404, "NaoEncontrado", "Recurso não encontrado", "no such endpoint");
       }
     } catch (RuntimeException e) {
       LOG.warn("request failed: {}", e.toString());
       Answers.sendProblem(exchange, 500, "ErroInternoDoServidor", "Erro interno do servidor", null);
-    }
-  }
-
-  private void api(HttpExchange exchange, String method, String path) throws IOException {
-    String authorization = exchange.getRequestHeaders().getFirst("Authorization");
-    if (authorization == null || !authorization.startsWith("Bearer ")) {
-      exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer");
-      Answers.sendProblem(exchange, 401, "AcessoNegado", "Não autorizado", "a bearer token is required");
-      return;
-    }
-    Sessions.Session session = sessions.valid(authorization.substring("Bearer ".length()).trim());
-    if (session == null) {
-      Answers.sendProblem(exchange, 403, "AcessoNegado", "Acesso negado", "the bearer token is unknown or expired");
-      return;
-    }
-    if (!method.equals("GET")) {
-      Answers.sendProblem(exchange, 405, "RequisicaoInvalida", "Requisição inválida", "only GET is served");
-      return;
-    }
-    String pix = path.substring(config.pixPrefix().length());
-    if (pix.startsWith("/policies/")) {
-      policies(exchange, session, pix.substring("/policies/".length()));
-      return;
-    }
-    long arrival = System.nanoTime();
-    if (!inFlight.enter(session.integrator())) {
-      audit.record(session.integrator(), arrival, 429, exchange.getRequestHeaders().getFirst("X-Replica-Id"), false);
-      Answers.sendProblem(exchange, 429, "LimiteDeRequisicoesExcedido", "Limite de requisições excedido",
-          "more than " + inFlight.cap() + " requests in flight");
-      return;
-    }
-    Runnable answering = inFlight.leaving(session.integrator());
-    try {
-      admitted(exchange, session, pix, answering);
-    } finally {
-      answering.run(); // a failure before any answer: out of flight all the same
-    }
-  }
-
-  /** A request within the cap on calls in flight: the delay (in flight), the quota, the answer. */
-  private void admitted(HttpExchange exchange, Sessions.Session session, String path, Runnable answering)
-      throws IOException {
-    delay();
-    long arrival = System.nanoTime();
-    Quota.Decision decision;
-    try {
-      decision = quota.acquire(session.integrator(), arrival);
-    } catch (RedisSlidingWindowQuota.QuotaUnavailableException e) {
-      answering.run();
-      Answers.sendProblem(exchange, 503, "ServicoIndisponivel", "Serviço indisponível", "quota store unavailable");
-      return;
-    }
-    rateLimitHeaders(exchange, decision);
-    String replica = exchange.getRequestHeaders().getFirst("X-Replica-Id");
-    if (!decision.allowed()) {
-      audit.record(session.integrator(), arrival, 429, replica, false);
-      if (config.retryAfter()) {
-        exchange.getResponseHeaders().set("Retry-After", Long.toString(config.retryAfterSeconds() > 0
-            ? config.retryAfterSeconds() : decision.retryAfterSeconds()));
-      }
-      answering.run();
-      Answers.sendProblem(exchange, 429, "LimiteDeRequisicoesExcedido", "Limite de requisições excedido",
-          "quota of " + config.policy() + " exceeded");
-      return;
-    }
-    Answers.Answer answer = PixAnswers.serve(path);
-    int status = answer.status();
-    audit.record(session.integrator(), arrival, status, replica, true);
-    Double cost = config.statusCosts().get(status);
-    if (cost != null && cost > 1) {
-      // charged before the answer leaves: a caller that sends its next request on this answer must find it charged
-      try {
-        quota.charge(session.integrator(), cost - 1, System.nanoTime());
-      } catch (RedisSlidingWindowQuota.QuotaUnavailableException e) {
-        LOG.warn("could not charge {} extra tokens for status {}: quota store unavailable", cost - 1, status);
-      }
-    }
-    answering.run(); // its answer leaves: no longer in flight, as the provider counts
-    Answers.send(exchange, answer);
-  }
-
-  private void policies(HttpExchange exchange, Sessions.Session session, String name) throws IOException {
-    if (!name.equals(config.policyName())) {
-      Answers.sendProblem(exchange, 404, "NaoEncontrado", "Política não encontrada", "no policy with this name");
-      return;
-    }
-    Map<String, Object> body = policyJson();
-    body.put("name", config.policyName());
-    try {
-      body.put("availableTokens", quota.state(session.integrator(), System.nanoTime()).available());
-    } catch (RedisSlidingWindowQuota.QuotaUnavailableException e) {
-      Answers.sendProblem(exchange, 503, "ServicoIndisponivel", "Serviço indisponível", "quota store unavailable");
-      return;
-    }
-    Answers.send(exchange, Answers.json(200, body));
-  }
-
-  Map<String, Object> policyJson() {
-    QuotaPolicy p = config.policy();
-    Map<String, Object> body = new LinkedHashMap<>();
-    body.put("kind", p.kind().name());
-    body.put("capacity", p.limit());
-    body.put("refillTokens", p.refillTokens());
-    body.put("refillPeriodMillis", p.periodMillis());
-    return body;
-  }
-
-  private void rateLimitHeaders(HttpExchange exchange, Quota.Decision d) {
-    QuotaPolicy p = config.policy();
-    exchange.getResponseHeaders().set("RateLimit-Policy",
-        "\"" + config.policyName() + "\";q=" + p.limit() + ";w=" + p.windowSeconds());
-    exchange.getResponseHeaders().set("RateLimit",
-        "\"" + config.policyName() + "\";r=" + d.remaining() + ";t=" + d.resetSeconds());
-  }
-
-  private void delay() {
-    if (warming) {
-      return; // its own warm-up: the code paths, not the latency
-    }
-    long millis = config.latencyMs() + (config.jitterMs() > 0
-        ? ThreadLocalRandom.current().nextLong(config.jitterMs() + 1) : 0);
-    if (millis > 0) {
-      try {
-        Thread.sleep(millis);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
     }
   }
 

@@ -5,12 +5,9 @@ import static io.pixquota.bench.PeersFigures.lastAnswer;
 import static io.pixquota.bench.PeersFigures.perAdmitted;
 import static io.pixquota.bench.PeersFigures.span;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.pixquota.bench.PeersFigures.Phase;
 import io.pixquota.harness.BucketOptions;
-import io.pixquota.harness.CommandCounter;
 import io.pixquota.harness.PrivateRedisServer;
-import io.pixquota.harness.Sleep;
 import io.pixquota.mock.MockBacen;
 import io.pixquota.mock.MockConfig;
 import io.pixquota.mock.QuotaPolicy;
@@ -163,12 +160,12 @@ final class PeersBench implements Callable<Integer> {
     for (int run = 1; run <= runs; run++) {
       for (Setting s : settings) {
         try (PeerFleet reps = PeerFleet.start(s.limiter(), s.args(), 2, mock.url(), redis, childLog)) {
-          Phase cold = phase(reps, mock, redis, "burst", calls, 0);
+          Phase cold = PeersFigures.phase(reps, mock, redis, "burst", calls, 0);
           Thread.sleep(2500); // every bucket and window full again
-          Phase warm = phase(reps, mock, redis, "burst", calls, 0);
+          Phase warm = PeersFigures.phase(reps, mock, redis, "burst", calls, 0);
           Thread.sleep(2500);
           long interval = Math.max(1, Math.round(1000 / (fairOverload * bucket.rate)));
-          Phase fair = phase(reps, mock, redis, "paced", fairCalls, interval);
+          Phase fair = PeersFigures.phase(reps, mock, redis, "paced", fairCalls, interval);
           if (run == 1) {
             firstCold.put(s, cold);
           }
@@ -230,9 +227,9 @@ final class PeersBench implements Callable<Integer> {
     for (int run = 1; run <= runs; run++) {
       for (Setting s : settings) {
         try (PeerFleet reps = PeerFleet.start(s.limiter(), s.args(), replicas, mock.url(), redis, childLog)) {
-          Phase cold = phase(reps, mock, redis, "saturate", threads, seconds * 1000L);
+          Phase cold = PeersFigures.phase(reps, mock, redis, "saturate", threads, seconds * 1000L);
           Thread.sleep(2500);
-          Phase warm = phase(reps, mock, redis, "saturate", threads, seconds * 1000L);
+          Phase warm = PeersFigures.phase(reps, mock, redis, "saturate", threads, seconds * 1000L);
           double[] row = {cold.accepted(), cold.refused(), utilization(cold, providerRate), perAdmitted(cold),
               warm.accepted(), warm.refused(), utilization(warm, providerRate), perAdmitted(warm),
               (double) (cold.pings() + warm.pings())
@@ -267,39 +264,6 @@ final class PeersBench implements Callable<Integer> {
     long to = p.startNanos() + TimeUnit.SECONDS.toNanos(seconds);
     long accepted = p.events().stream().filter(e -> e[1] != 429 && e[0] >= from && e[0] < to).count();
     return accepted / (providerRate * (to - from) / 1e9);
-  }
-
-  // ---------------------------------------------------------------- phases
-
-  private Phase phase(PeerFleet reps, MockBacen mock, URI redis, String kind, int callers, long ms)
-      throws Exception {
-    mock.reset();
-    long goMs = System.currentTimeMillis() + 300;
-    long startNanos = Sleep.nanoTimeAt(goMs);
-    List<long[]> calls = new ArrayList<>();
-    long errors = 0;
-    try (CommandCounter counter = new CommandCounter(redis, goMs)) {
-      for (JsonNode result : reps.run(goMs, kind, callers, ms)) {
-        for (JsonNode c : result.get("calls")) {
-          calls.add(new long[] {c.get(0).asLong(), c.get(1).asLong(), c.get(2).asLong(), c.get(3).asLong(),
-              c.get(4).asLong()});
-        }
-        errors += result.get("statuses").path("0").asLong()
-            + result.get("statuses").path(Integer.toString(PeerReplica.THROTTLED)).asLong();
-      }
-      counter.settle();
-      Map<String, Object> stats = mock.stats("demo", true);
-      long origin = mock.originNanoTime();
-      @SuppressWarnings("unchecked")
-      List<Map<String, Object>> raw = (List<Map<String, Object>>) stats.get("events");
-      List<long[]> events = new ArrayList<>(raw.size());
-      for (Map<String, Object> e : raw) {
-        events.add(new long[] {origin + ((Number) e.get("atMicros")).longValue() * 1000,
-            ((Number) e.get("status")).longValue()});
-      }
-      return new Phase(startNanos, calls, events, ((Number) stats.get("accepted")).longValue(),
-          ((Number) stats.get("refused")).longValue(), errors, counter.commands(), counter.pingCommands());
-    }
   }
 
   static String fmt(double v) {

@@ -1,5 +1,11 @@
 package io.pixquota.bench;
 
+import java.util.Map;
+import java.net.URI;
+import io.pixquota.mock.MockBacen;
+import io.pixquota.harness.Sleep;
+import io.pixquota.harness.CommandCounter;
+import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
@@ -53,5 +59,37 @@ final class PeersFigures {
       waiting.computeIfPresent(c[0], (k, v) -> v == 1 ? null : v - 1);
     }
     return p.calls.isEmpty() ? Double.NaN : (double) inOrder / p.calls.size();
+  }
+
+  /** One phase of a fleet of peer replicas on the mock: what each replica saw, what the mock and Redis counted. */
+  static Phase phase(PeerFleet reps, MockBacen mock, URI redis, String kind, int callers, long ms)
+      throws Exception {
+    mock.reset();
+    long goMs = System.currentTimeMillis() + 300;
+    long startNanos = Sleep.nanoTimeAt(goMs);
+    List<long[]> calls = new ArrayList<>();
+    long errors = 0;
+    try (CommandCounter counter = new CommandCounter(redis, goMs)) {
+      for (JsonNode result : reps.run(goMs, kind, callers, ms)) {
+        for (JsonNode c : result.get("calls")) {
+          calls.add(new long[] {c.get(0).asLong(), c.get(1).asLong(), c.get(2).asLong(), c.get(3).asLong(),
+              c.get(4).asLong()});
+        }
+        errors += result.get("statuses").path("0").asLong()
+            + result.get("statuses").path(Integer.toString(PeerReplica.THROTTLED)).asLong();
+      }
+      counter.settle();
+      Map<String, Object> stats = mock.stats("demo", true);
+      long origin = mock.originNanoTime();
+      @SuppressWarnings("unchecked")
+      List<Map<String, Object>> raw = (List<Map<String, Object>>) stats.get("events");
+      List<long[]> events = new ArrayList<>(raw.size());
+      for (Map<String, Object> e : raw) {
+        events.add(new long[] {origin + ((Number) e.get("atMicros")).longValue() * 1000,
+            ((Number) e.get("status")).longValue()});
+      }
+      return new Phase(startNanos, calls, events, ((Number) stats.get("accepted")).longValue(),
+          ((Number) stats.get("refused")).longValue(), errors, counter.commands(), counter.pingCommands());
+    }
   }
 }
