@@ -29,6 +29,11 @@ final class AskingLine {
     CompletableFuture<Void> mine = new CompletableFuture<>();
     CompletableFuture<Void> before = last.getOrDefault(bucket, NO_ONE_BEFORE);
     last.put(bucket, mine);
+    mine.whenComplete((ignored, failure) -> done(bucket, mine)); // a bucket made per request leaves no entry behind
     return new Place(before, mine);
+  }
+
+  private synchronized void done(TokenBucket bucket, CompletableFuture<Void> mine) {
+    last.remove(bucket, mine); // the last in line is done: the next to join finds no one before it
   }
 }

@@ -22,6 +22,7 @@ final class Booking {
 
   final CallPlan plan;
   final TokenBucket bucket;
+  final boolean ownBucket; // the request's own bucket: its route's response costs do not apply
   final double cost;
   final Priority priority;
   final Duration maxWait;
@@ -48,11 +49,12 @@ final class Booking {
    * @param maxWait           the max wait in force for this call
    * @param configuredMaxWait the throttle's; more than {@code maxWait} when the call's timeout left it less
    */
-  Booking(CallPlan plan, Duration maxWait, Duration configuredMaxWait, Priority priority, Duration horizon,
-      SlotWaits waits) {
+  Booking(CallPlan plan, TokenBucket own, Duration maxWait, Duration configuredMaxWait, Priority priority,
+      Duration horizon, SlotWaits waits) {
     this.plan = plan;
-    this.bucket = plan.charge().bucket();
-    this.cost = plan.charge().cost();
+    this.ownBucket = own != null;
+    this.bucket = own != null ? own : plan.charge().bucket();
+    this.cost = own != null ? 1 : plan.charge().cost();
     this.priority = priority;
     this.maxWait = maxWait;
     this.configuredMaxWait = configuredMaxWait;
@@ -62,6 +64,11 @@ final class Booking {
     this.askedAtNanos = time.nanoTime();
     this.pool = plan.pool();
     this.waiter = pool == null ? null : PermitPool.Waiter.of(priority.ordinal());
+  }
+
+  /** What the answer's status costs in all on the charge's bucket, or null: none said (or the request's own bucket). */
+  Double totalFor(int status) {
+    return ownBucket ? null : plan.charge().totalByStatus().get(status);
   }
 
   /** Whether the call must take a permit before (or with) its slot: its route has a pool, and it holds none. */
@@ -143,13 +150,14 @@ final class Booking {
   boolean take(Acquisition a) throws ThrottleRefusedException {
     asks++;
     if (!a.granted()) {
-      if (horizon != null && a.waitTime().compareTo(leftToWait()) <= 0) {
+      if (horizon != null && a.waits() && a.waitTime().compareTo(leftToWait()) <= 0) {
         waits.metrics().deferred(bucket.name(), priority);
         slotNanos = a.answeredAtNanos() + a.waitTime().toNanos();
         return false;
       }
       waits.metrics().refused(bucket.name(), priority);
-      throw new ThrottleRefusedException(bucket.name(), a.waitTime(), maxWait, limit());
+      throw new ThrottleRefusedException(bucket.name(), a.waitTime(), maxWait, a.waits() ? limit()
+          : "what waiting can give (a part of the decision that never waits refused it)", a);
     }
     granted = a;
     slotNanos = a.answeredAtNanos() + a.waitTime().toNanos();

@@ -96,7 +96,7 @@ public final class Departure {
         booking.releasePermit();
       }
     };
-    if (status == 429 || booking.plan.charge().totalByStatus().containsKey(status)) {
+    if (status == 429 || booking.totalFor(status) != null) {
       blocking.execute(settle);
     } else {
       settle.run();

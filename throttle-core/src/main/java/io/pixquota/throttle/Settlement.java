@@ -66,7 +66,7 @@ final class Settlement {
     } else {
       calibration.answered(booking.bucket, granted, headers);
     }
-    Double total = booking.plan.charge().totalByStatus().get(status);
+    Double total = booking.totalFor(status);
     if (total != null && total != booking.cost) {
       settle(booking.bucket, total - booking.cost);
     }

@@ -275,7 +275,7 @@ public final class Throttle {
     Priority priority = request.priority() != null ? request.priority() : defaultPriority;
     Duration wait = request.maxWait() != null && request.maxWait().compareTo(maxWait) < 0 ? request.maxWait()
         : maxWait;
-    return new Booking(route.plan(), wait, maxWait, priority, horizons.get(priority), waits);
+    return new Booking(route.plan(), request.bucket(), wait, maxWait, priority, horizons.get(priority), waits);
   }
 
   @Override

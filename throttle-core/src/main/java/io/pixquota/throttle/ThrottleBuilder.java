@@ -1,5 +1,6 @@
 package io.pixquota.throttle;
 
+import io.pixquota.throttle.store.UnlimitedBucket;
 import io.pixquota.throttle.store.TokenBucket;
 import io.pixquota.throttle.store.PermitPool;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -225,8 +226,11 @@ public final class ThrottleBuilder {
     return this;
   }
 
-  /** For tests: the clock the throttle reads and sleeps on, and that its buckets' answers are stamped with. */
-  ThrottleBuilder timeSource(TimeSource time) {
+  /**
+   * The clock the throttle reads and sleeps on, and that its buckets' answers are stamped with: a client that computes
+   * its own waits on a {@link TimeSource} (its tests' clock) gives the same one here. Default: the system's.
+   */
+  public ThrottleBuilder timeSource(TimeSource time) {
     this.time = Objects.requireNonNull(time, "time cannot be null");
     return this;
   }

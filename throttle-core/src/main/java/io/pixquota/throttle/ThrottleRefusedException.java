@@ -1,5 +1,6 @@
 package io.pixquota.throttle;
 
+import io.pixquota.throttle.store.Acquisition;
 import java.time.Duration;
 
 /**
@@ -10,6 +11,7 @@ public final class ThrottleRefusedException extends ThrottleException {
   private static final long serialVersionUID = 1L;
   private final Duration neededWait;
   private final Duration maxWait;
+  private final transient Acquisition answer;
 
   public ThrottleRefusedException(String bucket, Duration neededWait, Duration maxWait) {
     this(bucket, neededWait, maxWait, "its max wait " + maxWait.toMillis() + " ms");
@@ -20,10 +22,15 @@ public final class ThrottleRefusedException extends ThrottleException {
    *              left it (max wait 60000 ms)", "the 1200 ms left of its max wait 5000 ms"
    */
   ThrottleRefusedException(String bucket, Duration neededWait, Duration maxWait, String limit) {
+    this(bucket, neededWait, maxWait, limit, null);
+  }
+
+  ThrottleRefusedException(String bucket, Duration neededWait, Duration maxWait, String limit, Acquisition answer) {
     super(bucket, "would make this call wait " + neededWait.toMillis() + " ms, more than " + limit
         + "; the call was not sent", null);
     this.neededWait = neededWait;
     this.maxWait = maxWait;
+    this.answer = answer;
   }
 
   /**
@@ -45,6 +52,7 @@ public final class ThrottleRefusedException extends ThrottleException {
     super(bucket, message, null);
     this.neededWait = maxWait;
     this.maxWait = maxWait;
+    this.answer = null;
   }
 
   /** The wait the call would have needed for its slot (at least this, for a call queued behind its class). */
@@ -55,5 +63,13 @@ public final class ThrottleRefusedException extends ThrottleException {
   /** The max wait in force for this call: the configured one, or less if the call's timeout left less. */
   public Duration maxWait() {
     return maxWait;
+  }
+
+  /**
+   * The bucket's refusing answer, whose {@link Acquisition#stamp()} a store may use to say more (a bucket group: which
+   * of its buckets refused, and why); null when the call was refused before an answer (in line, or for a permit).
+   */
+  public Acquisition answer() {
+    return answer;
   }
 }

@@ -1,5 +1,6 @@
 package io.pixquota.throttle;
 
+import io.pixquota.throttle.store.TokenBucket;
 import io.pixquota.throttle.support.Checks;
 import java.time.Duration;
 import java.util.Objects;
@@ -17,7 +18,7 @@ import java.util.function.BooleanSupplier;
  * @param canceled    whether its caller gave up; checked while it waits (a cancelled request is never sent)
  */
 public record ThrottleRequest(String method, String encodedPath, Priority priority, Duration maxWait,
-    BooleanSupplier canceled) {
+    BooleanSupplier canceled, TokenBucket bucket) {
   private static final BooleanSupplier NEVER = () -> false;
 
   /** @throws IllegalArgumentException for a blank method; NullPointerException for a null path */
@@ -30,24 +31,39 @@ public record ThrottleRequest(String method, String encodedPath, Priority priori
     canceled = canceled != null ? canceled : NEVER;
   }
 
+  /** A request that books on its route's bucket. */
+  public ThrottleRequest(String method, String encodedPath, Priority priority, Duration maxWait,
+      BooleanSupplier canceled) {
+    this(method, encodedPath, priority, maxWait, canceled, null);
+  }
+
   /** A request of the default class, with the throttle's max wait, that only an interrupt cancels. */
   public static ThrottleRequest of(String method, String encodedPath) {
-    return new ThrottleRequest(method, encodedPath, null, null, NEVER);
+    return new ThrottleRequest(method, encodedPath, null, null, NEVER, null);
   }
 
   /** This request in another class (null: the default). */
   public ThrottleRequest withPriority(Priority p) {
-    return new ThrottleRequest(method, encodedPath, p, maxWait, canceled);
+    return new ThrottleRequest(method, encodedPath, p, maxWait, canceled, bucket);
   }
 
   /** This request with a max wait of its own (null: the throttle's). */
   public ThrottleRequest withMaxWait(Duration wait) {
-    return new ThrottleRequest(method, encodedPath, priority, wait, canceled);
+    return new ThrottleRequest(method, encodedPath, priority, wait, canceled, bucket);
   }
 
   /** This request, cancelled when {@code whether} says so. */
   public ThrottleRequest withCanceled(BooleanSupplier whether) {
     return new ThrottleRequest(method, encodedPath, priority, maxWait, Objects.requireNonNull(whether,
-        "canceled cannot be null"));
+        "canceled cannot be null"), bucket);
+  }
+
+  /**
+   * This request books one token of {@code bucket} instead of its route's charge (its route still gives its pool):
+   * a decision made for this request alone, such as a DICT lookup's buckets (its end user's and the participant's,
+   * one {@code BucketGroup} step). Its route's response costs do not apply. Null: the route's bucket.
+   */
+  public ThrottleRequest withBucket(TokenBucket own) {
+    return new ThrottleRequest(method, encodedPath, priority, maxWait, canceled, own);
   }
 }

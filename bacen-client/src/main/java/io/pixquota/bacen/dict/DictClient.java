@@ -1,10 +1,9 @@
 package io.pixquota.bacen.dict;
 
-import io.pixquota.throttle.store.BucketGroup.Acquired;
+import io.pixquota.throttle.ThrottleException;
 import io.pixquota.throttle.store.StoreUnavailableException;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A typed client of DICT's key lookups ({@code GET {baseUrl}entries/{Key}}) behind a mirror of DICT's rate-limiting
@@ -56,40 +55,22 @@ public final class DictClient implements AutoCloseable {
    */
   public DictEntry getEntry(DictLookup lookup) {
     checkOpen();
-    DictLookups.Prepared p = parts.lookups().prepare(lookup);
+    DictLookupBucket booking = parts.lookup(parts.lookups().prepare(lookup));
+    DictLookups.Prepared p = booking.prepared();
+    DictHttp.Answer answer;
     try {
-      Acquired booked;
-      DictLookups.Decision d;
-      while (true) {
-        DictLookups.Decision known = parts.lookups().local(p);
-        if (known != null) {
-          TimeUnit.NANOSECONDS.sleep(known.retryNanos());
-          continue;
-        }
-        try {
-          booked = parts.mirror().book(p.plan().takes(), parts.lookups().maxWait(p), p.plan().standing());
-        } catch (StoreUnavailableException e) {
-          throw parts.lookups().unavailable(e);
-        }
-        d = parts.lookups().decide(p, booked);
-        if (d.go()) {
-          break;
-        }
-        TimeUnit.NANOSECONDS.sleep(d.retryNanos());
+      answer = parts.http().lookup(parts.http().entry(booking));
+    } catch (ThrottleException e) {
+      throw parts.lookups().refused(p, e);
+    } catch (IOException e) {
+      if (!booking.sent()) { // interrupted, cancelled or out of time while it waited: never sent
+        throw new DictThrottledException(Thread.currentThread().isInterrupted()
+            ? "interrupted while the lookup waited for its slot; not sent" : "the lookup was not sent: "
+            + e.getMessage(), e);
       }
-      TimeUnit.NANOSECONDS.sleep(d.waitNanos());
-      parts.ledger().begin(p.plan().takes());
-      DictHttp.Answer answer;
-      try {
-        answer = parts.http().execute(parts.http().entry(p.key(), p.payer().hex(), p.payerType(), p.endToEndId()));
-      } catch (IOException e) {
-        throw parts.lookups().failed(p, e);
-      }
-      return parts.lookups().answer(p, booked, answer);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new DictThrottledException("interrupted while the lookup waited for its slot; not sent", e);
+      throw parts.lookups().failed(p, e);
     }
+    return parts.lookups().answer(p, booking.booked(), answer);
   }
 
   /**
@@ -106,7 +87,7 @@ public final class DictClient implements AutoCloseable {
     } catch (DictNotFoundException cached) {
       return parts.async().delivered(CompletableFuture.failedFuture(cached));
     }
-    return parts.async().lookup(p);
+    return parts.async().lookup(parts.lookup(p));
   }
 
   /**

@@ -1,5 +1,8 @@
 package io.pixquota.bacen.dict;
 
+import io.pixquota.throttle.Priority;
+import io.pixquota.throttle.okhttp.ThrottledCallFactory;
+import io.pixquota.throttle.store.TokenBucket;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
@@ -24,17 +27,36 @@ final class DictHttp {
   record Answer(int status, byte[] body, Function<String, String> header) {}
 
   private final OkHttpClient http;
+  private final OkHttpClient throttled;
+  private final ThrottledCallFactory asyncLookups;
   private final HttpUrl api;
   private final String participant;
 
-  DictHttp(OkHttpClient http, HttpUrl api, String participant) {
+  /**
+   * @param http      the client of what is not a lookup ({@code GET /policies})
+   * @param throttled {@code http} with the throttle's interceptor and {@link DictSending}: the lookups' client
+   */
+  DictHttp(OkHttpClient http, OkHttpClient throttled, HttpUrl api, String participant) {
     this.http = http;
+    this.throttled = throttled;
+    this.asyncLookups = ThrottledCallFactory.of(throttled);
     this.api = api;
     this.participant = participant;
   }
 
   OkHttpClient client() {
     return http;
+  }
+
+  OkHttpClient throttledClient() {
+    return throttled;
+  }
+
+  /** A lookup's request, tagged with its class and its buckets for the throttle. */
+  Request entry(DictLookupBucket lookup) {
+    DictLookups.Prepared p = lookup.prepared();
+    return entry(p.key(), p.payer().hex(), p.payerType(), p.endToEndId()).newBuilder()
+        .tag(Priority.class, p.priority()).tag(TokenBucket.class, lookup).build();
   }
 
   Request entry(DictKey key, String payerIdHex, DictPolicy.PayerType payerType, String endToEndId) {
@@ -49,16 +71,27 @@ final class DictHttp {
         .header("Accept", "application/xml").header("PI-RequestingParticipant", participant).get().build();
   }
 
+  /** Sends what is not a lookup, unthrottled. */
   Answer execute(Request request) throws IOException {
     try (Response r = http.newCall(request).execute()) {
       return read(r);
     }
   }
 
-  /** Sends {@code request}; the future completes on OkHttp's thread with the answer or the I/O failure. */
+  /** Sends a lookup once the throttle gives its slot, on this thread; the throttle's refusals are its IOExceptions. */
+  Answer lookup(Request request) throws IOException {
+    try (Response r = throttled.newCall(request).execute()) {
+      return read(r);
+    }
+  }
+
+  /**
+   * A lookup that waits for its slot without a thread; the future completes on OkHttp's thread with the answer, or
+   * the throttle's refusal or the I/O failure.
+   */
   CompletableFuture<Answer> enqueue(Request request) {
     CompletableFuture<Answer> answer = new CompletableFuture<>();
-    http.newCall(request).enqueue(new Callback() {
+    asyncLookups.newCall(request).enqueue(new Callback() {
       @Override
       public void onFailure(Call call, IOException e) {
         answer.completeExceptionally(e);

@@ -5,7 +5,11 @@ import io.pixquota.throttle.store.BucketGroup;
 import io.pixquota.throttle.store.BucketGroup.Acquired;
 import io.pixquota.throttle.store.BucketGroup.Give;
 import io.pixquota.throttle.store.BucketGroup.Take;
+import io.pixquota.throttle.BucketUnavailableException;
 import io.pixquota.throttle.Priority;
+import io.pixquota.throttle.ThrottleException;
+import io.pixquota.throttle.ThrottleRefusedException;
+import io.pixquota.throttle.store.Acquisition;
 import io.pixquota.throttle.support.TimeSource;
 import java.io.IOException;
 import java.time.Duration;
@@ -15,18 +19,16 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * One lookup's way through the mirror, the steps its blocking and async forms share: checked before any I/O, the
- * negative cache, a refusal this process knows without asking ({@link DictRefusals}), the booking's answer read as a
- * go, a retry (a batch lookup asks again, without booking ahead) or a typed refusal, and the answer settled (refunds,
- * calibration from DICT's headers, the payer's standing, the credit) into the ledger.
+ * What is DICT's own in a lookup's way, around the throttle every lookup goes through (as API Pix's calls do): the
+ * lookup checked before any I/O, the negative cache, a refusal this process knows without asking
+ * ({@link DictRefusals}), the mirror's answer read as the throttle reads a bucket's (granted, or refused with the typed
+ * exception the lookup fails with), the throttle's refusal turned into that exception, and the answer settled
+ * (refunds, calibration from DICT's headers, the payer's standing, the credit) into the ledger.
  */
 final class DictLookups {
   /** A lookup checked and planned: nothing here has touched the network. */
   record Prepared(DictKey key, PayerIds.Pseudonym payer, DictPolicy.PayerType payerType, String endToEndId,
       Priority priority, DictBuckets.Plan plan, long deadlineNanos) {}
-
-  /** What a booking's answer means: go after {@code waitNanos}, or ask again after {@code retryNanos}. */
-  record Decision(boolean go, long waitNanos, long retryNanos) {}
 
   private final DictClientConfig config;
   private final DictBuckets buckets;
@@ -72,22 +74,23 @@ final class DictLookups {
   }
 
   /**
-   * A refusal this process knows without asking the mirror: null (ask it), or a decision to ask again later (a batch
-   * lookup within its deadline).
-   *
-   * @throws DictException the refusal, counted
+   * A refusal this process knows without asking the mirror, read as the throttle reads a bucket's answer (the
+   * exception the lookup fails with in its stamp): refused for good, or, for a batch lookup, after when to ask again.
+   * Null: ask the mirror.
    */
-  Decision local(Prepared p) {
+  Acquisition known(Prepared p) {
     DictRefusals.Local l = refusals.check(p, maxWait(p), p.priority() == Priority.BATCH);
     if (l == null) {
       return null;
     }
     metrics.refusedLocally(l.reason());
-    if (l.refusal() == null && time.nanoTime() + l.retryNanos() <= p.deadlineNanos()) {
-      return new Decision(false, 0, Math.max(l.retryNanos(), 1_000_000));
+    Duration retry = Duration.ofNanos(Math.max(l.retryNanos(), 1_000_000));
+    if (l.refusal() == null) {
+      return Acquisition.of(false, retry, 0, 0, time.nanoTime(), new DictThrottledException("the participant's "
+          + "DICT buckets have no slot before this batch lookup's deadline (known from an earlier answer); not sent",
+          null));
     }
-    throw counted(p, l.refusal() != null ? l.refusal() : new DictThrottledException("the participant's DICT "
-        + "buckets have no slot before this batch lookup's deadline (known from an earlier answer); not sent", null));
+    return Acquisition.of(false, retry, 0, 0, time.nanoTime(), l.refusal()).withoutWaiting();
   }
 
   /** Counts a refusal by its kind, and returns it. */
@@ -112,38 +115,56 @@ final class DictLookups {
   }
 
   /**
-   * Reads a booking's answer.
-   *
-   * @throws DictUserRefusedException when the end user's bucket refused
-   * @throws DictThrottledException   when the participant's buckets have no slot within the max wait
+   * Reads the mirror's answer as the throttle reads a bucket's: granted (the wait counted), or refused with the
+   * exception the lookup fails with in its stamp: the end user's bucket for good, the participant's reserve for good
+   * but for a batch lookup (it may ask again within its max wait), the participant's slot after its wait.
    */
-  Decision decide(Prepared p, Acquired a) {
+  Acquisition read(Prepared p, Acquired a) {
     refusals.learn(p, a, maxWait(p));
+    double least = a.remaining().stream().mapToDouble(Double::doubleValue).min().orElse(0);
     if (a.granted()) {
       long waitNanos = Math.max(0, a.waitTime().toNanos() - (time.nanoTime() - a.answeredAtNanos()));
       metrics.waited(Duration.ofNanos(waitNanos));
-      return new Decision(true, waitNanos, 0);
+      return Acquisition.of(true, a.waitTime(), least, 0, a.answeredAtNanos(), a);
     }
-    boolean batch = p.priority() == Priority.BATCH;
     if (a.refusedBy() != null) {
       DictPolicy policy = p.plan().policies().get(p.plan().takes().stream().map(Take::bucket).toList()
           .indexOf(a.refusedBy()));
+      Duration retry = max(a.retryAfter(), Duration.ofMillis(1));
       if (!a.byReserve()) {
-        throw counted(p, new DictUserRefusedException(policy.name(), a.retryAfter()));
+        return Acquisition.of(false, retry, least, 0, a.answeredAtNanos(),
+            new DictUserRefusedException(policy.name(), a.retryAfter())).withoutWaiting();
       }
-      if (batch && time.nanoTime() + a.retryAfter().toNanos() <= p.deadlineNanos()) {
-        return new Decision(false, 0, Math.max(a.retryAfter().toNanos(), 1_000_000));
-      }
-      throw counted(p, new DictReserveRefusedException(policy.name(), p.plan().trust() == DictLookup.Trust.RISKY
-          ? DictReserveRefusedException.Reason.RISKY : DictReserveRefusedException.Reason.NO_STANDING,
-          a.retryAfter(), false));
+      Acquisition reserve = Acquisition.of(false, retry, least, 0, a.answeredAtNanos(),
+          new DictReserveRefusedException(policy.name(), p.plan().trust() == DictLookup.Trust.RISKY
+              ? DictReserveRefusedException.Reason.RISKY : DictReserveRefusedException.Reason.NO_STANDING,
+              a.retryAfter(), false));
+      return p.priority() == Priority.BATCH ? reserve : reserve.withoutWaiting();
     }
-    long retry = a.waitTime().toNanos();
-    if (batch && time.nanoTime() + retry <= p.deadlineNanos()) {
-      return new Decision(false, 0, Math.max(retry, 1_000_000));
+    return Acquisition.of(false, max(a.waitTime(), Duration.ofMillis(1)), least, 0, a.answeredAtNanos(),
+        new DictThrottledException("the participant's DICT buckets have no slot within maxWait "
+            + config.maxWait().toMillis() + " ms (the next is " + a.waitTime().toMillis() + " ms ahead); not sent",
+            null));
+  }
+
+  private static Duration max(Duration a, Duration b) {
+    return a.compareTo(b) >= 0 ? a : b;
+  }
+
+  /**
+   * The throttle did not let the lookup go: the refusal its answer carried (counted), or, for a refusal in the
+   * throttle's own terms (its line, its store), the DICT exception that says so; its {@link DictException#refusal()}
+   * is the throttle's.
+   */
+  DictException refused(Prepared p, ThrottleException e) {
+    if (e instanceof ThrottleRefusedException r && r.answer() != null
+        && r.answer().stamp() instanceof DictException refusal) {
+      return counted(p, refusal).because(e);
     }
-    throw counted(p, new DictThrottledException("the participant's DICT buckets have no slot within maxWait "
-        + config.maxWait().toMillis() + " ms (the next is " + a.waitTime().toMillis() + " ms ahead); not sent", null));
+    if (e instanceof BucketUnavailableException) {
+      return unavailable(e).because(e);
+    }
+    return counted(p, new DictThrottledException(e.getMessage(), e)).because(e);
   }
 
   /** A lookup's payment settled and its credit was given. */

@@ -4,10 +4,15 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
+import io.pixquota.throttle.Priority;
+import io.pixquota.throttle.Throttle;
+import io.pixquota.throttle.okhttp.ThrottlingInterceptor;
 import io.pixquota.throttle.store.BucketGroup;
+import io.pixquota.throttle.store.UnlimitedBucket;
 import io.pixquota.throttle.store.StoreUnavailableException;
 import io.pixquota.throttle.redis.RedisAddress;
 import io.pixquota.throttle.redis.RedisBucketGroup;
+import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -25,7 +30,12 @@ final class DictWiring {
 
   record Parts(DictClientConfig config, DictBuckets buckets, DictLedger ledger, DictMirror mirror,
       DictLookups lookups, DictAsync async, DictHttp http, DictMetrics metrics, ScheduledExecutorService scheduler,
-      boolean ownsHttp, RedissonClient ownedRedisson) {}
+      boolean ownsHttp, RedissonClient ownedRedisson, String groupName) {
+    /** The buckets a prepared lookup books on through the throttle. */
+    DictLookupBucket lookup(DictLookups.Prepared p) {
+      return new DictLookupBucket(p, lookups, mirror, ledger, groupName);
+    }
+  }
 
   private DictWiring() {}
 
@@ -66,10 +76,28 @@ final class DictWiring {
     if (b.sslSocketFactory != null) {
       http.sslSocketFactory(b.sslSocketFactory, b.trustManager);
     }
-    DictHttp dictHttp = new DictHttp(http.build(), HttpUrl.get(config.api().toString()), config.participant());
-    DictAsync async = new DictAsync(lookups, mirror, ledger, dictHttp, scheduler, b.callbacks);
+    OkHttpClient plain = http.build();
+    String name = "dict-" + config.participant();
+    OkHttpClient throttled = plain.newBuilder().addInterceptor(ThrottlingInterceptor.of(throttle(config, name, b,
+        registry))).addInterceptor(new DictSending()).build();
+    DictHttp dictHttp = new DictHttp(plain, throttled, HttpUrl.get(config.api().toString()), config.participant());
+    DictAsync async = new DictAsync(lookups, dictHttp, b.callbacks);
     return new Parts(config, buckets, ledger, mirror, lookups, async, dictHttp, metrics, scheduler,
-        b.okHttpClient == null, owned);
+        b.okHttpClient == null, owned, name);
+  }
+
+  /**
+   * The throttle every lookup goes through, as API Pix's calls do: each request books on its own buckets
+   * ({@link DictLookupBucket}); a batch lookup asks with no wait and again when its slot could come, until its max
+   * wait. No late rebooking: a lookup sent after its slot cannot breach DICT's token buckets (the mirror took its
+   * tokens at the slot, DICT takes them later, when it holds at least as many), and booking again would charge the
+   * mirror twice.
+   */
+  private static Throttle throttle(DictClientConfig config, String name, DictClientBuilder b,
+      MeterRegistry registry) {
+    return Throttle.builder(new UnlimitedBucket(name, b.time)).maxWait(config.maxWait())
+        .defaultPriority(config.defaultPriority()).horizon(Priority.BATCH, Duration.ZERO)
+        .lateLimit(Duration.ofDays(1)).timeSource(b.time).meterRegistry(registry).build();
   }
 
   static void close(Parts parts) {
@@ -84,7 +112,7 @@ final class DictWiring {
       Thread.currentThread().interrupt();
     }
     if (parts.ownsHttp()) {
-      parts.http().client().dispatcher().executorService().shutdown();
+      parts.http().client().dispatcher().executorService().shutdown(); // the throttled client shares it
       parts.http().client().connectionPool().evictAll();
     }
     if (parts.ownedRedisson() != null) {

@@ -86,7 +86,7 @@ public final class PixClientConfigBuilder {
 
   /**
    * The shared bucket's name; every replica of one integrator must use the same. Default {@value
-   * #PixClientConfig.DEFAULT_BUCKET_NAME}; no '{' or '}' (the key's cluster hash tag).
+   * PixClientConfig#DEFAULT_BUCKET_NAME}; no '{' or '}' (the key's cluster hash tag).
    */
   public PixClientConfigBuilder bucketName(String name) {
     this.bucketName = TokenBucketConfig.custom(Checks.notBlank("bucketName", name)).limit(1, 1).build().name();

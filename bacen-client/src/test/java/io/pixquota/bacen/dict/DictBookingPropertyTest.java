@@ -3,6 +3,7 @@ package io.pixquota.bacen.dict;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.pixquota.throttle.store.Acquisition;
 import io.pixquota.throttle.store.BucketGroup.Acquired;
 import io.pixquota.throttle.FakeTime;
 import io.pixquota.throttle.store.LocalBucketGroup;
@@ -230,50 +231,60 @@ class DictBookingPropertyTest {
       book(lookups.prepare(l), status);
     }
 
+    /**
+     * One ask as the throttle makes it of a lookup's buckets ({@code DictLookupBucket}): a refusal known locally, or
+     * the mirror's answer read; a refusal that waiting may help asked again by a batch lookup within its max wait.
+     */
     private void book(DictLookups.Prepared p, int status) {
-      Acquired booked;
-      DictLookups.Decision d;
+      Acquired booked = null;
+      Acquisition a;
       double standing = standing(p);
       try {
-        d = lookups.local(p);
-        if (d != null) {
-          seen("refused locally");
-          at.accept(time.nanoTime() + d.retryNanos(), () -> book(p, status));
+        a = lookups.known(p);
+        if (a == null) {
+          booked = mirror.book(p.plan().takes(), lookups.maxWait(p), p.plan().standing());
+          a = lookups.read(p, booked);
+        }
+      } catch (Exception e) {
+        throw new AssertionError(e);
+      }
+      if (!a.granted()) {
+        if (p.priority() == Priority.BATCH && a.waits()
+            && time.nanoTime() + a.waitTime().toNanos() <= p.deadlineNanos()) {
+          seen(booked == null ? "refused locally" : "batch retried");
+          at.accept(time.nanoTime() + a.waitTime().toNanos(), () -> book(p, status));
           return;
         }
-        booked = mirror.book(p.plan().takes(), lookups.maxWait(p), p.plan().standing());
-        d = lookups.decide(p, booked);
-      } catch (DictUserRefusedException e) {
-        seen(e.getMessage().contains("earlier answer") ? "refused locally" : "user refused");
+        refused((DictException) a.stamp(), p, standing, booked == null);
         return;
-      } catch (DictThrottledException e) {
-        seen(e.getMessage().contains("earlier answer") ? "refused locally" : "throttled");
-        return;
-      } catch (DictReserveRefusedException e) {
-        boolean local = e.getMessage().contains("earlier answer");
-        seen(e.reason() == DictReserveRefusedException.Reason.RISKY ? "risky refused"
+      }
+      if (booked.waived()) {
+        seen("reserve used on standing");
+      }
+      Acquired granted = booked;
+      long wait = Math.max(0, a.waitTime().toNanos() - (time.nanoTime() - a.answeredAtNanos()));
+      at.accept(time.nanoTime() + wait, () -> {
+        ledger.begin(p.plan().takes());
+        at.accept(time.nanoTime() + r.nextInt(50) * 1_000_000L, () -> arrive(p, granted, status));
+      });
+    }
+
+    private void refused(DictException e, DictLookups.Prepared p, double standing, boolean local) {
+      if (e instanceof DictUserRefusedException) {
+        seen(local ? "refused locally" : "user refused");
+      } else if (e instanceof DictThrottledException) {
+        seen(local ? "refused locally" : "throttled");
+      } else if (e instanceof DictReserveRefusedException rr) {
+        seen(rr.reason() == DictReserveRefusedException.Reason.RISKY ? "risky refused"
             : local ? "reserve refused locally" : "reserve refused");
         if (p.plan().trust() == DictLookup.Trust.TRUSTED || (p.plan().trust() == DictLookup.Trust.NORMAL
             && standing >= p.plan().price())) {
           wronglyRefused.add(p.plan().trust() + " lookup with standing " + standing + " (price " + p.plan().price()
               + ") at " + time.nanoTime() + (local ? ", locally" : ", by the store"));
         }
-        return;
-      } catch (Exception e) {
-        throw new AssertionError(e);
+      } else {
+        throw new AssertionError("not a refusal: " + e);
       }
-      if (booked.waived()) {
-        seen("reserve used on standing");
-      }
-      if (!d.go()) {
-        seen("batch retried");
-        at.accept(time.nanoTime() + d.retryNanos(), () -> book(p, status));
-        return;
-      }
-      at.accept(time.nanoTime() + d.waitNanos(), () -> {
-        ledger.begin(p.plan().takes());
-        at.accept(time.nanoTime() + r.nextInt(50) * 1_000_000L, () -> arrive(p, booked, status));
-      });
     }
 
     /** The payer's standing as the next booking would find it: the store's, and what this process owes it. */

@@ -18,15 +18,22 @@ public final class Acquisition {
   private final long slotMicros;
   private final long answeredAtNanos;
   private final Object stamp;
+  private final boolean waits;
 
   private Acquisition(boolean granted, Duration waitTime, double remaining, long slotMicros, long answeredAtNanos,
       Object stamp) {
+    this(granted, waitTime, remaining, slotMicros, answeredAtNanos, stamp, true);
+  }
+
+  private Acquisition(boolean granted, Duration waitTime, double remaining, long slotMicros, long answeredAtNanos,
+      Object stamp, boolean waits) {
     this.granted = granted;
     this.waitTime = Objects.requireNonNull(waitTime, "waitTime cannot be null");
     this.remaining = remaining;
     this.slotMicros = slotMicros;
     this.answeredAtNanos = answeredAtNanos;
     this.stamp = stamp;
+    this.waits = waits;
   }
 
   /**
@@ -54,7 +61,20 @@ public final class Acquisition {
 
   /** This answer with a stamp of its bucket's own (which state and which rate booked it, say). */
   public Acquisition withStamp(Object stamp) {
-    return new Acquisition(granted, waitTime, remaining, slotMicros, answeredAtNanos, stamp);
+    return new Acquisition(granted, waitTime, remaining, slotMicros, answeredAtNanos, stamp, waits);
+  }
+
+  /**
+   * This refusal, as one that waiting cannot help: a part of the decision that never waits refused (a bucket group's
+   * end-user bucket). A caller that would ask again later (a class with a horizon) is refused at once instead.
+   */
+  public Acquisition withoutWaiting() {
+    return new Acquisition(granted, waitTime, remaining, slotMicros, answeredAtNanos, stamp, false);
+  }
+
+  /** Whether asking again after {@link #waitTime()} may grant it: true but for {@link #withoutWaiting()}. */
+  public boolean waits() {
+    return waits;
   }
 
   public boolean granted() {
@@ -91,17 +111,17 @@ public final class Acquisition {
   public boolean equals(Object o) {
     return o instanceof Acquisition a && granted == a.granted && waitTime.equals(a.waitTime)
         && Double.compare(remaining, a.remaining) == 0 && slotMicros == a.slotMicros
-        && answeredAtNanos == a.answeredAtNanos && Objects.equals(stamp, a.stamp);
+        && answeredAtNanos == a.answeredAtNanos && Objects.equals(stamp, a.stamp) && waits == a.waits;
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(granted, waitTime, remaining, slotMicros, answeredAtNanos, stamp);
+    return Objects.hash(granted, waitTime, remaining, slotMicros, answeredAtNanos, stamp, waits);
   }
 
   @Override
   public String toString() {
-    return "Acquisition{" + (granted ? "granted" : "refused") + ", wait=" + waitTime + ", remaining=" + remaining
-        + ", slotMicros=" + slotMicros + (stamp == null ? "" : ", stamp=" + stamp) + "}";
+    return "Acquisition{" + (granted ? "granted" : waits ? "refused" : "refused for good") + ", wait=" + waitTime
+        + ", remaining=" + remaining + ", slotMicros=" + slotMicros + (stamp == null ? "" : ", stamp=" + stamp) + "}";
   }
 }

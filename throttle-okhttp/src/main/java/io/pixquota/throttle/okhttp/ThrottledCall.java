@@ -6,6 +6,7 @@ import io.pixquota.throttle.Slot;
 import io.pixquota.throttle.SlotMissedException;
 import io.pixquota.throttle.Throttle;
 import io.pixquota.throttle.ThrottleRequest;
+import io.pixquota.throttle.store.TokenBucket;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;
@@ -88,7 +89,7 @@ final class ThrottledCall implements Call {
     long timeoutNanos = timeout.timeoutNanos();
     AsyncBooking b = throttle.book(new ThrottleRequest(request.method(), request.url().encodedPath(),
         request.tag(Priority.class), timeoutNanos > 0 ? Duration.ofNanos(timeoutNanos) : null,
-        () -> canceled));
+        () -> canceled, request.tag(TokenBucket.class)));
     booking = b;
     b.start(this::due, this::deliverFailure);
   }

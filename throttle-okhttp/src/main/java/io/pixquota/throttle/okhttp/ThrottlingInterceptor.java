@@ -28,6 +28,7 @@ import okhttp3.Response;
  * happens after the wait.
  *
  * <p>A request's class is its {@link Priority} tag ({@code new Request.Builder().tag(Priority.class, Priority.BATCH)}),
+ * and a {@code TokenBucket} tag books on that bucket instead of the route's ({@link ThrottleRequest#withBucket});
  * else the throttle's default. Its max wait is the throttle's, shortened to what the call's timeout leaves. Failures
  * are the throttle's {@link IOException}s, as OkHttp expects of interceptors; a call cancelled while it waits is never
  * sent, and its tokens are given back.
@@ -74,7 +75,7 @@ public final class ThrottlingInterceptor implements Interceptor {
       return throttle.send(slot, call::isCanceled, exchange);
     }
     ThrottleRequest throttled = new ThrottleRequest(request.method(), request.url().encodedPath(),
-        request.tag(Priority.class), maxWait(call), call::isCanceled);
+        request.tag(Priority.class), maxWait(call), call::isCanceled, request.tag(TokenBucket.class));
     return throttle.exchange(throttled, exchange);
   }
 
