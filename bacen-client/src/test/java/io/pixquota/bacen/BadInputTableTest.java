@@ -22,6 +22,7 @@ import io.pixquota.throttle.Priority;
 import io.pixquota.throttle.QuotaHeaders;
 import io.pixquota.throttle.store.RateAdaptation;
 import io.pixquota.throttle.RedisUnavailablePolicy;
+import io.pixquota.throttle.Match;
 import io.pixquota.throttle.Throttle;
 import io.pixquota.throttle.store.TokenBucket;
 import io.pixquota.throttle.support.RetryAfter;
@@ -34,7 +35,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.PatternSyntaxException;
 import java.util.stream.Stream;
 import javax.net.ssl.SSLSocketFactory;
 import javax.net.ssl.TrustManagerFactory;
@@ -392,7 +392,13 @@ class BadInputTableTest {
             Duration.ofSeconds(1)), Duration.ofSeconds(Long.MAX_VALUE)), IllegalArgumentException.class,
             "jitter must be at most PT24H, but was PT2562047788015215H30M7S"),
         row("interceptor: bad path regex", () -> Throttle.builder(new NoBucket())
-            .rule("GET", "(", new NoBucket(), 1), PatternSyntaxException.class, null));
+            .rule("GET", "(", new NoBucket(), 1), IllegalArgumentException.class,
+            "path must be a regular expression, but was '(': Unclosed group"),
+        row("quota: a host with a scheme", () -> Match.host("https://pix.example.com"), IllegalArgumentException.class,
+            "host must be a host name or address without scheme, port or path, but was 'https://pix.example.com'"),
+        row("quota: a name twice", () -> Throttle.builder().quota("pix", Match.any(), new NoBucket(), 1)
+            .quota("pix", Match.any(), new NoBucket(), 1), IllegalArgumentException.class,
+            "quota name must be unique, but 'pix' was given twice"));
   }
 
   /** A bucket for builder rows: never called. */

@@ -15,6 +15,7 @@ import io.pixquota.throttle.QuotaHeaders;
 import io.pixquota.throttle.Throttle;
 import io.pixquota.throttle.ThrottleBuilder;
 import io.pixquota.throttle.ThrottleException;
+import io.pixquota.throttle.store.StoreUnavailableException;
 import io.pixquota.throttle.okhttp.ThrottlingInterceptor;
 import io.pixquota.throttle.plan.ProviderPolicy;
 import io.pixquota.throttle.plan.QuotaPlan;
@@ -224,7 +225,7 @@ final class PeerReplica implements Callable<Integer> {
             gate.await();
             admitted = System.nanoTime();
             status = call(client, token, id);
-          } catch (ThrottleException e) {
+          } catch (ThrottleException | StoreUnavailableException e) { // refused, or its store failed: not sent
             admitted = System.nanoTime();
             status = THROTTLED;
           } catch (IOException e) {

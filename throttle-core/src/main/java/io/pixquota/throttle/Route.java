@@ -1,19 +1,21 @@
 package io.pixquota.throttle;
 
-import java.util.regex.Pattern;
-
 /**
- * Requests whose method (null: any) and encoded path (null: any) match take {@code plan}: the first matching rule of
- * a throttle, else its default route.
+ * Requests that {@code match} takes go to {@code plan}: a throttle's quota (named) or rule (unnamed), or its default
+ * route.
  */
-record Route(String method, Pattern path, CallPlan plan) {
-  boolean matches(String requestMethod, String encodedPath) {
-    return (method == null || method.equalsIgnoreCase(requestMethod))
-        && (path == null || path.matcher(encodedPath).matches());
+record Route(String name, Match match, CallPlan plan) {
+  boolean matches(ThrottleRequest request) {
+    return match.matches(request.host(), request.method(), request.encodedPath());
   }
 
-  /** As logs name the route: its rule, never a request's path (which holds ids). */
-  static String describe(String method, Pattern path) {
-    return path == null ? "the default route" : "rule " + (method == null ? "" : method + " ") + path;
+  /** As logs and meters name the route: its quota's name or its rule, never a request's path (which holds ids). */
+  static String describe(String name, Match match) {
+    if (name != null) {
+      return "quota '" + name + "'";
+    }
+    return match.path() == null && match.host() == null && match.method() == null ? "the default route"
+        : "rule " + (match.host() == null ? "" : match.host() + " ") + (match.method() == null ? ""
+        : match.method() + " ") + (match.path() == null ? "any path" : match.path().pattern());
   }
 }

@@ -13,7 +13,6 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -75,7 +74,23 @@ public final class Throttle {
 
   /** A builder whose default bucket takes every request that no rule matches. */
   public static ThrottleBuilder builder(TokenBucket defaultBucket) {
-    return new ThrottleBuilder(defaultBucket);
+    return new ThrottleBuilder(Objects.requireNonNull(defaultBucket, "defaultBucket cannot be null"));
+  }
+
+  /**
+   * A builder of named quotas ({@link ThrottleBuilder#quota}) and no default: a request no quota matches is passed
+   * through untouched (no store command, no wait, no span, no meter).
+   */
+  public static ThrottleBuilder builder() {
+    return new ThrottleBuilder(null);
+  }
+
+  /**
+   * Whether a quota (or rule, or the default route) takes this request; an adapter sends one it does not take
+   * without the throttle, as {@link #exchange} does.
+   */
+  public boolean throttles(ThrottleRequest request) {
+    return routes.route(Objects.requireNonNull(request, "request cannot be null")) != null;
   }
 
   /**
@@ -99,12 +114,7 @@ public final class Throttle {
    */
   public void preload() throws BucketUnavailableException, InterruptedException {
     try {
-      for (TokenBucket b : buckets) {
-        b.preload();
-      }
-      for (PermitPool p : pools()) {
-        p.preload();
-      }
+      routes.preload(buckets);
     } catch (StoreUnavailableException e) {
       throw BucketUnavailableException.of(e);
     }
@@ -122,14 +132,7 @@ public final class Throttle {
 
   /** What this process saw of each of its {@link #buckets()}, in the same order; no I/O. */
   public List<BucketStatus> status() {
-    List<BucketStatus> out = new ArrayList<>();
-    long now = time.nanoTime();
-    for (TokenBucket bucket : buckets) {
-      ThrottleMetrics.Status s = metrics.status(bucket.name());
-      out.add(new BucketStatus(bucket.name(), s.fallbackActive(), s.marginExceeded(), s.marginExceeded() == 0
-          ? Optional.empty() : Optional.of(Duration.ofNanos(Math.max(0, now - s.lastMarginExceededNanos())))));
-    }
-    return out;
+    return metrics.statuses(buckets, time.nanoTime());
   }
 
   /**
@@ -153,7 +156,11 @@ public final class Throttle {
   private <R> R exchangeNow(ThrottleRequest request, Exchange<R> exchange) throws IOException {
     Objects.requireNonNull(request, "request cannot be null");
     Objects.requireNonNull(exchange, "exchange cannot be null");
-    Booking booking = booking(request);
+    Route route = routes.route(request);
+    if (route == null) {
+      return exchange.send(); // no quota takes it: untouched
+    }
+    Booking booking = booking(request, route);
     booking.observed = WaitObservation.start(observations, booking, null, time.nanoTime());
     Throwable failure = null;
     try {
@@ -190,7 +197,12 @@ public final class Throttle {
    * async client keeps in its own context rather than on the thread; null: none).
    */
   public AsyncBooking book(ThrottleRequest request, Observation parent) {
-    Booking booking = booking(Objects.requireNonNull(request, "request cannot be null"));
+    Route route = routes.route(Objects.requireNonNull(request, "request cannot be null"));
+    if (route == null) {
+      throw new IllegalArgumentException("no quota takes this request: send it without the throttle (throttles() "
+          + "says which requests it takes)");
+    }
+    Booking booking = booking(request, route);
     booking.observed = WaitObservation.start(observations, booking, parent, time.nanoTime());
     return new AsyncBooking(booking, waits);
   }
@@ -270,8 +282,7 @@ public final class Throttle {
   }
 
   /** A booking, not yet asked for, of the plan the request routes to, in its class. */
-  private Booking booking(ThrottleRequest request) {
-    Route route = routes.route(request.method(), request.encodedPath());
+  private Booking booking(ThrottleRequest request, Route route) {
     Priority priority = request.priority() != null ? request.priority() : defaultPriority;
     Duration wait = request.maxWait() != null && request.maxWait().compareTo(maxWait) < 0 ? request.maxWait()
         : maxWait;

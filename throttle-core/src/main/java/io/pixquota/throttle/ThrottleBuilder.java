@@ -1,6 +1,5 @@
 package io.pixquota.throttle;
 
-import io.pixquota.throttle.store.UnlimitedBucket;
 import io.pixquota.throttle.store.TokenBucket;
 import io.pixquota.throttle.store.PermitPool;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -9,21 +8,16 @@ import io.pixquota.throttle.support.Checks;
 import io.pixquota.throttle.support.TimeSource;
 import io.pixquota.throttle.plan.QuotaPlan;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.EnumMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
-import java.util.regex.Pattern;
 
 /** Builds a {@link Throttle}; every setter validates at once, and its javadoc states the default. */
 public final class ThrottleBuilder {
-  private final TokenBucket defaultBucket;
-  private final List<Rule> rules = new ArrayList<>();
+  private final TokenBucket defaultBucket; // null: requests no quota matches pass through
+  private final QuotaRules rules = new QuotaRules();
   private final Map<Integer, Double> responseCosts = new LinkedHashMap<>();
   private Duration maxWait = Throttle.DEFAULT_MAX_WAIT;
   private Priority defaultPriority = Priority.INTERACTIVE;
@@ -43,19 +37,42 @@ public final class ThrottleBuilder {
   private PermitPool defaultPool;
   private Duration providerTimeout;
 
-  /**
-   * A rule as given: requests whose method (null: any) and path match go to {@code bucket} at {@code cost}, holding a
-   * permit of {@code pool} (null: none) while in flight.
-   */
-  private record Rule(String method, Pattern path, TokenBucket bucket, double cost, PermitPool pool) {}
-
   /** What the throttle keeps of its builder. */
   record Settings(Duration maxWait, Priority defaultPriority, Map<Priority, Duration> horizons, Duration lateLimit,
       Duration assumedJitter, String quotaSignal, QuotaHeaders quotaHeaders, TimeSource time,
       ObservationRegistry observations, Duration providerTimeout) {}
 
+  /** @param defaultBucket null: requests no quota or rule matches pass through untouched */
   ThrottleBuilder(TokenBucket defaultBucket) {
-    this.defaultBucket = Objects.requireNonNull(defaultBucket, "defaultBucket cannot be null");
+    this.defaultBucket = defaultBucket;
+  }
+
+  /**
+   * The quota {@code name}: requests that {@code match} takes (and no quota or rule added before it) go to
+   * {@code bucket} at {@code cost}. Names are unique: 1 to 64 letters, digits, '.', '_', ':' or '-'.
+   */
+  public ThrottleBuilder quota(String name, Match match, TokenBucket bucket, double cost) {
+    rules.add(Objects.requireNonNull(name, "name cannot be null"), match, Objects.requireNonNull(bucket,
+        "bucket cannot be null"), cost, null);
+    return this;
+  }
+
+  /**
+   * The quota {@code name} with a cap on calls in flight: its requests go to {@code bucket} at {@code cost} and hold
+   * a permit of {@code pool} from their slot to their answer ({@link #rule(String, String, TokenBucket, double,
+   * PermitPool)}).
+   */
+  public ThrottleBuilder quota(String name, Match match, TokenBucket bucket, double cost, PermitPool pool) {
+    rules.add(Objects.requireNonNull(name, "name cannot be null"), match, Objects.requireNonNull(bucket,
+        "bucket cannot be null"), cost, Objects.requireNonNull(pool, "pool cannot be null"));
+    return this;
+  }
+
+  /** The quota {@code name}: its requests hold a permit of {@code pool} while in flight, and have no rate. */
+  public ThrottleBuilder quota(String name, Match match, PermitPool pool) {
+    rules.add(Objects.requireNonNull(name, "name cannot be null"), match, null, 1, Objects.requireNonNull(pool,
+        "pool cannot be null"));
+    return this;
   }
 
   /**
@@ -63,10 +80,13 @@ public final class ThrottleBuilder {
    * in the order added; the first match wins.
    */
   public ThrottleBuilder rule(String method, String pathRegex, TokenBucket bucket, double cost) {
-    Objects.requireNonNull(pathRegex, "pathRegex cannot be null");
-    Objects.requireNonNull(bucket, "bucket cannot be null");
-    rules.add(new Rule(method, Pattern.compile(pathRegex), bucket, Checks.tokens("cost", cost), null));
+    rules.add(null, rule(method, pathRegex), Objects.requireNonNull(bucket, "bucket cannot be null"), cost, null);
     return this;
+  }
+
+  private static Match rule(String method, String pathRegex) {
+    Match any = new Match(null, method, null);
+    return any.path(Objects.requireNonNull(pathRegex, "pathRegex cannot be null"));
   }
 
   /**
@@ -75,10 +95,8 @@ public final class ThrottleBuilder {
    * ({@code RedisPermitPool.beside} the bucket), else the permit first, then the slot.
    */
   public ThrottleBuilder rule(String method, String pathRegex, TokenBucket bucket, double cost, PermitPool pool) {
-    Objects.requireNonNull(pathRegex, "pathRegex cannot be null");
-    Objects.requireNonNull(bucket, "bucket cannot be null");
-    Objects.requireNonNull(pool, "pool cannot be null");
-    rules.add(new Rule(method, Pattern.compile(pathRegex), bucket, Checks.tokens("cost", cost), pool));
+    rules.add(null, rule(method, pathRegex), Objects.requireNonNull(bucket, "bucket cannot be null"), cost,
+        Objects.requireNonNull(pool, "pool cannot be null"));
     return this;
   }
 
@@ -87,9 +105,7 @@ public final class ThrottleBuilder {
    * no rate (BACEN's SPI: a cap on calls in flight, no per-second limit): the permit is their one decision.
    */
   public ThrottleBuilder rule(String method, String pathRegex, PermitPool pool) {
-    Objects.requireNonNull(pool, "pool cannot be null");
-    Objects.requireNonNull(pathRegex, "pathRegex cannot be null");
-    rules.add(new Rule(method, Pattern.compile(pathRegex), null, 1, pool)); // its bucket made at build, on its clock
+    rules.add(null, rule(method, pathRegex), null, 1, Objects.requireNonNull(pool, "pool cannot be null"));
     return this;
   }
 
@@ -241,50 +257,18 @@ public final class ThrottleBuilder {
    *     {@link #providerTimeout} was given, or the pool's lease is not longer than the max wait plus it
    */
   public Throttle build() {
-    rules.replaceAll(r -> r.bucket() != null ? r : new Rule(r.method(), r.path(), new UnlimitedBucket(r.pool().name(),
-        time), 1, r.pool()));
-    RouteChecks.fits("requests no rule matches", 1, defaultBucket);
-    RouteChecks.leases("requests no rule matches", defaultPool, maxWait, providerTimeout);
-    for (Rule r : rules) {
-      RouteChecks.fits(Route.describe(r.method(), r.path()), r.cost(), r.bucket());
-      RouteChecks.leases(Route.describe(r.method(), r.path()), r.pool(), maxWait, providerTimeout);
-    }
+    rules.check(defaultBucket, defaultPool, maxWait, providerTimeout);
     ThrottleMetrics metrics = new ThrottleMetrics(registry);
     Map<TokenBucket, TokenBucket> wrapped = new IdentityHashMap<>(); // one decorator per bucket, however many rules
-    Route defaultRoute = route(null, null, defaultBucket, 1, defaultPool, wrapped, metrics);
-    List<Route> built = new ArrayList<>();
-    for (Rule r : rules) {
-      built.add(route(r.method(), r.path(), r.bucket(), r.cost(), r.pool(), wrapped, metrics));
-    }
+    Routes routes = rules.routes(defaultBucket, defaultPool, responseCosts, k ->
+        unavailablePolicy == RedisUnavailablePolicy.FAIL_CLOSED ? k
+        : new FallbackTokenBucket(k, Math.min(localShare, planLocalShare), localRetryInterval, time, metrics), time,
+        wrapped);
     // Meters are made now, not on a call's path: registering a histogram for the first time took hundreds of
     // milliseconds on a cold, loaded JVM, between the lateness check and the send.
     wrapped.values().forEach(b -> metrics.register(b, defaultPriority));
     Settings settings = new Settings(maxWait, defaultPriority, horizons, lateLimit, assumedJitter, quotaSignal,
         quotaHeaders, time, observations, providerTimeout);
-    return new Throttle(settings, new Routes(defaultRoute, built), given(), metrics);
-  }
-
-  private Route route(String method, Pattern path, TokenBucket bucket, double cost, PermitPool pool,
-      Map<TokenBucket, TokenBucket> wrapped, ThrottleMetrics metrics) {
-    TokenBucket b = bucket instanceof UnlimitedBucket ? bucket : wrapped.computeIfAbsent(bucket, k ->
-        unavailablePolicy == RedisUnavailablePolicy.FAIL_CLOSED || pool != null ? k
-        : new FallbackTokenBucket(k, Math.min(localShare, planLocalShare), localRetryInterval, time, metrics));
-    return new Route(method, path, new CallPlan(Route.describe(method, path),
-        List.of(new CallPlan.Charge(b, cost, responseCosts)), pool));
-  }
-
-  /** The buckets as given, the default first, each once. */
-  private List<TokenBucket> given() {
-    Set<TokenBucket> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-    List<TokenBucket> distinct = new ArrayList<>();
-    if (seen.add(defaultBucket)) {
-      distinct.add(defaultBucket);
-    }
-    for (Rule r : rules) {
-      if (seen.add(r.bucket())) {
-        distinct.add(r.bucket());
-      }
-    }
-    return distinct;
+    return new Throttle(settings, routes, rules.given(defaultBucket), metrics);
   }
 }

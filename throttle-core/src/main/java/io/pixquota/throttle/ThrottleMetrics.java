@@ -1,5 +1,8 @@
 package io.pixquota.throttle;
 
+import java.util.Optional;
+import java.util.List;
+import java.util.ArrayList;
 import io.pixquota.throttle.store.TokenBucket;
 import io.pixquota.throttle.store.Limit;
 import io.pixquota.throttle.store.BucketReadings;
@@ -252,5 +255,16 @@ final class ThrottleMetrics implements FallbackTokenBucket.Listener {
   @Override
   public void fallbackActive(String bucket, boolean active) {
     of(bucket).fallbackActive.set(active ? 1 : 0);
+  }
+
+  /** Each bucket's status at {@code now}, as {@link Throttle#status()} shows it. */
+  List<BucketStatus> statuses(List<TokenBucket> buckets, long now) {
+    List<BucketStatus> out = new ArrayList<>();
+    for (TokenBucket bucket : buckets) {
+      Status s = status(bucket.name());
+      out.add(new BucketStatus(bucket.name(), s.fallbackActive(), s.marginExceeded(), s.marginExceeded() == 0
+          ? Optional.empty() : Optional.of(Duration.ofNanos(Math.max(0, now - s.lastMarginExceededNanos())))));
+    }
+    return out;
   }
 }

@@ -6,6 +6,7 @@ import io.pixquota.throttle.Slot;
 import io.pixquota.throttle.SlotMissedException;
 import io.pixquota.throttle.Throttle;
 import io.pixquota.throttle.ThrottleRequest;
+import io.pixquota.throttle.Unthrottled;
 import io.pixquota.throttle.store.TokenBucket;
 import java.io.IOException;
 import java.time.Duration;
@@ -87,11 +88,37 @@ final class ThrottledCall implements Call {
       return;
     }
     long timeoutNanos = timeout.timeoutNanos();
-    AsyncBooking b = throttle.book(new ThrottleRequest(request.method(), request.url().encodedPath(),
+    ThrottleRequest throttled = new ThrottleRequest(request.method(), request.url().encodedPath(),
         request.tag(Priority.class), timeoutNanos > 0 ? Duration.ofNanos(timeoutNanos) : null,
-        () -> canceled, request.tag(TokenBucket.class)));
+        () -> canceled, request.tag(TokenBucket.class), request.url().host());
+    if (request.tag(Unthrottled.class) != null || !throttle.throttles(throttled)) {
+      untouched(); // no quota takes it, or it opted out: the client's own call, as it would be without us
+      return;
+    }
+    AsyncBooking b = throttle.book(throttled);
     booking = b;
     b.start(this::due, this::deliverFailure);
+  }
+
+  private void untouched() {
+    Call c = client.newCall(request);
+    synchronized (this) {
+      real = c;
+    }
+    if (canceled) {
+      c.cancel();
+    }
+    c.enqueue(new Callback() {
+      @Override
+      public void onFailure(Call call, IOException e) {
+        callback.onFailure(ThrottledCall.this, e);
+      }
+
+      @Override
+      public void onResponse(Call call, Response response) throws IOException {
+        callback.onResponse(ThrottledCall.this, response);
+      }
+    });
   }
 
   /** The slot has come (on the timer thread): enqueue the client's own call on it. Nothing here blocks. */

@@ -5,6 +5,7 @@ import io.pixquota.throttle.Priority;
 import io.pixquota.throttle.Slot;
 import io.pixquota.throttle.Throttle;
 import io.pixquota.throttle.ThrottleRequest;
+import io.pixquota.throttle.Unthrottled;
 import io.pixquota.throttle.store.TokenBucket;
 import java.io.IOException;
 import java.time.Duration;
@@ -28,7 +29,8 @@ import okhttp3.Response;
  * happens after the wait.
  *
  * <p>A request's class is its {@link Priority} tag ({@code new Request.Builder().tag(Priority.class, Priority.BATCH)}),
- * and a {@code TokenBucket} tag books on that bucket instead of the route's ({@link ThrottleRequest#withBucket});
+ * a {@code TokenBucket} tag books on that bucket instead of the route's ({@link ThrottleRequest#withBucket}), and an
+ * {@link Unthrottled} tag sends it untouched, as is one no quota takes (its host, method and path);
  * else the throttle's default. Its max wait is the throttle's, shortened to what the call's timeout leaves. Failures
  * are the throttle's {@link IOException}s, as OkHttp expects of interceptors; a call cancelled while it waits is never
  * sent, and its tokens are given back.
@@ -74,9 +76,13 @@ public final class ThrottlingInterceptor implements Interceptor {
       // booked by a ThrottledCallFactory call, which waited without a thread: checked again, not booked again
       return throttle.send(slot, call::isCanceled, exchange);
     }
+    if (request.tag(Unthrottled.class) != null) {
+      return chain.proceed(request); // opted out: untouched
+    }
     ThrottleRequest throttled = new ThrottleRequest(request.method(), request.url().encodedPath(),
-        request.tag(Priority.class), maxWait(call), call::isCanceled, request.tag(TokenBucket.class));
-    return throttle.exchange(throttled, exchange);
+        request.tag(Priority.class), maxWait(call), call::isCanceled, request.tag(TokenBucket.class),
+        request.url().host());
+    return throttle.exchange(throttled, exchange); // no quota takes it: sent untouched
   }
 
   /**

@@ -3,6 +3,8 @@ package io.pixquota.throttle.restclient;
 import io.pixquota.throttle.Exchange;
 import io.pixquota.throttle.Priority;
 import io.pixquota.throttle.Throttle;
+import io.pixquota.throttle.ThrottleRequest;
+import io.pixquota.throttle.Unthrottled;
 import java.io.IOException;
 import java.util.Objects;
 import org.springframework.http.HttpRequest;
@@ -24,6 +26,9 @@ import org.springframework.http.client.ClientHttpResponse;
  * <p>Failures are the throttle's {@link IOException}s ({@code ThrottleRefusedException} past the max wait,
  * {@code BucketUnavailableException}), which Spring reports as {@code ResourceAccessException}. The connection is
  * made after the wait (as with an OkHttp application interceptor). This class is threadsafe.
+ *
+ * <p>A request no quota of the throttle takes (its host, method and path), or whose attribute
+ * {@link Unthrottled#ATTRIBUTE} is {@code true}, is executed untouched: no store command, no wait, no span, no meter.
  */
 public final class ThrottlingClientHttpRequestInterceptor implements ClientHttpRequestInterceptor {
   /** The request attribute that sets a request's {@link Priority}; without it, the throttle's default class. */
@@ -43,9 +48,13 @@ public final class ThrottlingClientHttpRequestInterceptor implements ClientHttpR
       throw new IllegalArgumentException("request attribute " + PRIORITY + " must be a Priority, but was "
           + priority.getClass().getName());
     }
+    if (Boolean.TRUE.equals(request.getAttributes().get(Unthrottled.ATTRIBUTE))) {
+      return execution.execute(request, body); // opted out: untouched
+    }
     String path = request.getURI().getRawPath();
-    return throttle.exchange(request.getMethod().name(), path == null || path.isEmpty() ? "/" : path,
-        (Priority) priority, new Exchange<>() {
+    ThrottleRequest asked = ThrottleRequest.of(request.getMethod().name(), path == null || path.isEmpty() ? "/"
+        : path).withPriority((Priority) priority).withHost(request.getURI().getHost());
+    return throttle.exchange(asked, new Exchange<>() { // no quota takes it: sent untouched
           @Override
           public ClientHttpResponse send() throws IOException {
             return execution.execute(request, body);

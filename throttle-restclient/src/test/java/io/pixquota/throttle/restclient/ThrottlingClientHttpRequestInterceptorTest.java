@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.pixquota.throttle.FakeTime;
+import io.pixquota.throttle.Match;
 import io.pixquota.throttle.Throttle;
 import io.pixquota.throttle.ThrottleRefusedException;
 import io.pixquota.throttle.ThrottleTesting;
+import io.pixquota.throttle.Unthrottled;
 import io.pixquota.throttle.store.Limit;
 import io.pixquota.throttle.store.LocalTokenBucket;
 import java.time.Duration;
@@ -50,5 +52,26 @@ class ThrottlingClientHttpRequestInterceptorTest {
     assertThatThrownBy(() -> client.get().uri("/api/v2/pix/{id}", "E1").retrieve().body(String.class))
         .isInstanceOf(ResourceAccessException.class).hasCauseInstanceOf(ThrottleRefusedException.class);
     assertThat(server.getRequestCount()).as("the burst of 2 sent, the third refused before the send").isEqualTo(2);
+  }
+
+  @Test
+  void aRequestNoQuotaMatchesOrOptedOutIsExecutedUntouched() {
+    Throttle throttle = ThrottleTesting.onTime(Throttle.builder(), time).maxWait(Duration.ZERO)
+        .quota("pix", Match.host(server.getHostName()).path("/api/v2/.*"), new LocalTokenBucket("pix",
+            List.of(Limit.of(1, 0.001)), time::nanoTime), 1).build();
+    RestClient client = RestClient.builder().baseUrl(server.url("/").toString())
+        .requestInterceptor(new ThrottlingClientHttpRequestInterceptor(throttle)).build();
+    server.enqueue(new MockResponse.Builder().code(200).body("ok").build());
+    assertThat(client.get().uri("/api/v2/pix/E1").retrieve().body(String.class)).isEqualTo("ok");
+    assertThatThrownBy(() -> client.get().uri("/api/v2/pix/E2").retrieve().body(String.class))
+        .hasCauseInstanceOf(ThrottleRefusedException.class);
+    for (int i = 0; i < 5; i++) {
+      server.enqueue(new MockResponse.Builder().code(200).body("ok").build());
+      assertThat(client.post().uri("/oauth/token").retrieve().body(String.class)).isEqualTo("ok");
+      server.enqueue(new MockResponse.Builder().code(200).body("ok").build());
+      assertThat(client.get().uri("/api/v2/pix/E3").attribute(Unthrottled.ATTRIBUTE, true).retrieve()
+          .body(String.class)).isEqualTo("ok");
+    }
+    assertThat(server.getRequestCount()).as("1 of the quota's, 5 unmatched, 5 opted out").isEqualTo(11);
   }
 }

@@ -8,6 +8,7 @@ import io.pixquota.throttle.Slot;
 import io.pixquota.throttle.SlotMissedException;
 import io.pixquota.throttle.Throttle;
 import io.pixquota.throttle.ThrottleRequest;
+import io.pixquota.throttle.Unthrottled;
 import java.io.IOException;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
@@ -35,7 +36,9 @@ import reactor.core.scheduler.Schedulers;
  * <p>A subscription disposed (or a {@code timeout} operator firing) while the request waits gives its slot's tokens
  * back (and leaves a pool's line) and sends nothing; once sent, it cancels the exchange and gives the permit back.
  * Failures are the throttle's {@link IOException}s, as errors of the {@code Mono} ({@code ThrottleRefusedException}
- * past the max wait, {@code BucketUnavailableException}). Threadsafe.
+ * past the max wait, {@code BucketUnavailableException}). A request no quota of the throttle takes (its host, method
+ * and path), or whose attribute {@link Unthrottled#ATTRIBUTE} is {@code true}, goes to the next exchange function
+ * untouched: no store command, no wait, no span, no meter. Threadsafe.
  */
 public final class ThrottlingExchangeFilterFunction implements ExchangeFilterFunction {
   /** The request attribute that sets a request's {@link Priority}; without it, the throttle's default class. */
@@ -59,7 +62,10 @@ public final class ThrottlingExchangeFilterFunction implements ExchangeFilterFun
     }
     String path = request.url().getRawPath();
     ThrottleRequest asked = ThrottleRequest.of(request.method().name(), path == null || path.isEmpty() ? "/" : path)
-        .withPriority((Priority) priority);
+        .withPriority((Priority) priority).withHost(request.url().getHost());
+    if (Boolean.TRUE.equals(request.attribute(Unthrottled.ATTRIBUTE).orElse(null)) || !throttle.throttles(asked)) {
+      return next.exchange(request); // opted out, or no quota takes it: untouched
+    }
     return Mono.deferContextual(context -> Mono.create(sink -> {
       // WebClient keeps its request's observation in the Reactor context, not on the thread: the wait goes under it
       Object parent = context.getOrDefault(OBSERVATION_KEY, null);

@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.pixquota.throttle.FakeTime;
+import io.pixquota.throttle.Match;
 import io.pixquota.throttle.Throttle;
 import io.pixquota.throttle.ThrottleRefusedException;
 import io.pixquota.throttle.ThrottleTesting;
+import io.pixquota.throttle.Unthrottled;
 import io.pixquota.throttle.store.Limit;
 import io.pixquota.throttle.store.LocalTokenBucket;
 import java.time.Duration;
@@ -51,5 +53,28 @@ class ThrottlingExchangeFilterFunctionTest {
     assertThatThrownBy(() -> client.get().uri("/api/v2/pix/{id}", "E1").retrieve().bodyToMono(String.class)
         .block(Duration.ofSeconds(10))).hasRootCauseInstanceOf(ThrottleRefusedException.class);
     assertThat(server.getRequestCount()).as("the burst of 2 sent, the third refused before the send").isEqualTo(2);
+  }
+
+  @Test
+  void aRequestNoQuotaMatchesOrOptedOutGoesOnUntouched() {
+    Throttle throttle = ThrottleTesting.onTime(Throttle.builder(), time).maxWait(Duration.ZERO)
+        .quota("pix", Match.host(server.getHostName()).path("/api/v2/.*"), new LocalTokenBucket("pix",
+            List.of(Limit.of(1, 0.001)), time::nanoTime), 1).build();
+    WebClient client = WebClient.builder().clientConnector(new JdkClientHttpConnector())
+        .baseUrl(server.url("/").toString()).filter(new ThrottlingExchangeFilterFunction(throttle)).build();
+    server.enqueue(new MockResponse.Builder().code(200).body("ok").build());
+    assertThat(client.get().uri("/api/v2/pix/E1").retrieve().bodyToMono(String.class).block(Duration.ofSeconds(10)))
+        .isEqualTo("ok");
+    assertThatThrownBy(() -> client.get().uri("/api/v2/pix/E2").retrieve().bodyToMono(String.class)
+        .block(Duration.ofSeconds(10))).hasRootCauseInstanceOf(ThrottleRefusedException.class);
+    for (int i = 0; i < 5; i++) {
+      server.enqueue(new MockResponse.Builder().code(200).body("ok").build());
+      assertThat(client.post().uri("/oauth/token").retrieve().bodyToMono(String.class)
+          .block(Duration.ofSeconds(10))).isEqualTo("ok");
+      server.enqueue(new MockResponse.Builder().code(200).body("ok").build());
+      assertThat(client.get().uri("/api/v2/pix/E3").attribute(Unthrottled.ATTRIBUTE, true).retrieve()
+          .bodyToMono(String.class).block(Duration.ofSeconds(10))).isEqualTo("ok");
+    }
+    assertThat(server.getRequestCount()).as("1 of the quota's, 5 unmatched, 5 opted out").isEqualTo(11);
   }
 }
