@@ -93,9 +93,10 @@ public class PixQuotaAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   public Throttle pixQuotaThrottle(TokenBucket bucket, PixQuotaSettings settings, ObjectProvider<QuotaPlan> plan,
-      ObjectProvider<MeterRegistry> registry, ObjectProvider<ObservationRegistry> observations) {
+      ObjectProvider<MeterRegistry> registry, ObjectProvider<ObservationRegistry> observations, PixQuotaRedis redis) {
     PixQuotaProperties p = settings.properties();
-    ThrottleBuilder throttle = Throttle.builder(bucket).maxWait(p.getMaxWait())
+    boolean quotas = !p.getQuotas().isEmpty(); // named quotas: a request none takes is not throttled
+    ThrottleBuilder throttle = (quotas ? Throttle.builder() : Throttle.builder(bucket)).maxWait(p.getMaxWait())
         .defaultPriority(p.getDefaultPriority()).horizon(Priority.BATCH, p.getBatchHorizon())
         .redisUnavailable(p.getRedisUnavailable().getPolicy(), p.getRedisUnavailable().getLocalShare(),
             Throttle.DEFAULT_LOCAL_RETRY_INTERVAL).quotaSignal(settings.quotaSignal())
@@ -103,7 +104,9 @@ public class PixQuotaAutoConfiguration {
     plan.ifAvailable(throttle::plan);
     registry.ifAvailable(throttle::meterRegistry);
     observations.ifAvailable(throttle::observationRegistry); // each wait, a "waiting for quota" span when traced
-    if (p.getMaxInFlight() > 0) { // the store chooses: beside a Redis bucket, the permit and the slot in one script
+    if (quotas) {
+      PixQuotaQuotas.add(throttle, settings, redis);
+    } else if (p.getMaxInFlight() > 0) { // the store chooses: beside a Redis bucket, permit and slot in one script
       throttle.providerTimeout(settings.providerTimeout())
           .defaultPool(bucket.permitPool(bucket.name(), p.getMaxInFlight(), settings.permitLease()));
     }

@@ -4,13 +4,12 @@ import io.pixquota.throttle.Priority;
 import io.pixquota.throttle.QuotaHeaders;
 import io.pixquota.throttle.RedisUnavailablePolicy;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
 
-/**
- * The {@code pixquota.*} properties, as bound; {@link PixQuotaSettings} checks them at startup and names the property
- * in every error. Defaults are the SDK's.
- */
+/** The {@code pixquota.*} properties, as bound; {@link PixQuotaSettings} checks them, naming the property. */
 @ConfigurationProperties(prefix = "pixquota")
 public class PixQuotaProperties {
   /** Whether to auto-configure the shared quota at all. */
@@ -58,6 +57,10 @@ public class PixQuotaProperties {
   @NestedConfigurationProperty
   private final PixQuotaProviderProperties provider = new PixQuotaProviderProperties();
   private final Bucket bucket = new Bucket();
+  /** Named quotas, routed by request; with any, a request no quota takes is not throttled. */
+  private final Map<String, PixQuotaQuotaProperties> quotas = new LinkedHashMap<>();
+  /** Shared bases of the quotas' settings ({@code default}: every quota's). */
+  private final Map<String, PixQuotaQuotaProperties> configs = new LinkedHashMap<>();
   private final Redis redis = new Redis();
   private final RedisUnavailable redisUnavailable = new RedisUnavailable();
 
@@ -135,6 +138,14 @@ public class PixQuotaProperties {
 
   public PixQuotaProviderProperties getProvider() {
     return provider;
+  }
+
+  public Map<String, PixQuotaQuotaProperties> getQuotas() {
+    return quotas;
+  }
+
+  public Map<String, PixQuotaQuotaProperties> getConfigs() {
+    return configs;
   }
 
   public Bucket getBucket() {

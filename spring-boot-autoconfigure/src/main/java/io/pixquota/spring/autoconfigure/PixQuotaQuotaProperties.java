@@ -1,0 +1,127 @@
+package io.pixquota.spring.autoconfigure;
+
+import java.time.Duration;
+
+/**
+ * One quota under {@code pixquota.quotas.<name>} (or a shared base under {@code pixquota.configs.<name>}, which a
+ * quota names in {@code base-config}; {@code configs.default} is every quota's base): which requests it takes and
+ * what it enforces. A setting the quota leaves out comes from its base. resilience4j's instances and configs are the
+ * model.
+ */
+public class PixQuotaQuotaProperties {
+  /** The shared base this quota's settings default to ({@code pixquota.configs.<name>}); default {@code default}. */
+  private String baseConfig;
+  /** The requests' host, e.g. {@code pix.example.com}; no scheme, port or path. Unset: any host. */
+  private String host;
+  /** The requests' method, e.g. {@code GET}. Unset: any. */
+  private String method;
+  /** A regular expression the whole encoded path matches, e.g. {@code /api/v2/pix/.*}. Unset: any path. */
+  private String path;
+  /** The quota's bucket capacity (its burst), with {@code refill-per-second}: a rate. */
+  private Double capacity;
+  /** The quota's bucket refill per second, with {@code capacity}. */
+  private Double refillPerSecond;
+  /** What one request costs on the bucket; default 1. */
+  private Double cost;
+  /** A cap on the quota's calls in flight, fleet-wide (BACEN's SPI: 6); with or without a rate. */
+  private Integer maxInFlight;
+  /** How long a permit lasts when its holder dies; default max wait + provider timeout + 5 s. */
+  private Duration permitLease;
+  /** How long the provider may keep working on a sent call (required with max-in-flight, or pixquota's). */
+  private Duration providerTimeout;
+
+  public String getBaseConfig() {
+    return baseConfig;
+  }
+
+  public void setBaseConfig(String baseConfig) {
+    this.baseConfig = baseConfig;
+  }
+
+  public String getHost() {
+    return host;
+  }
+
+  public void setHost(String host) {
+    this.host = host;
+  }
+
+  public String getMethod() {
+    return method;
+  }
+
+  public void setMethod(String method) {
+    this.method = method;
+  }
+
+  public String getPath() {
+    return path;
+  }
+
+  public void setPath(String path) {
+    this.path = path;
+  }
+
+  public Double getCapacity() {
+    return capacity;
+  }
+
+  public void setCapacity(Double capacity) {
+    this.capacity = capacity;
+  }
+
+  public Double getRefillPerSecond() {
+    return refillPerSecond;
+  }
+
+  public void setRefillPerSecond(Double refillPerSecond) {
+    this.refillPerSecond = refillPerSecond;
+  }
+
+  public Double getCost() {
+    return cost;
+  }
+
+  public void setCost(Double cost) {
+    this.cost = cost;
+  }
+
+  public Integer getMaxInFlight() {
+    return maxInFlight;
+  }
+
+  public void setMaxInFlight(Integer maxInFlight) {
+    this.maxInFlight = maxInFlight;
+  }
+
+  public Duration getPermitLease() {
+    return permitLease;
+  }
+
+  public void setPermitLease(Duration permitLease) {
+    this.permitLease = permitLease;
+  }
+
+  public Duration getProviderTimeout() {
+    return providerTimeout;
+  }
+
+  public void setProviderTimeout(Duration providerTimeout) {
+    this.providerTimeout = providerTimeout;
+  }
+
+  /** This quota's settings over {@code base}'s: what this one leaves out comes from the base. */
+  PixQuotaQuotaProperties over(PixQuotaQuotaProperties base) {
+    PixQuotaQuotaProperties r = new PixQuotaQuotaProperties();
+    r.host = host != null ? host : base.host;
+    r.method = method != null ? method : base.method;
+    r.path = path != null ? path : base.path;
+    r.capacity = capacity != null ? capacity : base.capacity;
+    r.refillPerSecond = refillPerSecond != null ? refillPerSecond : base.refillPerSecond;
+    r.cost = cost != null ? cost : base.cost;
+    r.maxInFlight = maxInFlight != null ? maxInFlight : base.maxInFlight;
+    r.permitLease = permitLease != null ? permitLease : base.permitLease;
+    r.providerTimeout = providerTimeout != null ? providerTimeout : base.providerTimeout;
+    return r;
+  }
+}

@@ -1,0 +1,98 @@
+package io.pixquota.spring.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.pixquota.testing.RedisExtension;
+import io.pixquota.testing.TestRedis;
+import io.pixquota.throttle.Throttle;
+import io.pixquota.throttle.ThrottleRefusedException;
+import io.pixquota.throttle.restclient.ThrottlingClientHttpRequestInterceptor;
+import io.pixquota.throttle.store.PermitPool;
+import io.pixquota.throttle.store.TokenBucket;
+import java.io.IOException;
+import mockwebserver3.Dispatcher;
+import mockwebserver3.MockResponse;
+import mockwebserver3.MockWebServer;
+import mockwebserver3.RecordedRequest;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.web.client.ResourceAccessException;
+import org.springframework.web.client.RestClient;
+
+/**
+ * {@code pixquota.quotas.<name>.*}: each quota takes the requests its host, method and path match, over its base
+ * config; a request no quota takes is not throttled; a bad quota stops the start naming its property.
+ */
+@ExtendWith(RedisExtension.class)
+class PixQuotaQuotasTest {
+  private final MockWebServer server = new MockWebServer();
+  private ApplicationContextRunner runner;
+
+  @BeforeEach
+  void setUp(TestRedis redis) throws IOException {
+    server.setDispatcher(new Dispatcher() {
+      @Override
+      public MockResponse dispatch(RecordedRequest request) {
+        return new MockResponse.Builder().code(200).body("ok").build();
+      }
+    });
+    server.start();
+    runner = new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(PixQuotaAutoConfiguration.class))
+        .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+        .withPropertyValues("pixquota.redis.url=" + redis.uri(), "pixquota.bucket.key-prefix=" + redis.keyPrefix(),
+            "pixquota.max-wait=0s", "pixquota.configs.default.host=" + server.getHostName());
+  }
+
+  @AfterEach
+  void tearDown() {
+    server.close();
+  }
+
+  @Test
+  void eachQuotaTakesItsRequestsAndTheRestAreNotThrottled() {
+    runner.withPropertyValues("pixquota.quotas.pix.path=/api/v2/.*", "pixquota.quotas.pix.capacity=1",
+        "pixquota.quotas.pix.refill-per-second=0.001", "pixquota.quotas.spi.path=/spi/.*",
+        "pixquota.quotas.spi.max-in-flight=2", "pixquota.quotas.spi.provider-timeout=5s").run(context -> {
+          Throttle throttle = context.getBean(Throttle.class);
+          assertThat(throttle.buckets()).extracting(TokenBucket::name).containsExactly("pix");
+          assertThat(throttle.pools()).extracting(PermitPool::name).containsExactly("spi");
+          RestClient rest = RestClient.builder().baseUrl(server.url("/").toString())
+              .requestInterceptor(context.getBean(ThrottlingClientHttpRequestInterceptor.class)).build();
+          assertThat(rest.get().uri("/api/v2/pix/E1").retrieve().body(String.class)).isEqualTo("ok");
+          assertThatThrownBy(() -> rest.get().uri("/api/v2/pix/E2").retrieve().body(String.class))
+              .isInstanceOf(ResourceAccessException.class).hasCauseInstanceOf(ThrottleRefusedException.class);
+          for (int i = 0; i < 5; i++) {
+            assertThat(rest.post().uri("/oauth/token").retrieve().body(String.class)).as("no quota: untouched")
+                .isEqualTo("ok");
+            assertThat(rest.get().uri("/spi/pay").retrieve().body(String.class)).as("a permit, given back")
+                .isEqualTo("ok");
+          }
+          assertThat(server.getRequestCount()).isEqualTo(11);
+        });
+  }
+
+  @Test
+  void aBadQuotaStopsTheStartNamingItsProperty() {
+    runner.withPropertyValues("pixquota.quotas.empty.path=/x").run(context -> assertThat(context).getFailure()
+        .rootCause().hasMessageContaining("pixquota.quotas.empty").hasMessageContaining("names no limit"));
+    runner.withPropertyValues("pixquota.quotas.pix.host=https://pix.example.com", "pixquota.quotas.pix.capacity=1",
+        "pixquota.quotas.pix.refill-per-second=1").run(context -> assertThat(context).getFailure().rootCause()
+        .hasMessageContaining("pixquota.quotas.pix.host").hasMessageContaining("without scheme, port or path"));
+    runner.withPropertyValues("pixquota.quotas.pix.base-config=nope", "pixquota.quotas.pix.capacity=1",
+        "pixquota.quotas.pix.refill-per-second=1").run(context -> assertThat(context).getFailure().rootCause()
+        .hasMessageContaining("pixquota.quotas.pix.base-config").hasMessageContaining("no pixquota.configs.nope"));
+    runner.withPropertyValues("pixquota.quotas.spi.max-in-flight=6", "pixquota.max-in-flight=6").run(context ->
+        assertThat(context).getFailure().rootCause().hasMessageContaining("pixquota.max-in-flight")
+            .hasMessageContaining("pixquota.quotas.<name>.max-in-flight"));
+    runner.withPropertyValues("pixquota.quotas.pix.capacity=1").run(context -> assertThat(context).getFailure()
+        .rootCause().hasMessageContaining("pixquota.quotas.pix.capacity")
+        .hasMessageContaining("refill-per-second is not set"));
+  }
+}
