@@ -93,7 +93,8 @@ public class PixQuotaAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   public Throttle pixQuotaThrottle(TokenBucket bucket, PixQuotaSettings settings, ObjectProvider<QuotaPlan> plan,
-      ObjectProvider<MeterRegistry> registry, ObjectProvider<ObservationRegistry> observations, PixQuotaRedis redis) {
+      ObjectProvider<MeterRegistry> registry, ObjectProvider<ObservationRegistry> observations,
+      ObjectProvider<PixQuotaRedis> redis) {
     PixQuotaProperties p = settings.properties();
     boolean quotas = !p.getQuotas().isEmpty(); // named quotas: a request none takes is not throttled
     ThrottleBuilder throttle = (quotas ? Throttle.builder() : Throttle.builder(bucket)).maxWait(p.getMaxWait())
@@ -105,7 +106,7 @@ public class PixQuotaAutoConfiguration {
     registry.ifAvailable(throttle::meterRegistry);
     observations.ifAvailable(throttle::observationRegistry); // each wait, a "waiting for quota" span when traced
     if (quotas) {
-      PixQuotaQuotas.add(throttle, settings, redis);
+      PixQuotaQuotas.add(throttle, settings, redis.getIfAvailable());
     } else if (p.getMaxInFlight() > 0) { // the store chooses: beside a Redis bucket, permit and slot in one script
       throttle.providerTimeout(settings.providerTimeout())
           .defaultPool(bucket.permitPool(bucket.name(), p.getMaxInFlight(), settings.permitLease()));

@@ -21,8 +21,14 @@ final class PixQuotaQuotas {
   private PixQuotaQuotas() {}
 
   /** Adds every quota to {@code throttle}; the longest provider timeout of the quotas with a cap is the throttle's. */
+  /** @param redis null when the application gave its own bucket (no Redis of the starter's) */
   static void add(ThrottleBuilder throttle, PixQuotaSettings settings, PixQuotaRedis redis) {
     PixQuotaProperties p = settings.properties();
+    if (redis == null) {
+      throw new InvalidConfigurationPropertyValueException("pixquota.quotas", p.getQuotas().keySet(), "named quotas "
+          + "keep their buckets and pools in Redis: set pixquota.redis.url (an application's own TokenBucket bean "
+          + "replaces the flat bucket only)");
+    }
     flatUnset("pixquota.max-in-flight", p.getMaxInFlight() > 0 ? p.getMaxInFlight() : null, "max-in-flight");
     flatUnset("pixquota.bucket.capacity", p.getBucket().getCapacity(), "capacity");
     flatUnset("pixquota.bucket.rate", p.getBucket().getRate(), "refill-per-second");
