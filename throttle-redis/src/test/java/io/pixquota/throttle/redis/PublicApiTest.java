@@ -1,0 +1,15 @@
+package io.pixquota.throttle.redis;
+
+import io.pixquota.throttle.ApiDump;
+import org.junit.jupiter.api.Test;
+
+/**
+ * pixquota-redis's public API is the one kept in api/pixquota-redis.api ({@code ApiDump}): a change a user's code sees
+ * is a deliberate one.
+ */
+class PublicApiTest {
+  @Test
+  void thePublicApiIsTheOneKept() throws Exception {
+    ApiDump.check("pixquota-redis");
+  }
+}
