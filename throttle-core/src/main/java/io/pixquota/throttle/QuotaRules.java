@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.BiConsumer;
 import java.util.function.UnaryOperator;
 
 /**
@@ -58,12 +59,16 @@ final class QuotaRules {
    * a pool alone on an {@link UnlimitedBucket} named after it.
    */
   Routes routes(TokenBucket defaultBucket, PermitPool defaultPool, Map<Integer, Double> responseCosts,
-      UnaryOperator<TokenBucket> wrap, TimeSource time, Map<TokenBucket, TokenBucket> wrapped) {
+      UnaryOperator<TokenBucket> wrap, TimeSource time, Map<TokenBucket, TokenBucket> wrapped,
+      BiConsumer<String, String> quotaOf) {
     Route defaultRoute = defaultBucket == null ? null
         : route(null, Match.any(), defaultBucket, 1, defaultPool, responseCosts, wrap, wrapped);
     List<Route> built = new ArrayList<>();
     for (Rule r : rules) {
       TokenBucket bucket = r.bucket() != null ? r.bucket() : new UnlimitedBucket(r.pool().name(), time);
+      if (r.name() != null) {
+        quotaOf.accept(bucket.name(), r.name()); // its meters' quota tag
+      }
       built.add(route(r.name(), r.match(), bucket, r.cost(), r.pool(), responseCosts, wrap, wrapped));
     }
     return new Routes(defaultRoute, built);

@@ -263,7 +263,7 @@ public final class ThrottleBuilder {
     Routes routes = rules.routes(defaultBucket, defaultPool, responseCosts, k ->
         unavailablePolicy == RedisUnavailablePolicy.FAIL_CLOSED ? k
         : new FallbackTokenBucket(k, Math.min(localShare, planLocalShare), localRetryInterval, time, metrics), time,
-        wrapped);
+        wrapped, metrics::quota);
     // Meters are made now, not on a call's path: registering a histogram for the first time took hundreds of
     // milliseconds on a cold, loaded JVM, between the lateness check and the send.
     wrapped.values().forEach(b -> metrics.register(b, defaultPriority));

@@ -30,6 +30,7 @@ final class ThrottleMetrics implements FallbackTokenBucket.Listener {
       + "no-signal (not the provider's), uncorroborated (this replica made the last cut and others called since)";
   private final MeterRegistry registry;
   private final Map<String, Meters> byBucket = new ConcurrentHashMap<>();
+  private final Map<String, String> quotaOf = new ConcurrentHashMap<>(); // bucket name -> quota name
 
   /** The meters of one priority class on one bucket. */
   private final class ClassMeters {
@@ -39,7 +40,7 @@ final class ThrottleMetrics implements FallbackTokenBucket.Listener {
     final Counter deferred;
 
     ClassMeters(String bucket, Priority priority) {
-      Tags tags = Tags.of("bucket", bucket, "priority", priority.name().toLowerCase(Locale.ROOT));
+      Tags tags = tagsOf(bucket).and("priority", priority.name().toLowerCase(Locale.ROOT));
       wait = Timer.builder("bacen.throttle.wait")
           .description("Time a call waited for its slot in the shared bucket; rising = demand above the quota")
           .tags(tags).publishPercentiles(0.5, 0.9, 0.99)
@@ -75,34 +76,34 @@ final class ThrottleMetrics implements FallbackTokenBucket.Listener {
       this.bucket = bucket;
       lateness = Timer.builder("bacen.throttle.lateness")
           .description("How late a call left after its booked slot; the quota plan assumes a bound on it")
-          .tag("bucket", bucket).publishPercentiles(0.5, 0.99).register(registry);
+          .tags(tagsOf(bucket)).publishPercentiles(0.5, 0.99).register(registry);
       answer = Timer.builder("bacen.throttle.answer")
           .description("Time from sending a call to the provider's answer: its latency, without the wait. With "
               + "bacen.throttle.lateness, it bounds how far from its slot a call reaches the provider (a plan's J)")
-          .tag("bucket", bucket).publishPercentiles(0.5, 0.99).register(registry);
+          .tags(tagsOf(bucket)).publishPercentiles(0.5, 0.99).register(registry);
       redisErrors = Counter.builder("bacen.throttle.redis.errors")
-          .description("Calls to the shared bucket that failed or timed out").tag("bucket", bucket)
+          .description("Calls to the shared bucket that failed or timed out").tags(tagsOf(bucket))
           .register(registry);
       rebooked = Counter.builder("bacen.throttle.rebooked")
           .description("Calls that woke later than the late limit after their slot and booked a fresh one")
-          .tag("bucket", bucket).register(registry);
+          .tags(tagsOf(bucket)).register(registry);
       stateLost = Counter.builder("bacen.throttle.state.lost")
           .description("Calls whose booked slot was in a bucket state Redis lost (restart, failover, deleted key); "
               + "they booked again")
-          .tag("bucket", bucket).register(registry);
+          .tags(tagsOf(bucket)).register(registry);
       marginExceeded = Counter.builder("bacen.throttle.margin.exceeded")
           .description("Calls that left later after their slot than the jitter their quota plan assumes")
-          .tag("bucket", bucket).register(registry);
+          .tags(tagsOf(bucket)).register(registry);
       superseded = Counter.builder("bacen.throttle.superseded")
           .description("Calls whose slot was booked at a rate the provider's 429 cut since; they booked again")
-          .tag("bucket", bucket).register(registry);
+          .tags(tagsOf(bucket)).register(registry);
       providerRefused = Counter.builder("bacen.throttle.provider.refused")
           .description("429s from the provider on calls the bucket admitted: 429s the bucket did not expect")
-          .tag("bucket", bucket).register(registry);
+          .tags(tagsOf(bucket)).register(registry);
       rateCuts = Counter.builder("bacen.throttle.rate.cuts")
           .description("Cuts of the fleet's rate this process made after a 429 on a call booked at the current rate")
-          .tag("bucket", bucket).register(registry);
-      registry.gauge("bacen.throttle.fallback.active", Tags.of("bucket", bucket), fallbackActive);
+          .tags(tagsOf(bucket)).register(registry);
+      registry.gauge("bacen.throttle.fallback.active", tagsOf(bucket), fallbackActive);
     }
 
     ClassMeters of(Priority priority) {
@@ -137,9 +138,21 @@ final class ThrottleMetrics implements FallbackTokenBucket.Listener {
     return Double.isNaN(r.ratePerSecond()) ? r.rateFactor() * slowest : r.ratePerSecond();
   }
 
+  /**
+   * Names the quota of {@code bucket}'s meters (their {@code quota} tag); before its meters are made. A bucket no quota
+   * names (the default route's, a rule's) is its own quota.
+   */
+  void quota(String bucket, String quota) {
+    quotaOf.putIfAbsent(bucket, quota);
+  }
+
+  private Tags tagsOf(String bucket) {
+    return Tags.of("bucket", bucket, "quota", quotaOf.getOrDefault(bucket, bucket));
+  }
+
   void register(TokenBucket bucket, Priority defaultPriority) {
     of(bucket.name()).of(defaultPriority);
-    Tags tags = Tags.of("bucket", bucket.name());
+    Tags tags = tagsOf(bucket.name());
     double slowest = bucket.limits().stream().mapToDouble(Limit::refillPerSecond).min().orElse(Double.NaN);
     Gauge.builder("bacen.throttle.rate.factor", bucket, b -> b.readings().rateFactor())
         .description("The share of the configured rate in force (1 unless the provider's 429s cut it)")
@@ -218,7 +231,7 @@ final class ThrottleMetrics implements FallbackTokenBucket.Listener {
    * provider's quota header) or {@code uncorroborated} (this replica made the last cut, and others asked since).
    */
   void refusalIgnored(String bucket, String reason) {
-    Counter.builder("bacen.throttle.provider.ignored").description(IGNORED).tags("bucket", bucket, "reason", reason)
+    Counter.builder("bacen.throttle.provider.ignored").description(IGNORED).tags(tagsOf(bucket).and("reason", reason))
         .register(registry).increment();
   }
 

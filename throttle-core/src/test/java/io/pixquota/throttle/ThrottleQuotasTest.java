@@ -92,6 +92,11 @@ class ThrottleQuotasTest {
         .as("the dict quota's own bucket").isEqualTo(200);
     assertThat(pix.asked).hasValue(3);
     assertThat(dict.asked).hasValue(1);
+    assertThat(registry.get("bacen.throttle.wait").tag("quota", "pix").timer().count()).as("the quota tag")
+        .isEqualTo(2);
+    assertThat(registry.get("bacen.throttle.permits").tag("quota", "pix").tag("result", "refused").counter()
+        .count()).isEqualTo(1);
+    assertThat(registry.get("bacen.throttle.wait").tag("quota", "dict").timer().count()).isEqualTo(1);
   }
 
   @Test

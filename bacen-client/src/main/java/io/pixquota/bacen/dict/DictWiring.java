@@ -4,6 +4,7 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
+import io.pixquota.throttle.Match;
 import io.pixquota.throttle.Priority;
 import io.pixquota.throttle.Throttle;
 import io.pixquota.throttle.okhttp.ThrottlingInterceptor;
@@ -87,15 +88,16 @@ final class DictWiring {
   }
 
   /**
-   * The throttle every lookup goes through, as API Pix's calls do: each request books on its own buckets
-   * ({@link DictLookupBucket}); a batch lookup asks with no wait and again when its slot could come, until its max
-   * wait. No late rebooking: a lookup sent after its slot cannot breach DICT's token buckets (the mirror took its
-   * tokens at the slot, DICT takes them later, when it holds at least as many), and booking again would charge the
-   * mirror twice.
+   * The throttle every lookup goes through, as API Pix's calls do, its meters tagged {@code quota="dict"}: each request
+   * books on its own buckets ({@link DictLookupBucket}); a batch lookup asks with no wait and again when its slot could
+   * come, until its max wait. No late rebooking: a lookup sent after its slot cannot breach DICT's token buckets (the
+   * mirror took its tokens at the slot, DICT takes them later, when it holds at least as many), and booking again would
+   * charge the mirror twice.
    */
   private static Throttle throttle(DictClientConfig config, String name, DictClientBuilder b,
       MeterRegistry registry) {
-    return Throttle.builder(new UnlimitedBucket(name, b.time)).maxWait(config.maxWait())
+    return Throttle.builder().quota("dict", Match.any(), new UnlimitedBucket(name, b.time), 1)
+        .maxWait(config.maxWait())
         .defaultPriority(config.defaultPriority()).horizon(Priority.BATCH, Duration.ZERO)
         .lateLimit(Duration.ofDays(1)).timeSource(b.time).meterRegistry(registry).build();
   }

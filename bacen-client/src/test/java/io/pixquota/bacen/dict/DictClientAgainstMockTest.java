@@ -90,6 +90,8 @@ class DictClientAgainstMockTest {
     assertThat(payer).matches(ISPB + "\\|[0-9a-f]{64}").doesNotContain(CPF);
     assertThat(dict.getEntry("user8@example.com", CPF).key()).isEqualTo("user8@example.com");
     assertThat(payers()).as("the same user, the same pseudonym").containsOnlyKeys(payer);
+    assertThat(registry.get("bacen.throttle.wait").tag("quota", "dict").timer().count())
+        .as("the lookups waited in the throttle, as API Pix's calls do").isEqualTo(2);
   }
 
   @Test
