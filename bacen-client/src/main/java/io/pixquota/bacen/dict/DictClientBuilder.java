@@ -1,6 +1,7 @@
 package io.pixquota.bacen.dict;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.pixquota.throttle.Throttle;
 import io.pixquota.throttle.store.BucketGroup;
 import io.pixquota.throttle.support.TimeSource;
 import java.util.Objects;
@@ -22,6 +23,7 @@ public final class DictClientBuilder {
   X509TrustManager trustManager;
   Executor callbacks = ForkJoinPool.commonPool();
   TimeSource time = TimeSource.SYSTEM;
+  Throttle throttle;
 
   DictClientBuilder(DictClientConfig config) {
     this.config = Objects.requireNonNull(config, "config cannot be null");
@@ -30,6 +32,17 @@ public final class DictClientBuilder {
   /** The Redisson client the mirror lives in; without one (nor a group), the client makes its own from the URL. */
   public DictClientBuilder redisson(RedissonClient client) {
     this.redisson = Objects.requireNonNull(client, "redisson cannot be null");
+    return this;
+  }
+
+  /**
+   * The throttle the lookups go through, shared with the service's other quotas (the Spring starter's): it must take
+   * DICT's lookups (a quota whose match takes them; each lookup books on its own buckets, the quota's bucket is not
+   * asked) and its meters then count them under that quota. Default: a throttle of the client's own, quota
+   * {@code dict}.
+   */
+  public DictClientBuilder throttle(Throttle shared) {
+    this.throttle = Objects.requireNonNull(shared, "throttle cannot be null");
     return this;
   }
 

@@ -79,8 +79,9 @@ final class DictWiring {
     }
     OkHttpClient plain = http.build();
     String name = "dict-" + config.participant();
-    OkHttpClient throttled = plain.newBuilder().addInterceptor(ThrottlingInterceptor.of(throttle(config, name, b,
-        registry))).addInterceptor(new DictSending()).build();
+    Throttle throttle = b.throttle != null ? b.throttle : throttle(config, name, b, registry);
+    OkHttpClient throttled = plain.newBuilder().addInterceptor(ThrottlingInterceptor.of(throttle))
+        .addInterceptor(new DictSending()).build();
     DictHttp dictHttp = new DictHttp(plain, throttled, HttpUrl.get(config.api().toString()), config.participant());
     DictAsync async = new DictAsync(lookups, dictHttp, b.callbacks);
     return new Parts(config, buckets, ledger, mirror, lookups, async, dictHttp, metrics, scheduler,

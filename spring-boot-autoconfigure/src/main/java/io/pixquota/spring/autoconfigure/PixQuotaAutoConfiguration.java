@@ -28,6 +28,7 @@ import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.http.client.ClientHttpRequestInterceptor;
 
 /**
@@ -46,6 +47,7 @@ import org.springframework.http.client.ClientHttpRequestInterceptor;
         + ".PrometheusMetricsExportAutoConfiguration"})
 @ConditionalOnProperty(prefix = "pixquota", name = "enabled", havingValue = "true", matchIfMissing = true)
 @EnableConfigurationProperties(PixQuotaProperties.class)
+@Import(PixQuotaDictConfiguration.class)
 public class PixQuotaAutoConfiguration {
 
   @Bean

@@ -1,6 +1,7 @@
 package io.pixquota.spring.autoconfigure;
 
 import java.time.Duration;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 
 /**
  * One quota under {@code pixquota.quotas.<name>} (or a shared base under {@code pixquota.configs.<name>}, which a
@@ -29,6 +30,9 @@ public class PixQuotaQuotaProperties {
   private Duration permitLease;
   /** How long the provider may keep working on a sent call (required with max-in-flight, or pixquota's). */
   private Duration providerTimeout;
+  /** DICT's lookups: with a participant, this quota is DICT's (not inherited from a base config). */
+  @NestedConfigurationProperty
+  private final PixQuotaDictProperties dict = new PixQuotaDictProperties();
 
   public String getBaseConfig() {
     return baseConfig;
@@ -110,6 +114,15 @@ public class PixQuotaQuotaProperties {
     this.providerTimeout = providerTimeout;
   }
 
+  public PixQuotaDictProperties getDict() {
+    return dict;
+  }
+
+  /** Whether this quota is DICT's: its lookups go through a {@code DictClient}. */
+  boolean isDict() {
+    return dict.getParticipant() != null;
+  }
+
   /** This quota's settings over {@code base}'s: what this one leaves out comes from the base. */
   PixQuotaQuotaProperties over(PixQuotaQuotaProperties base) {
     PixQuotaQuotaProperties r = new PixQuotaQuotaProperties();
@@ -122,6 +135,10 @@ public class PixQuotaQuotaProperties {
     r.maxInFlight = maxInFlight != null ? maxInFlight : base.maxInFlight;
     r.permitLease = permitLease != null ? permitLease : base.permitLease;
     r.providerTimeout = providerTimeout != null ? providerTimeout : base.providerTimeout;
+    r.dict.setBaseUrl(dict.getBaseUrl());
+    r.dict.setParticipant(dict.getParticipant());
+    r.dict.setPayerSecret(dict.getPayerSecret());
+    r.dict.setPolicies(dict.getPolicies());
     return r;
   }
 }

@@ -7,6 +7,8 @@ import io.pixquota.throttle.redis.RedisTokenBucket;
 import io.pixquota.throttle.redis.TokenBucketConfig;
 import io.pixquota.throttle.store.PermitPool;
 import io.pixquota.throttle.store.RateAdaptation;
+import io.pixquota.throttle.store.UnlimitedBucket;
+import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -45,6 +47,14 @@ final class PixQuotaQuotas {
             "no pixquota.configs." + baseName + " is configured");
       }
       PixQuotaQuotaProperties q = base == null ? given.over(new PixQuotaQuotaProperties()) : given.over(base);
+      if (q.isDict()) { // DICT's lookups each book their own buckets in the mirror: the quota routes them
+        if (given.getHost() == null && q.getDict().getBaseUrl() != null) {
+          q.setHost(check(prefix + ".dict.base-url", q.getDict().getBaseUrl(),
+              () -> URI.create(q.getDict().getBaseUrl()).getHost()));
+        }
+        throttle.quota(name, match(prefix, q), new UnlimitedBucket(dictBucket(q.getDict())), 1);
+        continue;
+      }
       Match match = match(prefix, q);
       double cost = q.getCost() != null ? q.getCost() : 1;
       RedisTokenBucket bucket = null;
@@ -85,6 +95,11 @@ final class PixQuotaQuotas {
       throw new InvalidConfigurationPropertyValueException(property, value, "named quotas replace the flat bucket "
           + "and cap: set pixquota.quotas.<name>." + quotaProperty + " on the quota it belongs to");
     }
+  }
+
+  /** The name a DICT quota's lookups book under: the DictClient's mirror group, {@code dict-<participant>}. */
+  static String dictBucket(PixQuotaDictProperties d) {
+    return "dict-" + d.getParticipant();
   }
 
   private static Match match(String prefix, PixQuotaQuotaProperties q) {

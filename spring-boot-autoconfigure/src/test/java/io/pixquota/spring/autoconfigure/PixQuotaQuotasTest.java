@@ -5,10 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.pixquota.bacen.dict.DictClient;
+import io.pixquota.mock.MockBacen;
+import io.pixquota.mock.MockConfig;
 import io.pixquota.testing.RedisExtension;
 import io.pixquota.testing.TestRedis;
 import io.pixquota.throttle.Throttle;
 import io.pixquota.throttle.ThrottleRefusedException;
+import io.pixquota.throttle.ThrottleRequest;
 import io.pixquota.throttle.restclient.ThrottlingClientHttpRequestInterceptor;
 import io.pixquota.throttle.store.PermitPool;
 import io.pixquota.throttle.store.TokenBucket;
@@ -79,7 +83,29 @@ class PixQuotaQuotasTest {
   }
 
   @Test
+  void aDictQuotaIsADictClientWhoseLookupsGoThroughTheOneThrottle() throws Exception {
+    try (MockBacen mock = MockBacen.start(MockConfig.defaults())) {
+      runner.withPropertyValues("pixquota.quotas.pix.path=/api/v2/.*", "pixquota.quotas.pix.capacity=8",
+          "pixquota.quotas.pix.refill-per-second=9", "pixquota.quotas.dict.dict.base-url=" + mock.dictUrl(),
+          "pixquota.quotas.dict.dict.participant=12345678",
+          "pixquota.quotas.dict.dict.payer-secret=a-secret-of-the-psp-0001").run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(DictClient.class);
+            DictClient dict = context.getBean(DictClient.class);
+            assertThat(dict.getEntry("user7@example.com", "12345678909").key()).isEqualTo("user7@example.com");
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            assertThat(registry.get("bacen.throttle.wait").tag("quota", "dict").timer().count())
+                .as("the lookup waited in the service's one throttle, under its quota").isEqualTo(1);
+            assertThat(context.getBean(Throttle.class).throttles(ThrottleRequest.of("GET", "/oauth/token")
+                .withHost("auth.example.com"))).isFalse();
+          });
+    }
+  }
+
+  @Test
   void aBadQuotaStopsTheStartNamingItsProperty() {
+    runner.withPropertyValues("pixquota.quotas.dict.dict.participant=12345678").run(context -> assertThat(context)
+        .getFailure().rootCause().hasMessageContaining("pixquota.quotas.dict.dict")
+        .hasMessageContaining("base-url and payer-secret are required"));
     runner.withPropertyValues("pixquota.quotas.empty.path=/x").run(context -> assertThat(context).getFailure()
         .rootCause().hasMessageContaining("pixquota.quotas.empty").hasMessageContaining("names no limit"));
     runner.withPropertyValues("pixquota.quotas.pix.host=https://pix.example.com", "pixquota.quotas.pix.capacity=1",
