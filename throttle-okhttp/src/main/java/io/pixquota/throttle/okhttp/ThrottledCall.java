@@ -101,24 +101,7 @@ final class ThrottledCall implements Call {
   }
 
   private void untouched() {
-    Call c = client.newCall(request);
-    synchronized (this) {
-      real = c;
-    }
-    if (canceled) {
-      c.cancel();
-    }
-    c.enqueue(new Callback() {
-      @Override
-      public void onFailure(Call call, IOException e) {
-        callback.onFailure(ThrottledCall.this, e);
-      }
-
-      @Override
-      public void onResponse(Call call, Response response) throws IOException {
-        callback.onResponse(ThrottledCall.this, response);
-      }
-    });
+    enqueue(client.newCall(request), null);
   }
 
   /** The slot has come (on the timer thread): enqueue the client's own call on it. Nothing here blocks. */
@@ -127,6 +110,11 @@ final class ThrottledCall implements Call {
     if (timeout.timeoutNanos() > 0) {
       c.timeout().timeout(Math.max(1, timeout.timeoutNanos() - slot.waitedNanos()), TimeUnit.NANOSECONDS);
     }
+    enqueue(c, slot);
+  }
+
+  /** Enqueues the client's own call {@code c} and relays its end; with a {@code slot}, a missed one asks again. */
+  private void enqueue(Call c, Slot slot) {
     synchronized (this) {
       real = c;
     }
@@ -136,7 +124,7 @@ final class ThrottledCall implements Call {
     c.enqueue(new Callback() {
       @Override
       public void onFailure(Call call, IOException e) {
-        if (e instanceof SlotMissedException && booking.missed(slot)) {
+        if (slot != null && e instanceof SlotMissedException && booking.missed(slot)) {
           return; // nothing was sent: the booking asks again, without a thread
         }
         callback.onFailure(ThrottledCall.this, e);
