@@ -42,8 +42,9 @@ class ReplicaMetricsTest {
       HttpClient http = HttpClient.newHttpClient();
       String body = "";
       long deadline = System.nanoTime() + 30_000_000_000L;
-      String granted = "bacen_throttle_permits_total{bucket=\"" + redis.keyPrefix().replace(":", "-")
-          + "metrics\",priority=\"interactive\",result=\"granted\"} 12.0";
+      String bucket = redis.keyPrefix().replace(":", "-") + "metrics";
+      String granted = "bacen_throttle_permits_total{bucket=\"" + bucket + "\",priority=\"interactive\",quota=\""
+          + bucket + "\",result=\"granted\"} 12.0"; // a bucket no quota names is its own quota
       while (System.nanoTime() < deadline && !(body.contains(granted)
           && body.contains("bacen_client_requests_seconds_count{operation=\"getPix\",outcome=\"success\","
               + "status=\"200\"} 12"))) {
