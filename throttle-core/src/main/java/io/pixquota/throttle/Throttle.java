@@ -16,11 +16,12 @@ import java.util.Objects;
 import java.util.function.BooleanSupplier;
 
 /**
- * The throttle, for any HTTP client: routes a request to its bucket (the first matching {@link ThrottleBuilder#rule
- * rule}, else the default bucket at cost 1), books its slot, waits for it, books again when the slot went bad (the
- * caller woke too late, the bucket's state was lost, the provider's 429 cut the rate), sends it once through its
- * {@link Exchange}, and settles the answer: a 429 tells the bucket, {@link ThrottleBuilder#responseCost response costs}
- * are charged or refunded. No request is sent before its slot.
+ * The throttle, for any HTTP client: routes a request to its bucket (the first {@link ThrottleBuilder#quota quota} or
+ * rule its host, method and path match, else the default bucket at cost 1; a throttle built without one sends a request
+ * no quota takes untouched), books its slot, waits for it, books again when the slot went bad (the caller woke too
+ * late, the bucket's state was lost, the provider's 429 cut the rate), sends it once through its {@link Exchange}, and
+ * settles the answer: a 429 tells the bucket, {@link ThrottleBuilder#responseCost response costs} are charged or
+ * refunded. No request is sent before its slot.
  *
  * <p>Two ways to wait. {@link #exchange} waits on the caller's thread, checking for a cancel (blocking clients:
  * OkHttp's interceptor, Spring's RestClient). {@link #book} waits on a timer and holds no thread: the
