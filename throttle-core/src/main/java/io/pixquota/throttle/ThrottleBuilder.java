@@ -80,11 +80,12 @@ public final class ThrottleBuilder {
    * in the order added; the first match wins.
    */
   public ThrottleBuilder rule(String method, String pathRegex, TokenBucket bucket, double cost) {
-    rules.add(null, rule(method, pathRegex), Objects.requireNonNull(bucket, "bucket cannot be null"), cost, null);
+    rules.add(null, ruleMatch(method, pathRegex), Objects.requireNonNull(bucket, "bucket cannot be null"), cost,
+        null);
     return this;
   }
 
-  private static Match rule(String method, String pathRegex) {
+  private static Match ruleMatch(String method, String pathRegex) {
     Match any = new Match(null, method, null);
     return any.path(Objects.requireNonNull(pathRegex, "pathRegex cannot be null"));
   }
@@ -95,7 +96,7 @@ public final class ThrottleBuilder {
    * ({@code RedisPermitPool.beside} the bucket), else the permit first, then the slot.
    */
   public ThrottleBuilder rule(String method, String pathRegex, TokenBucket bucket, double cost, PermitPool pool) {
-    rules.add(null, rule(method, pathRegex), Objects.requireNonNull(bucket, "bucket cannot be null"), cost,
+    rules.add(null, ruleMatch(method, pathRegex), Objects.requireNonNull(bucket, "bucket cannot be null"), cost,
         Objects.requireNonNull(pool, "pool cannot be null"));
     return this;
   }
@@ -105,7 +106,7 @@ public final class ThrottleBuilder {
    * no rate (BACEN's SPI: a cap on calls in flight, no per-second limit): the permit is their one decision.
    */
   public ThrottleBuilder rule(String method, String pathRegex, PermitPool pool) {
-    rules.add(null, rule(method, pathRegex), null, 1, Objects.requireNonNull(pool, "pool cannot be null"));
+    rules.add(null, ruleMatch(method, pathRegex), null, 1, Objects.requireNonNull(pool, "pool cannot be null"));
     return this;
   }
 

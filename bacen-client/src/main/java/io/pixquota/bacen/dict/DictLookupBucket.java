@@ -7,7 +7,6 @@ import io.pixquota.throttle.store.BucketGroup.Take;
 import io.pixquota.throttle.store.Limit;
 import io.pixquota.throttle.store.StoreUnavailableException;
 import io.pixquota.throttle.store.TokenBucket;
-import io.pixquota.throttle.support.Async;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -87,15 +86,6 @@ final class DictLookupBucket implements TokenBucket {
     ledger.owe(back, null);
     mirror.flushSoon();
     return 0;
-  }
-
-  @Override
-  public CompletionStage<Double> refundAsync(double cost) {
-    try {
-      return CompletableFuture.completedFuture(refund(cost));
-    } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(Async.cause(e));
-    }
   }
 
   /** A lookup has no response costs on the throttle's side: its answer is settled by {@link DictLookups#answer}. */
