@@ -14,9 +14,9 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 /**
  * {@code /actuator/pixquota}: each bucket's state in Redis now (tokens, calls booked ahead, when the next slot is
  * free, the rate in force and the fleet's live configurations) and what this process saw of it (the provider's hold,
- * repairs of the shared state). {@code DELETE /actuator/pixquota/{bucket}/{configuration}} stops a configuration
- * from counting for the whole fleet at once (a stale or wrong setting), as
- * {@link RedisTokenBucket#clearConfiguration} does.
+ * repairs of the shared state), and each permit pool's cap and permits in use ({@code inFlight}).
+ * {@code DELETE /actuator/pixquota/{bucket}/{configuration}} stops a configuration from counting for the whole fleet
+ * at once (a stale or wrong setting), as {@link RedisTokenBucket#clearConfiguration} does.
  */
 @Endpoint(id = "pixquota")
 public class PixQuotaEndpoint {
@@ -32,7 +32,8 @@ public class PixQuotaEndpoint {
     for (PixQuotaView.Bucket b : PixQuotaView.read(throttle, true)) {
       out.put(b.name(), b.details());
     }
-    return Map.of("buckets", out);
+    return throttle.pools().isEmpty() ? Map.of("buckets", out)
+        : Map.of("buckets", out, "inFlight", PixQuotaView.pools(throttle));
   }
 
   /**

@@ -4,8 +4,10 @@ import io.pixquota.throttle.store.BucketReadings;
 import io.pixquota.throttle.BucketStatus;
 import io.pixquota.throttle.store.StoreUnavailableException;
 import io.pixquota.throttle.store.Limit;
+import io.pixquota.throttle.store.PermitPool;
 import io.pixquota.throttle.Throttle;
 import io.pixquota.throttle.store.TokenBucket;
+import io.pixquota.throttle.store.UnlimitedBucket;
 import io.pixquota.throttle.redis.BucketState;
 import io.pixquota.throttle.redis.RedisTokenBucket;
 import java.time.Duration;
@@ -16,7 +18,8 @@ import java.util.Map;
 
 /**
  * Not API: public only for the Spring Boot 4 health indicator's package. What the health indicators and the endpoint
- * show of one interceptor's buckets: read from Redis when the bucket is a
+ * show of one throttle's buckets (one per quota with a rate) and permit pools (one per quota with a cap, under
+ * {@code inFlight}): read from Redis when the bucket is a
  * {@link RedisTokenBucket} (one round trip for its state, one for SCRIPT EXISTS), and what this process saw.
  */
 public final class PixQuotaView {
@@ -39,7 +42,21 @@ public final class PixQuotaView {
       up &= b.reachable();
       details.put(b.name(), b.details());
     }
+    if (!throttle.pools().isEmpty()) {
+      details.put("inFlight", pools(throttle));
+    }
     return new Health(up, details);
+  }
+
+  /** Each permit pool's cap and what this process read of it: permits in use, leases reclaimed, the cap in force. */
+  static Map<String, Object> pools(Throttle throttle) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    for (PermitPool pool : throttle.pools()) {
+      PermitPool.Readings r = pool.readings();
+      out.put(pool.name(), Map.of("maxInFlight", pool.capacity(), "capacityInForce", r.capacityInForce(),
+          "inUse", r.inUse(), "expiredLeases", r.expiredLeases(), "leaseMs", pool.lease().toMillis()));
+    }
+    return out;
   }
 
   static List<Bucket> read(Throttle throttle, boolean withState) {
@@ -58,7 +75,8 @@ public final class PixQuotaView {
     for (Limit l : bucket.limits()) {
       limits.add(l.capacity() + " burst, " + l.refillPerSecond() + "/s");
     }
-    d.put("limits", limits);
+    // a quota whose requests book on buckets of their own (DICT's): no limit of this one's
+    d.put("limits", bucket instanceof UnlimitedBucket ? List.of("each request's own buckets") : limits);
     boolean reachable = true;
     if (bucket instanceof RedisTokenBucket redis) {
       try {

@@ -17,6 +17,7 @@ import io.pixquota.throttle.restclient.ThrottlingClientHttpRequestInterceptor;
 import io.pixquota.throttle.store.PermitPool;
 import io.pixquota.throttle.store.TokenBucket;
 import java.io.IOException;
+import java.util.Map;
 import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
@@ -79,6 +80,10 @@ class PixQuotaQuotasTest {
                 .isEqualTo("ok");
           }
           assertThat(server.getRequestCount()).isEqualTo(11);
+          Map<String, Object> health = PixQuotaView.health(throttle).details();
+          assertThat(health).containsKeys("pix", "inFlight");
+          assertThat(((Map<?, ?>) ((Map<?, ?>) health.get("inFlight")).get("spi")).toString()).contains("maxInFlight=2")
+              .contains("inUse=0");
         });
   }
 
