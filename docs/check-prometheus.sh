@@ -64,7 +64,12 @@ for panel in json.load(open("docs/grafana/dashboards/pixquota.json"))["panels"]:
     if panel["title"].startswith("DICT:"):
         continue  # a DictClient's metrics, not the PIX replicas': DictMetricsTest checks them
     for target in panel["targets"]:
-        exprs.append(("dashboard: " + panel["title"], target["expr"]))
+        # Grafana's "All" of the quota variable: its allValue
+        exprs.append(("dashboard: " + panel["title"], target["expr"].replace("$quota", ".*")))
+# each variable's values (Grafana's label_values(metric, label)): the metric carries the label
+for var in json.load(open("docs/grafana/dashboards/pixquota.json")).get("templating", {}).get("list", []):
+    metric, label = re.match(r"label_values\((\w+), (\w+)\)", var["definition"]).groups()
+    exprs.append(("variable: " + var["name"], 'count by (%s) (%s{%s!=""})' % (label, metric, label)))
 rules = open("docs/prometheus-rules.yml").read().split("- name: pixquota-dict")[0]
 for name, expr in re.findall(r"- alert: (\S+)\n\s+expr: (>-\n(?:\s{10}.*\n)+|.*\n)", rules):
     expr = " ".join(line.strip() for line in expr.replace(">-\n", "").splitlines())
