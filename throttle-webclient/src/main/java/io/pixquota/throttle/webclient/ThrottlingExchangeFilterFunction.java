@@ -4,7 +4,6 @@ import io.micrometer.observation.Observation;
 import io.pixquota.throttle.AsyncBooking;
 import io.pixquota.throttle.Departure;
 import io.pixquota.throttle.Priority;
-import io.pixquota.throttle.Slot;
 import io.pixquota.throttle.SlotMissedException;
 import io.pixquota.throttle.Throttle;
 import io.pixquota.throttle.ThrottleRequest;
@@ -16,9 +15,7 @@ import org.springframework.web.reactive.function.client.ClientRequest;
 import org.springframework.web.reactive.function.client.ClientResponse;
 import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
 import org.springframework.web.reactive.function.client.ExchangeFunction;
-import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.MonoSink;
 import reactor.core.scheduler.Schedulers;
 
 /**
@@ -47,6 +44,8 @@ public final class ThrottlingExchangeFilterFunction implements ExchangeFilterFun
   /** Where WebClient keeps the current observation (Micrometer's {@code ObservationThreadLocalAccessor.KEY}). */
   private static final String OBSERVATION_KEY = "micrometer.observation";
 
+  private static final Object CANCELLED = new Object();
+
   private final Throttle throttle;
 
   public ThrottlingExchangeFilterFunction(Throttle throttle) {
@@ -66,62 +65,51 @@ public final class ThrottlingExchangeFilterFunction implements ExchangeFilterFun
     if (Boolean.TRUE.equals(request.attribute(Unthrottled.ATTRIBUTE).orElse(null)) || !throttle.throttles(asked)) {
       return next.exchange(request); // opted out, or no quota takes it: untouched
     }
-    return Mono.deferContextual(context -> Mono.create(sink -> {
-      // WebClient keeps its request's observation in the Reactor context, not on the thread: the wait goes under it
-      Object parent = context.getOrDefault(OBSERVATION_KEY, null);
-      AsyncBooking booking = throttle.book(asked, parent instanceof Observation o ? o : null);
-      AtomicReference<Disposable> sending = new AtomicReference<>();
-      sink.onCancel(() -> {
-        booking.cancel(); // before its send: tokens back, nothing sent
-        Disposable sent = sending.get();
-        if (sent != null) {
-          sent.dispose();
-        }
-      });
-      booking.start(slot -> send(slot, booking, request, next, sink, sending), sink::error);
-    }));
+    // The wait is a Mono of its own; the exchange is subscribed by flatMap, so every filter after this one and the
+    // exchange itself see the subscriber's Context (tenant, security, MDC, the request's observation)
+    return Mono.deferContextual(context -> departure(asked, context.getOrDefault(OBSERVATION_KEY, null)))
+        .flatMap(departure -> next.exchange(request)
+            // A 429 or a response cost writes the bucket and waits for Redis: off this (possibly event-loop) thread
+            .doOnNext(response -> departure.answered(response.statusCode().value(),
+                h -> response.headers().asHttpHeaders().getFirst(h), r -> Schedulers.boundedElastic().schedule(r)))
+            // a connection refused: the permit back; after the send: held while the provider may work on it
+            .doOnError(departure::failed)
+            .doOnCancel(departure::failed)
+            .switchIfEmpty(Mono.fromRunnable(departure::failed))); // completed without a response
   }
 
-  /** Its slot came (on the timer thread): leave on it and send, without blocking. */
-  private void send(Slot slot, AsyncBooking booking, ClientRequest request, ExchangeFunction next,
-      MonoSink<ClientResponse> sink, AtomicReference<Disposable> sending) {
-    Departure departure;
-    try {
-      departure = throttle.depart(slot);
-    } catch (SlotMissedException e) {
-      if (!booking.missed(slot)) {
-        sink.error(e); // cancelled meanwhile: nothing sent
-      }
-      return;
-    } catch (IOException e) {
-      sink.error(e);
-      return;
-    }
-    if (booking.isCanceled()) {
-      departure.notSent(); // cancelled as its slot came: not sent, the permit back
-      return;
-    }
-    Disposable sent = next.exchange(request).doOnCancel(departure::failed).subscribe(response -> {
-      // A 429 or a response cost writes the bucket and waits for Redis: off this (possibly event-loop) thread
-      departure.answered(response.statusCode().value(), h -> response.headers().asHttpHeaders().getFirst(h),
-          r -> Schedulers.boundedElastic().schedule(r));
-      if (booking.isCanceled()) {
-        response.releaseBody().subscribe(); // nobody reads it: its connection goes back
-      } else {
-        sink.success(response);
-      }
-    }, failure -> {
-      departure.failed(failure); // a connection refused: the permit back; after the send: held while the provider may
-      sink.error(failure);
-    }, () -> {
-      if (departure.failed()) {
-        sink.success(); // an exchange that completed without a response
-      }
+  /**
+   * The wait for the request's slot, without blocking: completes with its departure on the throttle's timer when the
+   * slot comes. Cancelled before, the booking gives its slot back (and leaves a pool's line) and nothing is sent.
+   */
+  private Mono<Departure> departure(ThrottleRequest asked, Object parent) {
+    return Mono.create(sink -> {
+      // WebClient keeps its request's observation in the Reactor context, not on the thread: the wait goes under it
+      AsyncBooking booking = throttle.book(asked, parent instanceof Observation o ? o : null);
+      AtomicReference<Object> handed = new AtomicReference<>(); // the departure, or CANCELLED
+      sink.onCancel(() -> {
+        booking.cancel(); // before its slot: tokens back, nothing sent
+        if (handed.getAndSet(CANCELLED) instanceof Departure d) {
+          d.notSent(); // cancelled as its slot came: not sent, the permit back
+        }
+      });
+      booking.start(slot -> {
+        try {
+          Departure d = throttle.depart(slot);
+          if (!handed.compareAndSet(null, d)) {
+            d.notSent();
+            return;
+          }
+          sink.success(d);
+        } catch (SlotMissedException e) {
+          if (!booking.missed(slot)) {
+            sink.error(e); // cancelled meanwhile: nothing sent
+          }
+        } catch (IOException e) {
+          sink.error(e);
+        }
+      }, sink::error);
     });
-    sending.set(sent);
-    if (booking.isCanceled()) {
-      sent.dispose(); // cancelled while it was being sent: the canceller found nothing to dispose yet
-    }
   }
 
   @Override

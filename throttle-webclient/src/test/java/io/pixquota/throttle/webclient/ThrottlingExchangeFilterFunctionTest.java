@@ -13,13 +13,20 @@ import io.pixquota.throttle.store.Limit;
 import io.pixquota.throttle.store.LocalTokenBucket;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.http.client.reactive.ClientHttpConnector;
 import org.springframework.http.client.reactive.JdkClientHttpConnector;
+import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
 import org.springframework.web.reactive.function.client.WebClient;
+import reactor.core.publisher.Mono;
+import reactor.util.context.Context;
 
 /**
  * The adapter alone (this module's class path holds the core and spring-webflux, nothing else of ours): WebClient's
@@ -76,5 +83,33 @@ class ThrottlingExchangeFilterFunctionTest {
           .bodyToMono(String.class).block(Duration.ofSeconds(10))).isEqualTo("ok");
     }
     assertThat(server.getRequestCount()).as("1 of the quota's, 5 unmatched, 5 opted out").isEqualTo(11);
+  }
+
+  @Test
+  void theSubscribersContextReachesTheFiltersAfterItAndTheExchange() throws Exception {
+    Throttle throttle = ThrottleTesting.builder(new LocalTokenBucket("pix", List.of(Limit.of(1, 10)),
+        time::nanoTime), time).maxWait(Duration.ofSeconds(5)).build();
+    List<String> seen = new CopyOnWriteArrayList<>();
+    JdkClientHttpConnector jdk = new JdkClientHttpConnector();
+    ClientHttpConnector connector = (method, uri, body) -> Mono.deferContextual(c -> {
+      seen.add("exchange " + c.getOrDefault("tenant", "MISSING"));
+      return jdk.connect(method, uri, body);
+    });
+    ExchangeFilterFunction after = (request, next) -> Mono.deferContextual(c -> {
+      seen.add("filter " + c.getOrDefault("tenant", "MISSING")); // where WebClient.Builder.filter puts a user's
+      return next.exchange(request);
+    });
+    WebClient client = WebClient.builder().clientConnector(connector).baseUrl(server.url("/").toString())
+        .filter(new ThrottlingExchangeFilterFunction(throttle)).filter(after).build();
+    server.enqueue(new MockResponse.Builder().code(200).body("ok").build());
+    server.enqueue(new MockResponse.Builder().code(200).body("ok").build());
+    assertThat(client.get().uri("/api/v2/pix/E1").retrieve().bodyToMono(String.class)
+        .contextWrite(Context.of("tenant", "acme")).block(Duration.ofSeconds(10))).isEqualTo("ok");
+    CompletableFuture<String> waited = client.get().uri("/api/v2/pix/E2").retrieve().bodyToMono(String.class)
+        .contextWrite(Context.of("tenant", "acme")).toFuture();
+    assertThat(seen).as("the second waits for its slot, 100 ms away").hasSize(2);
+    time.advanceMillis(100); // its slot: sent from the throttle's timer
+    assertThat(waited.get(10, TimeUnit.SECONDS)).isEqualTo("ok");
+    assertThat(seen).containsExactly("filter acme", "exchange acme", "filter acme", "exchange acme");
   }
 }
