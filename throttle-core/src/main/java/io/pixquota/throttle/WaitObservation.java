@@ -46,9 +46,13 @@ final class WaitObservation {
     end("granted", null, nowNanos);
   }
 
-  /** The call gives up or cannot have a slot: {@code why}. */
+  /** The call gives up or cannot have a slot: {@code why}. A cancel is an outcome, not an error. */
   void failed(Throwable why, long nowNanos) {
-    end(why instanceof ThrottleRefusedException ? "refused" : why instanceof InterruptedIOException ? "cancelled"
+    if (why instanceof InterruptedIOException) {
+      end("cancelled", null, nowNanos);
+      return;
+    }
+    end(why instanceof ThrottleRefusedException ? "refused"
         : why instanceof StoreUnavailableException ? "unavailable" : "error", why, nowNanos);
   }
 

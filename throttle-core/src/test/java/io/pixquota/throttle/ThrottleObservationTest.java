@@ -107,11 +107,32 @@ class ThrottleObservationTest {
     second.cancel();
     second.start(slot -> failed.complete(null), failed::complete);
     assertThat(failed.get(5, TimeUnit.SECONDS)).isNotNull();
+    assertThat(stopped).as("the cancelled wait ended with the cancel, before its parent").hasValue(2);
     client.stop();
     TestObservationRegistryAssert.assertThat(observations).hasNumberOfObservationsWithNameEqualTo("pixquota.wait", 2)
         .forAllObservationsWithNameEqualTo("pixquota.wait", o -> o.hasParentObservationEqualTo(client))
         .hasAnObservation(o -> o.hasLowCardinalityKeyValue("outcome", "granted"))
-        .hasAnObservation(o -> o.hasLowCardinalityKeyValue("outcome", "cancelled"));
-    assertThat(stopped).hasValue(2);
+        .hasAnObservation(o -> o.hasLowCardinalityKeyValue("outcome", "cancelled").doesNotHaveError());
+  }
+
+  @Test
+  void aWaitCancelledBeforeItsSlotEndsAtOnceAsCancelledNotAsAnError() throws Exception {
+    FakeTime manual = FakeTime.manual(1_000);
+    LocalTokenBucket bucket = new LocalTokenBucket("pix", List.of(Limit.of(1, 10)), manual::nanoTime);
+    Throttle throttle = Throttle.builder(bucket).timeSource(manual).observationRegistry(observations)
+        .maxWait(Duration.ofSeconds(5)).build();
+    throttle.exchange("GET", "/pix/1", null, OK); // the one token
+    Observation client = Observation.start("http.client.requests", observations);
+    AsyncBooking waiting = throttle.book(ThrottleRequest.of("GET", "/pix/2"), client);
+    CompletableFuture<IOException> failed = new CompletableFuture<>();
+    waiting.start(slot -> failed.complete(null), failed::complete);
+    assertThat(manual.scheduledTasks()).as("booked: its slot 100 ms away").isEqualTo(1);
+    assertThat(waiting.cancel()).as("cancelled while waiting").isTrue();
+    assertThat(failed.get(5, TimeUnit.SECONDS)).isNotNull();
+    assertThat(stopped).as("both ended, the cancelled one with its cancel, while its parent still runs").hasValue(2);
+    client.stop();
+    TestObservationRegistryAssert.assertThat(observations)
+        .hasAnObservation(o -> o.hasLowCardinalityKeyValue("outcome", "cancelled").doesNotHaveError()
+            .hasParentObservationEqualTo(client));
   }
 }
