@@ -26,7 +26,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration;
+import org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.web.client.ResourceAccessException;
 import org.springframework.web.client.RestClient;
@@ -39,9 +44,11 @@ import org.springframework.web.client.RestClient;
 class PixQuotaQuotasTest {
   private final MockWebServer server = new MockWebServer();
   private ApplicationContextRunner runner;
+  private TestRedis redis;
 
   @BeforeEach
   void setUp(TestRedis redis) throws IOException {
+    this.redis = redis;
     server.setDispatcher(new Dispatcher() {
       @Override
       public MockResponse dispatch(RecordedRequest request) {
@@ -125,5 +132,21 @@ class PixQuotaQuotasTest {
     runner.withPropertyValues("pixquota.quotas.pix.capacity=1").run(context -> assertThat(context).getFailure()
         .rootCause().hasMessageContaining("pixquota.quotas.pix.capacity")
         .hasMessageContaining("refill-per-second is not set"));
+  }
+
+  /** Spring Boot binds the quotas' buckets (MeterBinder beans or not), and so does the throttle: once each, no WARN. */
+  @Test
+  @ExtendWith(OutputCaptureExtension.class)
+  void aStartWithBootsMetricsBindsEachMeterOnce(CapturedOutput output) {
+    new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
+        CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
+        PixQuotaAutoConfiguration.class)).withPropertyValues("pixquota.redis.url=" + redis.uri(),
+        "pixquota.bucket.key-prefix=" + redis.keyPrefix(), "pixquota.bucket.name=once")
+        .run(context -> {
+          assertThat(context).hasNotFailed();
+          assertThat(context.getBean(MeterRegistry.class).find("bacen.throttle.script.noscript").meters())
+              .hasSize(1);
+        });
+    assertThat(output).doesNotContain("already registered").doesNotContain(" WARN ");
   }
 }

@@ -237,9 +237,15 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
         news.notCounted(), news.ratePerSecond());
   }
 
-  /** The script's meter: calls of this process that met NOSCRIPT and sent the script's body instead. */
+  /**
+   * The script's meter: calls of this process that met NOSCRIPT and sent the script's body instead. One per process
+   * and registry, however many buckets bind it (each quota's, Spring Boot's binding of the bean and the throttle's).
+   */
   @Override
   public void bindTo(MeterRegistry registry) {
+    if (registry.find("bacen.throttle.script.noscript").functionCounter() != null) {
+      return;
+    }
     FunctionCounter.builder("bacen.throttle.script.noscript", LuaScript.TOKEN_BUCKET, LuaScript::noScriptCount)
         .description("Calls that met NOSCRIPT (a restarted or promoted node) and sent the script's body instead, "
             + "in this process").register(registry);
