@@ -56,7 +56,8 @@ final class OAuthTokenSource {
     }
   }
 
-  private record Token(String value, long refreshAtNanos) {}
+  /** A bearer token and when to fetch the next one. */
+  record Token(String value, long refreshAtNanos) {}
 
   private final OkHttpClient http;
   private final HttpUrl tokenUrl;
@@ -201,22 +202,27 @@ final class OAuthTokenSource {
 
   private Token read(Response response, long sentAt) throws IOException {
     ResponseBody body = response.body();
-    if (!response.isSuccessful()) {
-      throw new TokenException("token endpoint answered " + response.code(), response.code());
+    return parse(response.code(), response.isSuccessful() ? body.bytes() : new byte[0], json, sentAt);
+  }
+
+  /** The token endpoint's answer, whatever the HTTP client: the token, or why there is none. */
+  static Token parse(int code, byte[] body, ObjectMapper json, long sentAt) throws TokenException {
+    if (code < 200 || code > 299) {
+      throw new TokenException("token endpoint answered " + code, code);
     }
     JsonNode node;
     try {
-      node = json.readTree(body.byteStream());
+      node = json.readTree(body);
     } catch (IOException e) {
-      throw new TokenException("token endpoint answered unreadable JSON", response.code());
+      throw new TokenException("token endpoint answered unreadable JSON", code);
     }
     JsonNode access = node == null ? null : node.get("access_token");
     if (access == null || !access.isTextual() || access.asText().isBlank()) {
-      throw new TokenException("token endpoint answered no access_token", response.code());
+      throw new TokenException("token endpoint answered no access_token", code);
     }
     if (!BEARER.matcher(access.asText()).matches()) {
       throw new TokenException("token endpoint answered an access_token with characters a bearer token cannot "
-          + "have", response.code());
+          + "have", code);
     }
     long lifetime = TimeUnit.SECONDS.toNanos(lifetimeSeconds(node.path("expires_in")));
     long refreshAfter = Math.min(lifetime * 9 / 10, Math.max(0, lifetime - TimeUnit.SECONDS.toNanos(5)));

@@ -117,7 +117,7 @@ final class PixAttempts {
   }
 
   /** A failed token fetch as the PixException a call reports. */
-  private static PixException tokenFailure(IOException failure) {
+  static PixException tokenFailure(IOException failure) {
     if (!(failure instanceof OAuthTokenSource.TokenException e)) {
       return transport("token request failed", failure);
     }

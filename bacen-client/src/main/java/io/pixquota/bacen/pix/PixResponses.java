@@ -34,9 +34,13 @@ final class PixResponses {
 
   <T> T read(Response response, Reader<T> reader) throws IOException {
     int code = response.code();
-    String rawType = response.header("Content-Type", "");
-    String contentType = rawType.toLowerCase(Locale.ROOT);
-    byte[] body = readCapped(response, code);
+    return read(code, response.header("Content-Type", ""), response.header("Retry-After"),
+        readCapped(response, code), reader);
+  }
+
+  /** An answer whatever the HTTP client: its status, Content-Type, Retry-After (null: none) and body. */
+  <T> T read(int code, String rawType, String retryAfterHeader, byte[] body, Reader<T> reader) {
+    String contentType = rawType == null ? "" : rawType.toLowerCase(Locale.ROOT);
     if (code == 200) {
       if (!contentType.startsWith("application/json")) {
         throw new PixUnexpectedResponseException("expected application/json, got '" + rawType + "'", code, null,
@@ -60,7 +64,7 @@ final class PixResponses {
         // a broken problem body still has its status: map by status alone
       }
     }
-    Duration retryAfter = RetryAfter.parse(response.header("Retry-After"), time.now());
+    Duration retryAfter = RetryAfter.parse(retryAfterHeader, time.now());
     throw switch (code) {
       case 400 -> new PixInvalidRequestException("invalid request", code, type, correlationId, null);
       case 401, 403 -> new PixAccessDeniedException("access denied", code, type, correlationId, null);
