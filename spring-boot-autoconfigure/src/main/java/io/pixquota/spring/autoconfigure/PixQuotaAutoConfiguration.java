@@ -21,12 +21,15 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.autoconfigure.condition.NoneNestedConditions;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.ssl.NoSuchSslBundleException;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.http.client.ClientHttpRequestInterceptor;
@@ -123,9 +126,11 @@ public class PixQuotaAutoConfiguration {
     return ThrottlingInterceptor.of(throttle);
   }
 
+  /** Not in a reactive web application: there, a {@code ReactivePixClient} (PixQuotaWebClientAutoConfiguration). */
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
   @ConditionalOnProperty(prefix = "pixquota.provider", name = "base-url")
+  @Conditional(NotReactiveWeb.class)
   public PixClient pixClient(PixQuotaSettings settings, ThrottlingInterceptor throttle,
       ObjectProvider<MeterRegistry> registry, ObjectProvider<SslBundles> ssl) {
     if (settings.client() == null) { // present but empty
@@ -145,9 +150,23 @@ public class PixQuotaAutoConfiguration {
 
   /** The client certificate and trust of {@code pixquota.provider.ssl-bundle}, when set. */
   private static void tls(PixClient.Builder builder, PixQuotaSettings settings, ObjectProvider<SslBundles> ssl) {
+    SslBundle bundle = sslBundle(settings, ssl);
+    if (bundle == null) {
+      return;
+    }
+    String name = settings.properties().getProvider().getSslBundle();
+    X509TrustManager trust = Arrays.stream(bundle.getManagers().getTrustManagers())
+        .filter(X509TrustManager.class::isInstance).map(X509TrustManager.class::cast).findFirst()
+        .orElseThrow(() -> new InvalidConfigurationPropertyValueException("pixquota.provider.ssl-bundle", name,
+            "the bundle has no X.509 trust manager"));
+    builder.tls(bundle.createSslContext().getSocketFactory(), trust);
+  }
+
+  /** {@code pixquota.provider.ssl-bundle}'s bundle; null when unset. */
+  static SslBundle sslBundle(PixQuotaSettings settings, ObjectProvider<SslBundles> ssl) {
     String name = settings.properties().getProvider().getSslBundle();
     if (name == null) {
-      return;
+      return null;
     }
     SslBundles bundles = ssl.getIfAvailable();
     SslBundle bundle;
@@ -160,11 +179,17 @@ public class PixQuotaAutoConfiguration {
       throw new InvalidConfigurationPropertyValueException("pixquota.provider.ssl-bundle", name,
           "no SSL bundle of that name (spring.ssl.bundle.jks." + name + " or spring.ssl.bundle.pem." + name + ")");
     }
-    X509TrustManager trust = Arrays.stream(bundle.getManagers().getTrustManagers())
-        .filter(X509TrustManager.class::isInstance).map(X509TrustManager.class::cast).findFirst()
-        .orElseThrow(() -> new InvalidConfigurationPropertyValueException("pixquota.provider.ssl-bundle", name,
-            "the bundle has no X.509 trust manager"));
-    builder.tls(bundle.createSslContext().getSocketFactory(), trust);
+    return bundle;
+  }
+
+  /** Any application but a reactive web one. */
+  static final class NotReactiveWeb extends NoneNestedConditions {
+    NotReactiveWeb() {
+      super(ConfigurationPhase.REGISTER_BEAN);
+    }
+
+    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+    static final class Reactive {}
   }
 
   /** For RestClient and RestTemplate: the same throttle as a {@link ClientHttpRequestInterceptor}. */

@@ -10,15 +10,18 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 
 /**
  * With WebFlux on the class path: the throttle as a {@link ThrottlingExchangeFilterFunction} bean, and a
  * {@code WebClientCustomizer} (Spring Boot 3's or 4's) that adds it to every {@code WebClient.Builder} Boot gives out,
- * unless {@code pixquota.webclient.customize=false} (then add the bean to the clients that call the provider).
+ * unless {@code pixquota.webclient.customize=false} (then add the bean to the clients that call the provider); in a
+ * reactive web application with a provider, a {@code ReactivePixClient} ({@link PixQuotaReactiveClientConfiguration}).
  */
 @AutoConfiguration(after = PixQuotaAutoConfiguration.class)
 @ConditionalOnClass(name = "org.springframework.web.reactive.function.client.WebClient")
 @ConditionalOnBean(Throttle.class)
+@Import(PixQuotaReactiveClientConfiguration.class)
 public class PixQuotaWebClientAutoConfiguration {
   static final String CUSTOMIZE = "customize";
 
