@@ -7,7 +7,9 @@ import io.pixquota.throttle.Priority;
 import io.pixquota.throttle.Throttle;
 import io.pixquota.throttle.ThrottleException;
 import io.pixquota.throttle.support.TimeSource;
-import io.pixquota.throttle.webclient.ThrottlingExchangeFilterFunction;
+import io.pixquota.throttle.ThrottleRequest;
+import io.pixquota.throttle.Unthrottled;
+import io.pixquota.throttle.webclient.ReactiveThrottle;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.util.Objects;
@@ -28,9 +30,10 @@ import reactor.core.scheduler.Schedulers;
  * API Pix for a reactive service: {@link PixClient}'s typed calls as {@link Mono}s on Spring's {@link WebClient},
  * with the same exceptions, retries (429, 503 and I/O errors, Retry-After honoured, within the retry budget), meters
  * ({@code bacen.client.*}) and OAuth2 client credentials (one fetch for concurrent callers, never throttled). Each
- * attempt waits for its slot in the given {@link Throttle} without a thread ({@link ThrottlingExchangeFilterFunction},
- * the first filter), and the caller's Reactor {@code Context} reaches every filter and the exchange. Cancelling a
- * call before its send gives its slot back and sends nothing. Needs spring-webflux on the class path. Threadsafe.
+ * attempt waits for its slot in the given {@link Throttle} without a thread ({@link ReactiveThrottle}) before its
+ * WebClient exchange starts, so that {@code http.client.requests} and the HTTP client span time the provider alone;
+ * the caller's Reactor {@code Context} reaches every filter and the exchange. Cancelling a call before its send gives
+ * its slot back and sends nothing. Needs spring-webflux on the class path. Threadsafe.
  *
  * <pre>{@code
  * ReactivePixClient pix = ReactivePixClient.builder(config).throttle(throttle).build();
@@ -42,6 +45,7 @@ public final class ReactivePixClient {
   private final WebClient web;
   private final URI apiBase;
   private final Throttle throttle;
+  private final ReactiveThrottle reactive;
   private final ReactiveTokens tokens;
   private final PixJson json;
   private final PixResponses responses;
@@ -62,12 +66,8 @@ public final class ReactivePixClient {
       wb.clientConnector(new JdkClientHttpConnector(HttpClient.newBuilder().sslContext(b.sslContext)
           .followRedirects(HttpClient.Redirect.NEVER).build()));
     }
-    ThrottlingExchangeFilterFunction filter = new ThrottlingExchangeFilterFunction(throttle);
-    this.web = wb.codecs(c -> c.defaultCodecs().maxInMemorySize((int) PixResponses.MAX_BODY_BYTES))
-        .filters(filters -> { // one throttle, first: the starter's customizer may have put one on Boot's builder
-          filters.removeIf(ThrottlingExchangeFilterFunction.class::isInstance);
-          filters.add(0, filter);
-        }).build();
+    this.web = wb.codecs(c -> c.defaultCodecs().maxInMemorySize((int) PixResponses.MAX_BODY_BYTES)).build();
+    this.reactive = new ReactiveThrottle(throttle);
     this.tokens = new ReactiveTokens(web, config.provider(), json.mapper, System::nanoTime);
     for (String operation : new String[] {"getPix", "getCob"}) {
       retry.retries(operation);
@@ -156,12 +156,20 @@ public final class ReactivePixClient {
   /** One attempt: a bearer token, the request through the throttle, one fresh token after a 401. */
   private <T> Mono<T> attempt(String operation, String path, Priority priority, PixResponses.Reader<T> reader,
       boolean refreshed) {
-    return tokens.token().flatMap(bearer -> web.get().uri(apiBase.resolve(path))
+    URI url = apiBase.resolve(path);
+    ThrottleRequest asked = ThrottleRequest.of("GET", url.getRawPath()).withHost(url.getHost())
+        .withPriority(priority);
+    // The slot first, then the exchange: WebClient's observation (http.client.requests, the client span) times the
+    // provider alone, and the wait's observation sits beside it, under the caller's
+    return tokens.token().flatMap(bearer -> reactive.around(asked, settle -> web.get().uri(url)
         .header(HttpHeaders.AUTHORIZATION, "Bearer " + bearer).accept(MediaType.APPLICATION_JSON)
-        .attribute(ThrottlingExchangeFilterFunction.PRIORITY, priority)
-        .exchangeToMono(r -> r.bodyToMono(byte[].class).defaultIfEmpty(new byte[0]).map(body -> new Answer(
-            r.statusCode().value(), r.headers().asHttpHeaders().getFirst(HttpHeaders.CONTENT_TYPE),
-            r.headers().asHttpHeaders().getFirst(HttpHeaders.RETRY_AFTER), body)))
+        .attribute(Unthrottled.ATTRIBUTE, true) // waited for above: a throttle filter on the builder lets it pass
+        .exchangeToMono(r -> {
+          settle.answered(r);
+          return r.bodyToMono(byte[].class).defaultIfEmpty(new byte[0]).map(body -> new Answer(
+              r.statusCode().value(), r.headers().asHttpHeaders().getFirst(HttpHeaders.CONTENT_TYPE),
+              r.headers().asHttpHeaders().getFirst(HttpHeaders.RETRY_AFTER), body));
+        }))
         .timeout(config.provider().callTimeout())
         .onErrorMap(e -> !(e instanceof PixException), ReactivePixClient::failure)
         .flatMap(a -> {

@@ -4,7 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.observation.contextpropagation.ObservationThreadLocalAccessor;
 import io.pixquota.harness.RefusalBound;
 import io.pixquota.mock.MockBacen;
 import io.pixquota.mock.MockConfig;
@@ -19,6 +24,7 @@ import io.pixquota.throttle.store.LocalTokenBucket;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -151,5 +157,48 @@ class ReactivePixClientTest {
 
   private double max(String timer) {
     return registry.find(timer).timers().stream().mapToDouble(t -> t.max(TimeUnit.SECONDS)).max().orElse(0);
+  }
+
+  @Test
+  void theWaitIsNeitherInTheHttpClientsTimingNorUnderItsObservation() {
+    ObservationRegistry observations = ObservationRegistry.create();
+    observations.observationConfig().observationHandler(new DefaultMeterObservationHandler(registry));
+    Map<String, String> parents = new ConcurrentHashMap<>();
+    observations.observationConfig().observationHandler(new ObservationHandler<>() {
+      @Override
+      public void onStart(Observation.Context context) {
+        Observation parent = context.getParentObservation() == null ? null
+            : (Observation) context.getParentObservation();
+        // "mixed" when one name had several parents: then no entry says "caller"
+        parents.merge(context.getName(), parent == null ? "none" : parent.getContext().getName(),
+            (a, b) -> a.equals(b) ? a : "mixed");
+      }
+
+      @Override
+      public boolean supportsContext(Observation.Context context) {
+        return true;
+      }
+    });
+    // 1 burst, 2/s: three calls at once, the third waits 1 s for its slot
+    Throttle throttle = Throttle.builder(new LocalTokenBucket("pix", List.of(Limit.of(1, 2)), System::nanoTime))
+        .observationRegistry(observations).maxWait(Duration.ofSeconds(5)).build();
+    ReactivePixClient pix = ReactivePixClient.builder(PixClientConfig.builder().baseUrl(mock.pixUrl())
+        .credentials("demo", "demo-secret").build()).throttle(throttle)
+        .webClient(web().observationRegistry(observations)).build();
+    pix.warmUp().block(Duration.ofSeconds(10));
+    parents.clear(); // the warm-up's token request had no caller
+    Observation caller = Observation.start("caller", observations);
+    Flux.range(0, 3).flatMap(i -> pix.getPix(String.format("E12345678202611301200ABCDEF%05d", i)))
+        .contextWrite(Context.of(ObservationThreadLocalAccessor.KEY, caller)).blockLast(Duration.ofSeconds(10));
+    caller.stop();
+    double client = registry.get("http.client.requests").timers().stream().mapToDouble(t -> t.max(TimeUnit.SECONDS))
+        .max().orElseThrow();
+    double wait = registry.get("pixquota.wait").timers().stream().mapToDouble(t -> t.max(TimeUnit.SECONDS))
+        .max().orElseThrow();
+    System.out.printf("http.client.requests max %.1f ms, the longest wait for a slot %.1f ms%n", client * 1000,
+        wait * 1000);
+    assertThat(wait).as("the third call's wait, s").isGreaterThanOrEqualTo(0.9);
+    assertThat(client).as("the provider's answer alone, s").isLessThan(0.4);
+    assertThat(parents).containsEntry("pixquota.wait", "caller").containsEntry("http.client.requests", "caller");
   }
 }
