@@ -3,6 +3,11 @@ package io.pixquota.throttle.redis;
 import io.pixquota.throttle.support.Checks;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.BaseConfig;
@@ -113,6 +118,7 @@ public final class RedisAddress {
     int cores = Runtime.getRuntime().availableProcessors();
     config.setNettyThreads(Math.min(32, 2 * cores));
     config.setThreads(Math.min(16, Math.max(2, cores)));
+    config.setExecutor(listenerThreads(Math.min(16, Math.max(2, cores))));
     BaseConfig<?> base = switch (topology) {
       case SINGLE -> config.useSingleServer().setAddress(address(nodes.get(0))).setDatabase(database)
           .setConnectionMinimumIdleSize(minimumIdle).setConnectionPoolSize(pool);
@@ -125,6 +131,23 @@ public final class RedisAddress {
     base.setUsername(username).setPassword(password).setTimeout(millis).setRetryAttempts(0)
         .setConnectTimeout(Math.max(1000, millis));
     return Redisson.create(config);
+  }
+
+  /**
+   * Redisson's listener threads as plain daemon threads. Its own are Netty's {@code FastThreadLocalThread}s, which
+   * BlockHound counts as non-blocking: a reactive service's tests with BlockHound installed then failed on each idle
+   * worker waiting for its next task. They end when idle for a minute, so none outlives the client.
+   */
+  private static ExecutorService listenerThreads(int threads) {
+    AtomicInteger n = new AtomicInteger();
+    ThreadPoolExecutor executor = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS,
+        new LinkedBlockingQueue<>(), task -> {
+          Thread t = new Thread(task, "pixquota-redisson-" + n.incrementAndGet());
+          t.setDaemon(true);
+          return t;
+        });
+    executor.allowCoreThreadTimeOut(true);
+    return executor;
   }
 
   private String[] addresses() {
