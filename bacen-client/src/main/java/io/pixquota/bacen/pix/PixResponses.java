@@ -47,7 +47,7 @@ final class PixResponses {
             null, null);
       }
       try {
-        return reader.read(json.mapper.readTree(body));
+        return reader.read(json.tree.readValue(body));
       } catch (IOException | RuntimeException e) {
         throw new PixUnexpectedResponseException("unreadable body: " + e.getClass().getSimpleName(), code, null,
             null, e);
@@ -57,7 +57,7 @@ final class PixResponses {
     String correlationId = null;
     if (contentType.startsWith("application/problem+json") || contentType.startsWith("application/json")) {
       try {
-        JsonNode problem = json.mapper.readTree(body);
+        JsonNode problem = json.tree.readValue(body);
         type = problem.path("type").asText(null);
         correlationId = problem.path("correlationId").asText(null);
       } catch (IOException e) {
