@@ -94,7 +94,7 @@ public final class ReactivePixClient {
   public Mono<Pix> getPix(String endToEndId, Priority priority) {
     PixIds.checkEndToEndId(endToEndId);
     Objects.requireNonNull(priority, "priority cannot be null");
-    return call("getPix", "pix/" + endToEndId, priority, json::pix);
+    return call("getPix", "pix/{id}", endToEndId, priority, json::pix);
   }
 
   /** {@code GET /api/v2/cob/{txid}}, as {@link PixClient#getCob(String)}. */
@@ -106,7 +106,7 @@ public final class ReactivePixClient {
   public Mono<Cob> getCob(String txid, Priority priority) {
     PixIds.checkTxid(txid);
     Objects.requireNonNull(priority, "priority cannot be null");
-    return call("getCob", "cob/" + txid, priority, json::cob);
+    return call("getCob", "cob/{id}", txid, priority, json::cob);
   }
 
   /**
@@ -127,12 +127,13 @@ public final class ReactivePixClient {
   }
 
   /** One call: its attempts and the waits between them (PixClient's), in the caller's Reactor Context. */
-  private <T> Mono<T> call(String operation, String path, Priority priority, PixResponses.Reader<T> reader) {
+  private <T> Mono<T> call(String operation, String template, String id, Priority priority,
+      PixResponses.Reader<T> reader) {
     return Mono.deferContextual(context -> {
       AtomicReference<CompletableFuture<T>> current = new AtomicReference<>();
       AtomicBoolean cancelled = new AtomicBoolean();
       CompletableFuture<T> result = retry.callAsync(operation, () -> {
-        CompletableFuture<T> once = attempt(operation, path, priority, reader, false).contextWrite(context)
+        CompletableFuture<T> once = attempt(operation, template, id, priority, reader, false).contextWrite(context)
             .toFuture();
         current.set(once);
         if (cancelled.get()) {
@@ -154,14 +155,15 @@ public final class ReactivePixClient {
   }
 
   /** One attempt: a bearer token, the request through the throttle, one fresh token after a 401. */
-  private <T> Mono<T> attempt(String operation, String path, Priority priority, PixResponses.Reader<T> reader,
-      boolean refreshed) {
-    URI url = apiBase.resolve(path);
+  private <T> Mono<T> attempt(String operation, String template, String id, Priority priority,
+      PixResponses.Reader<T> reader, boolean refreshed) {
+    URI url = apiBase.resolve(template.replace("{id}", id)); // an id checked before: letters and digits
     ThrottleRequest asked = ThrottleRequest.of("GET", url.getRawPath()).withHost(url.getHost())
         .withPriority(priority);
     // The slot first, then the exchange: WebClient's observation (http.client.requests, the client span) times the
-    // provider alone, and the wait's observation sits beside it, under the caller's
-    return tokens.token().flatMap(bearer -> reactive.around(asked, settle -> web.get().uri(url)
+    // provider alone, and the wait's observation sits beside it, under the caller's. The URI as a template: the
+    // meter's uri tag is /api/v2/pix/{id}, not one series per id
+    return tokens.token().flatMap(bearer -> reactive.around(asked, settle -> web.get().uri(apiBase + template, id)
         .header(HttpHeaders.AUTHORIZATION, "Bearer " + bearer).accept(MediaType.APPLICATION_JSON)
         .attribute(Unthrottled.ATTRIBUTE, true) // waited for above: a throttle filter on the builder lets it pass
         .exchangeToMono(r -> {
@@ -176,7 +178,7 @@ public final class ReactivePixClient {
           answers(operation, a.code()).increment();
           if (a.code() == 401 && !refreshed) {
             tokens.invalidate(bearer); // expired or revoked early: one fresh token, one more try
-            return attempt(operation, path, priority, reader, true);
+            return attempt(operation, template, id, priority, reader, true);
           }
           return Mono.fromCallable(() -> responses.read(a.code(), a.contentType(), a.retryAfter(), a.body(),
               reader));
