@@ -26,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterAll;
+import org.slf4j.MDC;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -98,6 +99,7 @@ class ReactiveServiceTest {
   static class Recorded {
     final Queue<MutableSpan> spans = new ConcurrentLinkedQueue<>();
     final Queue<String> tenants = new ConcurrentLinkedQueue<>();
+    final Queue<String> traceIds = new ConcurrentLinkedQueue<>();
     final AtomicInteger waitsStarted = new AtomicInteger();
 
     @Bean
@@ -133,6 +135,7 @@ class ReactiveServiceTest {
       return builder -> builder.filter((request, next) -> Mono.deferContextual(c -> {
         if (request.url().getPath().contains("/pix/")) {
           tenants.add(c.getOrDefault(TenantFilter.TENANT, "MISSING"));
+          traceIds.add(String.valueOf(MDC.get("traceId"))); // the thread's MDC, restored from the context
         }
         return next.exchange(request);
       }));
@@ -167,6 +170,8 @@ class ReactiveServiceTest {
     assertThat(client).as("http.client.requests: the provider's answer, not the wait")
         .isLessThan(max("bacen.throttle.wait") / 2);
     assertThat(recorded.tenants).hasSizeGreaterThanOrEqualTo(40).containsOnly("acme");
+    assertThat(recorded.traceIds).as("MDC's traceId in the exchange, on whichever thread the slot came")
+        .hasSizeGreaterThanOrEqualTo(40).doesNotContain("null");
 
     MutableSpan wait = recorded.spans.stream().filter(s -> "waiting for quota".equals(s.name()))
         .max((a, b) -> Long.compare(duration(a), duration(b))).orElseThrow();
