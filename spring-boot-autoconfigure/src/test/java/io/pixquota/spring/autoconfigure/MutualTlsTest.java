@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.pixquota.bacen.pix.PixClient;
 import io.pixquota.bacen.pix.PixTransportException;
+import io.pixquota.bacen.pix.ReactivePixClient;
 import io.pixquota.testing.RedisExtension;
 import io.pixquota.testing.TestRedis;
 import java.io.IOException;
 import java.security.cert.X509Certificate;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import mockwebserver3.Dispatcher;
@@ -24,10 +26,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 
 /**
- * {@code pixquota.provider.ssl-bundle}: the auto-configured PixClient presents the bundle's client certificate to a
- * provider that requires one (an HTTPS server with client authentication and a CA of the test's own).
+ * {@code pixquota.provider.ssl-bundle}: the auto-configured PixClient, and in a reactive application the
+ * ReactivePixClient, present the bundle's client certificate to a provider that requires one (an HTTPS server with
+ * client authentication and a CA of the test's own).
  */
 @ExtendWith(RedisExtension.class)
 class MutualTlsTest {
@@ -44,6 +48,7 @@ class MutualTlsTest {
   private final MockWebServer server = new MockWebServer();
   private final List<String> clientNames = new CopyOnWriteArrayList<>();
   private ApplicationContextRunner runner;
+  private String[] properties;
 
   @BeforeEach
   void setUp(TestRedis redis) throws IOException {
@@ -63,13 +68,14 @@ class MutualTlsTest {
       }
     });
     server.start();
+    properties = new String[] {"pixquota.redis.url=" + redis.uri(),
+        "pixquota.bucket.key-prefix=" + redis.keyPrefix(), "pixquota.bucket.name=mtls",
+        "pixquota.provider.base-url=" + server.url("/api/v2/"), "pixquota.provider.client-id=demo",
+        "pixquota.provider.client-secret=demo-secret", "pixquota.provider.retry-max-attempts=1",
+        "spring.ssl.bundle.pem.pix.truststore.certificate=" + root.certificatePem()};
     runner = new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class, PixQuotaAutoConfiguration.class))
-        .withPropertyValues("pixquota.redis.url=" + redis.uri(), "pixquota.bucket.key-prefix=" + redis.keyPrefix(),
-            "pixquota.bucket.name=mtls", "pixquota.provider.base-url=" + server.url("/api/v2/"),
-            "pixquota.provider.client-id=demo", "pixquota.provider.client-secret=demo-secret",
-            "pixquota.provider.retry-max-attempts=1",
-            "spring.ssl.bundle.pem.pix.truststore.certificate=" + root.certificatePem());
+        .withPropertyValues(properties);
   }
 
   @AfterEach
@@ -96,5 +102,20 @@ class MutualTlsTest {
           .isInstanceOf(PixTransportException.class);
       assertThat(clientNames).isEmpty();
     });
+  }
+
+  @Test
+  void theReactiveClientPresentsTheSameBundlesCertificate() {
+    new ReactiveWebApplicationContextRunner().withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class,
+        PixQuotaAutoConfiguration.class, PixQuotaWebClientAutoConfiguration.class)).withPropertyValues(properties)
+        .withPropertyValues("pixquota.provider.ssl-bundle=pix",
+            "spring.ssl.bundle.pem.pix.keystore.certificate=" + clientCert.certificatePem(),
+            "spring.ssl.bundle.pem.pix.keystore.private-key=" + clientCert.privateKeyPkcs8Pem()).run(context -> {
+              assertThat(context).hasNotFailed().hasSingleBean(ReactivePixClient.class);
+              assertThat(context.getBean(ReactivePixClient.class).getPix(E2E).block(Duration.ofSeconds(10))
+                  .endToEndId()).isEqualTo(E2E);
+              assertThat(clientNames).as("the token request and the call").hasSize(2)
+                  .allSatisfy(n -> assertThat(n).isEqualTo("CN=integrator-12345678"));
+            });
   }
 }
