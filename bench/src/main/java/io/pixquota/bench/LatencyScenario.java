@@ -3,6 +3,7 @@ package io.pixquota.bench;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pixquota.harness.ReplicaProcess;
+import io.pixquota.harness.RespConnection;
 import java.io.File;
 import java.net.URI;
 import java.util.ArrayList;
@@ -11,6 +12,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Scenario 4: uncontended acquire latency of every Redis-backed limiter, each next to a Redis PING of its own.
@@ -24,35 +27,56 @@ import java.util.Set;
  */
 final class LatencyScenario {
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Pattern SCRIPT_STATS = Pattern.compile("cmdstat_eval(?:sha)?:calls=(\\d+),usec=(\\d+)");
 
   private LatencyScenario() {}
 
   static void run(URI redis, int runs, int samples, Set<Limiter> limiters, File childLog) throws Exception {
     List<Limiter> measured = limiters.stream().filter(l -> l.usesRedis).toList();
-    // per limiter, per run: p50 us, p99 us, its PING p50 us, its PING p99 us, p50 / PING p50, p99 / PING p99
+    // per limiter, per run: p50 us, p99 us, its PING p50 us, its PING p99 us, p50 / PING p50, p99 / PING p99,
+    // the scripts' own time in Redis (INFO commandstats: EVAL and EVALSHA, us per call)
     Map<String, List<double[]>> rows = new LinkedHashMap<>();
     measured.forEach(l -> rows.put(l.label(), new ArrayList<>()));
-    for (int run = 0; run < runs; run++) {
-      for (int k = 0; k < measured.size(); k++) {
-        Limiter l = measured.get((run + k) % measured.size());
-        JsonNode r = child(redis, l, samples, childLog);
-        double p50 = r.get("p50").asDouble();
-        double p99 = r.get("p99").asDouble();
-        double ping50 = r.get("pingP50").asDouble();
-        double ping99 = r.get("pingP99").asDouble();
-        rows.get(l.label()).add(new double[] {p50 / 1e3, p99 / 1e3, ping50 / 1e3, ping99 / 1e3, p50 / ping50,
-            p99 / ping99});
+    try (RespConnection stats = RespConnection.open(redis.getHost(), redis.getPort())) {
+      for (int run = 0; run < runs; run++) {
+        for (int k = 0; k < measured.size(); k++) {
+          Limiter l = measured.get((run + k) % measured.size());
+          stats.call("CONFIG", "RESETSTAT");
+          JsonNode r = child(redis, l, samples, childLog);
+          double p50 = r.get("p50").asDouble();
+          double p99 = r.get("p99").asDouble();
+          double ping50 = r.get("pingP50").asDouble();
+          double ping99 = r.get("pingP99").asDouble();
+          rows.get(l.label()).add(new double[] {p50 / 1e3, p99 / 1e3, ping50 / 1e3, ping99 / 1e3, p50 / ping50,
+              p99 / ping99, scriptMicrosPerCall((String) stats.call("INFO", "commandstats"))});
+        }
       }
     }
     StringBuilder t = new StringBuilder(String.format(Locale.ROOT, "### Scenario 4: uncontended acquire latency, "
         + "%d samples per run, each limiter in a JVM of its own next to a PING of its own, %d runs%n%n", samples,
         runs));
-    t.append("| limiter | p50 (us) | p99 (us) | its PING p50 / p99 (us) | p50 / PING p50 | p99 / PING p99 |\n"
-        + "|---|---|---|---|---|---|\n");
-    rows.forEach((name, r) -> t.append(String.format(Locale.ROOT, "| %s | %s | %s | %s / %s | %s | %s |%n", name,
-        Stats.median(r, 0, "%.0f"), Stats.median(r, 1, "%.0f"), Stats.median(r, 2, "%.0f"),
-        Stats.median(r, 3, "%.0f"), Stats.median(r, 4, "%.2f"), Stats.median(r, 5, "%.2f"))));
+    t.append("| limiter | p50 (us) | p99 (us) | its PING p50 / p99 (us) | p50 / PING p50 | p99 / PING p99 | "
+        + "script in Redis (us per EVAL/EVALSHA) |\n|---|---|---|---|---|---|---|\n");
+    rows.forEach((name, r) -> t.append(String.format(Locale.ROOT, "| %s | %s | %s | %s / %s | %s | %s | %s |%n",
+        name, Stats.median(r, 0, "%.0f"), Stats.median(r, 1, "%.0f"), Stats.median(r, 2, "%.0f"),
+        Stats.median(r, 3, "%.0f"), Stats.median(r, 4, "%.2f"), Stats.median(r, 5, "%.2f"),
+        Stats.median(r, 6, "%.1f"))));
     System.out.println(t);
+  }
+
+  /**
+   * The scripts' own time inside Redis since the last CONFIG RESETSTAT: EVAL's and EVALSHA's usec over their calls
+   * (a limiter without a script: 0).
+   */
+  static double scriptMicrosPerCall(String commandstats) {
+    long calls = 0;
+    long usec = 0;
+    Matcher m = SCRIPT_STATS.matcher(commandstats);
+    while (m.find()) {
+      calls += Long.parseLong(m.group(1));
+      usec += Long.parseLong(m.group(2));
+    }
+    return calls == 0 ? 0 : (double) usec / calls;
   }
 
   private static JsonNode child(URI redis, Limiter limiter, int samples, File childLog) throws Exception {

@@ -62,4 +62,14 @@ class PeersFiguresTest {
     assertThat(Stats.median(List.of(new double[] {Double.NaN}), 0, "%.1f")).isEqualTo("n/a");
     assertThat(Stats.each(List.of(new double[] {0}, new double[] {2}), 0)).isEqualTo("0 / 2");
   }
+
+  @Test
+  void theScriptsOwnTimeIsEvalsAndEvalshasMicrosOverTheirCalls() {
+    String stats = "# Commandstats\r\ncmdstat_ping:calls=500,usec=400,usec_per_call=0.80,rejected_calls=0\r\n"
+        + "cmdstat_evalsha:calls=900,usec=18000,usec_per_call=20.00,rejected_calls=0,failed_calls=0\r\n"
+        + "cmdstat_eval:calls=100,usec=4000,usec_per_call=40.00,rejected_calls=0,failed_calls=0\r\n"
+        + "cmdstat_hget:calls=1000,usec=900,usec_per_call=0.90,rejected_calls=0,failed_calls=0\r\n";
+    assertThat(LatencyScenario.scriptMicrosPerCall(stats)).as("(18000 + 4000) / (900 + 100)").isEqualTo(22.0);
+    assertThat(LatencyScenario.scriptMicrosPerCall("# Commandstats\r\ncmdstat_ping:calls=5,usec=4\r\n")).isZero();
+  }
 }
