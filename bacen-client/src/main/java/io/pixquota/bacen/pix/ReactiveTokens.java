@@ -45,7 +45,7 @@ final class ReactiveTokens {
   Mono<String> token() {
     return Mono.defer(() -> {
       Cached current = cached.get();
-      if (current == null) {
+      while (current == null) { // another caller's fresh cache, or ours; invalidated meanwhile: again
         AtomicReference<OAuthTokenSource.Token> got = new AtomicReference<>();
         Cached fresh = new Cached(fetch().doOnNext(got::set).cache(t -> Duration.ofNanos(Math.max(0,
             t.refreshAtNanos() - nanoClock.getAsLong())), failure -> Duration.ZERO, () -> Duration.ZERO), got);
