@@ -10,10 +10,8 @@ import io.pixquota.throttle.support.Async;
 import io.pixquota.throttle.okhttp.ThrottledCallFactory;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import okhttp3.Call;
@@ -35,15 +33,14 @@ final class PixAttempts {
   private final OAuthTokenSource tokens;
   private final PixResponses responses;
   private final Duration callTimeout;
-  private final MeterRegistry registry;
-  private final Map<String, Counter> answers = new ConcurrentHashMap<>(); // "operation status" -> its counter
+  private final AnswerCounters answers;
 
   /**
    * @param http a client with the throttle, for blocking calls; its {@link ThrottledCallFactory} makes the async ones
    */
   PixAttempts(HttpUrl apiBase, OkHttpClient http, OAuthTokenSource tokens, PixResponses responses,
       Duration callTimeout, MeterRegistry registry) {
-    this.registry = registry;
+    this.answers = new AnswerCounters(registry);
     this.apiBase = apiBase;
     this.http = http;
     this.asyncCalls = ThrottledCallFactory.of(http);
@@ -89,14 +86,17 @@ final class PixAttempts {
 
   /** The counter of {@code operation}'s answers with this status. */
   Counter answers(String operation, int status) {
-    return answers.computeIfAbsent(operation + " " + status, k -> Counter.builder("bacen.client.answers")
-        .description("Provider answers by status, one per attempt").tag("operation", operation)
-        .tag("status", Integer.toString(status)).register(registry));
+    return answers.of(operation, status);
   }
 
   /** Fetches the token and prepares the buckets (their scripts, their connections) now. */
   void warmUp(Throttle throttle) {
     bearer();
+    preload(throttle);
+  }
+
+  /** The throttle's stores prepared now, their failures as the PixExceptions a call reports. */
+  static void preload(Throttle throttle) {
     try {
       throttle.preload();
     } catch (InterruptedException e) {

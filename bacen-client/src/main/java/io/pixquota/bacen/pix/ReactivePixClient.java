@@ -1,6 +1,5 @@
 package io.pixquota.bacen.pix;
 
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.pixquota.throttle.Priority;
@@ -50,12 +49,13 @@ public final class ReactivePixClient {
   private final PixJson json;
   private final PixResponses responses;
   private final PixRetry retry;
-  private final MeterRegistry registry;
+  private final AnswerCounters answers;
 
   private ReactivePixClient(Builder b) {
     this.config = b.config;
     this.throttle = Objects.requireNonNull(b.throttle, "throttle is required: the quota its calls wait for");
-    this.registry = b.registry != null ? b.registry : new CompositeMeterRegistry();
+    MeterRegistry registry = b.registry != null ? b.registry : new CompositeMeterRegistry();
+    this.answers = new AnswerCounters(registry);
     this.json = new PixJson();
     this.responses = new PixResponses(json, TimeSource.SYSTEM);
     this.retry = new PixRetry(config.retry(), TimeSource.SYSTEM, registry,
@@ -71,7 +71,7 @@ public final class ReactivePixClient {
     this.tokens = new ReactiveTokens(web, config.provider(), json.mapper, System::nanoTime);
     for (String operation : new String[] {"getPix", "getCob"}) {
       retry.retries(operation);
-      answers(operation, 429); // at 0 from the start: an alert on its increase sees the first one
+      answers.of(operation, 429); // at 0 from the start: an alert on its increase sees the first one
     }
   }
 
@@ -114,16 +114,8 @@ public final class ReactivePixClient {
    * their connections), so that a cold burst's first calls pay for neither; the store's part off the caller's thread.
    */
   public Mono<Void> warmUp() {
-    return tokens.token().then(Mono.<Void>fromRunnable(() -> {
-      try {
-        throttle.preload();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new PixTransportException("interrupted while preparing the throttle's stores", e);
-      } catch (ThrottleException e) {
-        throw new PixThrottledException("the shared bucket is unavailable", e);
-      }
-    }).subscribeOn(Schedulers.boundedElastic()));
+    return tokens.token().then(Mono.<Void>fromRunnable(() -> PixAttempts.preload(throttle))
+        .subscribeOn(Schedulers.boundedElastic()));
   }
 
   /** One call: its attempts and the waits between them (PixClient's), in the caller's Reactor Context. */
@@ -175,7 +167,7 @@ public final class ReactivePixClient {
         .timeout(config.provider().callTimeout())
         .onErrorMap(e -> !(e instanceof PixException), ReactivePixClient::failure)
         .flatMap(a -> {
-          answers(operation, a.code()).increment();
+          answers.of(operation, a.code()).increment();
           if (a.code() == 401 && !refreshed) {
             tokens.invalidate(bearer); // expired or revoked early: one fresh token, one more try
             return attempt(operation, template, id, priority, reader, true);
@@ -198,11 +190,6 @@ public final class ReactivePixClient {
           + "read", 0, null, null, e);
     }
     return new PixTransportException(e.getClass().getSimpleName() + ": " + e.getMessage(), e);
-  }
-
-  private Counter answers(String operation, int status) {
-    return Counter.builder("bacen.client.answers").description("Provider answers by status, one per attempt")
-        .tag("operation", operation).tag("status", Integer.toString(status)).register(registry);
   }
 
   /** One answer, read in full (at most {@link PixResponses#MAX_BODY_BYTES}). */
