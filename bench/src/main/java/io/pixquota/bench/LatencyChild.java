@@ -1,6 +1,7 @@
 package io.pixquota.bench;
 
 import io.pixquota.harness.Redissons;
+import java.lang.management.ManagementFactory;
 import java.util.concurrent.Callable;
 import org.redisson.api.RedissonClient;
 import org.redisson.api.redisnode.RedisNodes;
@@ -16,10 +17,28 @@ import picocli.CommandLine.Option;
 @Command(name = "latency-child", hidden = true, description = "Child process of 'bench peers', scenario 4.")
 final class LatencyChild implements Callable<Integer> {
   private static final int WARM_UP_PAIRS = 5000;
+  private static final int ALLOCATION_CALLS = 5000;
 
   @Option(names = "--redis-url", required = true) String redisUrl;
   @Option(names = "--limiter", required = true) Limiter limiter;
   @Option(names = "--samples", defaultValue = "20000") int samples;
+
+  /**
+   * What one acquire allocates on the calling thread (the JVM's own count of the thread's allocated bytes, over
+   * {@code ALLOCATION_CALLS} calls after the timed ones); Redisson's I/O threads are not counted. -1 where the JVM
+   * does not count.
+   */
+  private static double bytesPerAcquire(Limiter.Gate gate) throws Exception {
+    if (!(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean threads)
+        || !threads.isThreadAllocatedMemorySupported()) {
+      return -1;
+    }
+    long before = threads.getCurrentThreadAllocatedBytes();
+    for (int i = 0; i < ALLOCATION_CALLS; i++) {
+      gate.tryTake();
+    }
+    return (double) (threads.getCurrentThreadAllocatedBytes() - before) / ALLOCATION_CALLS;
+  }
 
   @Override
   public Integer call() throws Exception {
@@ -46,7 +65,7 @@ final class LatencyChild implements Callable<Integer> {
       Percentiles p = Percentiles.of(ping);
       Percentiles a = Percentiles.of(acquire);
       System.out.println("RESULT {\"p50\": " + a.at(50) + ", \"p99\": " + a.at(99) + ", \"pingP50\": " + p.at(50)
-          + ", \"pingP99\": " + p.at(99) + "}");
+          + ", \"pingP99\": " + p.at(99) + ", \"bytesPerAcquire\": " + bytesPerAcquire(gate) + "}");
     } finally {
       redisson.shutdown();
     }

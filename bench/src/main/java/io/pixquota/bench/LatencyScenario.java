@@ -34,7 +34,8 @@ final class LatencyScenario {
   static void run(URI redis, int runs, int samples, Set<Limiter> limiters, File childLog) throws Exception {
     List<Limiter> measured = limiters.stream().filter(l -> l.usesRedis).toList();
     // per limiter, per run: p50 us, p99 us, its PING p50 us, its PING p99 us, p50 / PING p50, p99 / PING p99,
-    // the scripts' own time in Redis (INFO commandstats: EVAL and EVALSHA, us per call)
+    // the scripts' own time in Redis (INFO commandstats: EVAL and EVALSHA, us per call), bytes allocated per acquire
+    // on the calling thread
     Map<String, List<double[]>> rows = new LinkedHashMap<>();
     measured.forEach(l -> rows.put(l.label(), new ArrayList<>()));
     try (RespConnection stats = RespConnection.open(redis.getHost(), redis.getPort())) {
@@ -48,7 +49,8 @@ final class LatencyScenario {
           double ping50 = r.get("pingP50").asDouble();
           double ping99 = r.get("pingP99").asDouble();
           rows.get(l.label()).add(new double[] {p50 / 1e3, p99 / 1e3, ping50 / 1e3, ping99 / 1e3, p50 / ping50,
-              p99 / ping99, scriptMicrosPerCall((String) stats.call("INFO", "commandstats"))});
+              p99 / ping99, scriptMicrosPerCall((String) stats.call("INFO", "commandstats")),
+              r.get("bytesPerAcquire").asDouble()});
         }
       }
     }
@@ -56,11 +58,23 @@ final class LatencyScenario {
         + "%d samples per run, each limiter in a JVM of its own next to a PING of its own, %d runs%n%n", samples,
         runs));
     t.append("| limiter | p50 (us) | p99 (us) | its PING p50 / p99 (us) | p50 / PING p50 | p99 / PING p99 | "
-        + "script in Redis (us per EVAL/EVALSHA) |\n|---|---|---|---|---|---|---|\n");
-    rows.forEach((name, r) -> t.append(String.format(Locale.ROOT, "| %s | %s | %s | %s / %s | %s | %s | %s |%n",
+        + "script in Redis (us per EVAL/EVALSHA) | bytes per acquire (calling thread) |\n"
+        + "|---|---|---|---|---|---|---|---|\n");
+    rows.forEach((name, r) -> t.append(String.format(Locale.ROOT, "| %s | %s | %s | %s / %s | %s | %s | %s | %s |%n",
         name, Stats.median(r, 0, "%.0f"), Stats.median(r, 1, "%.0f"), Stats.median(r, 2, "%.0f"),
         Stats.median(r, 3, "%.0f"), Stats.median(r, 4, "%.2f"), Stats.median(r, 5, "%.2f"),
-        Stats.median(r, 6, "%.1f"))));
+        Stats.median(r, 6, "%.1f"), Stats.median(r, 7, "%.0f"))));
+    // run by run: the gate compares limiters within one run
+    t.append("\n| run |");
+    rows.keySet().forEach(name -> t.append(" ").append(name).append(": p50 / PING, p99 / PING |"));
+    t.append("\n|---|").append("---|".repeat(rows.size())).append('\n');
+    for (int run = 0; run < runs; run++) {
+      t.append("| ").append(run + 1).append(" |");
+      for (List<double[]> r : rows.values()) {
+        t.append(String.format(Locale.ROOT, " %.2f, %.2f |", r.get(run)[4], r.get(run)[5]));
+      }
+      t.append('\n');
+    }
     System.out.println(t);
   }
 

@@ -18,7 +18,7 @@ public final class StepSettings {
   private final Adaptation adaptation;
   private final String replica;
   private final String configuration;
-  private final String text;
+  private final String adaptationText;
 
   /**
    * @param maxLeaseMicros the longest lease this process believes of any configuration (at least its own)
@@ -39,9 +39,8 @@ public final class StepSettings {
     }
     mine.sort(null);
     this.configuration = String.join(",", mine);
-    this.text = leaseMicros + " " + maxLeaseMicros + " " + adaptation.decrease() + " "
-        + adaptation.increasePerSecond() + " " + adaptation.floor() + " " + adaptation.maxHoldMicros() + " "
-        + adaptation.loneRecoveryMicros() + " " + replica + " " + configuration;
+    this.adaptationText = adaptation.decrease() + " " + adaptation.increasePerSecond() + " " + adaptation.floor()
+        + " " + adaptation.maxHoldMicros() + " " + adaptation.loneRecoveryMicros();
   }
 
   public long leaseMicros() {
@@ -66,9 +65,9 @@ public final class StepSettings {
     return configuration;
   }
 
-  /** ARGV[6]: "lease maxLease decrease increase floor maxHold loneRecovery replica configuration". */
-  public String text() {
-    return text;
+  /** The script's last ARGV: "decrease increase floor maxHold loneRecovery" (read only off its common path). */
+  public String adaptationText() {
+    return adaptationText;
   }
 
   /**

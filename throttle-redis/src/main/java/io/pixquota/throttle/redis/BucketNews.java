@@ -28,7 +28,8 @@ final class BucketNews {
   final EpochHistory generations = new EpochHistory();
   private volatile double rateFactor = 1;
   private volatile int configurations = 1;
-  private volatile double ratePerSecond = Double.NaN;
+  private volatile BucketReply latest; // null before any reply
+  private volatile Rate rate; // the rate in force, computed when read, for the latest reply's others and factor
   private volatile long holdEndsNanos;
   private final LongAdder repairs = new LongAdder();
   private final LongAdder notCounted = new LongAdder();
@@ -54,7 +55,7 @@ final class BucketNews {
     generations.observe(reply.generation());
     rateFactor = reply.factor();
     configurations = reply.configurations();
-    ratePerSecond = reply.ratePerSecond(myConfiguration);
+    latest = reply;
     holdEndsNanos = receivedAtNanos + Math.max(0, reply.holdUntilMicros() - reply.nowMicros()) * 1000;
     if (reply.configurations() > 1) {
       disagreement(reply.others());
@@ -72,9 +73,24 @@ final class BucketNews {
     return configurations;
   }
 
+  /**
+   * The refill per second in force, as the latest reply told it (NaN before any): computed here, when read, not at
+   * every call, and only again once another configuration or another factor has been heard of.
+   */
   double ratePerSecond() {
-    return ratePerSecond;
+    BucketReply reply = latest;
+    if (reply == null) {
+      return Double.NaN;
+    }
+    Rate known = rate;
+    if (known == null || known.factor != reply.factor() || !known.others.equals(reply.others())) {
+      known = new Rate(reply.others(), reply.factor(), reply.ratePerSecond(myConfiguration));
+      rate = known;
+    }
+    return known.perSecond;
   }
+
+  private record Rate(String others, double factor, double perSecond) {}
 
   /** What is left of the provider's hold, as this process last heard: zero when none. */
   Duration holdLeft() {

@@ -42,9 +42,17 @@ class ScriptAndJavaStepAgreeTest {
       new StepSettings(2_000_000, 3_000_000, new StepSettings.Adaptation(0.5, 0.1, 0.3, 2_000_000, 0), "r1",
           List.of(new StepSettings.LimitArgs("10.0", "10.0"), new StepSettings.LimitArgs("30.0", "0.5"))),
       new StepSettings(5_000_000, 300_000_000, new StepSettings.Adaptation(0.9, 0.02, 0.5, 3_600_000_000L,
-          1_000_000), "r2", List.of(new StepSettings.LimitArgs("4.0", "2.5"))));
+          1_000_000), "r2", List.of(new StepSettings.LimitArgs("4.0", "2.5"))),
+      // r0's configuration on another replica with other settings: the fleet of one configuration, the script's
+      // common path (r0 and r3 alone, nothing cut, nothing to repair)
+      new StepSettings(20_000_000, 30_000_000, new StepSettings.Adaptation(0.7, 0.01, 0.2, 10_000_000, 0), "r3",
+          List.of(new StepSettings.LimitArgs("8.0", "9.0"))));
 
-  private static final String[] FIELDS = {"u", "e", "k", "f", "p", "g", "h", "o", "w", "a", "q", "x", "t:8.0:9.0",
+  /** The fields of a state of r0's and r3's configuration alone, never cut nor held: the script's common path. */
+  private static final String[] COMMON_FIELDS = {"u", "e", "v", "t:8.0:9.0", "c:8.0:9.0", "r:r0", "r:r3"};
+  private static final java.util.Set<String> COMMON = java.util.Set.of(COMMON_FIELDS);
+
+  private static final String[] FIELDS = {"u", "e", "v", "k", "f", "p", "g", "h", "o", "w", "a", "q", "x", "t:8.0:9.0",
       "t:4.0:2.5", "c:8.0:9.0", "c:0:0", "c:5.0:1.0", "c:4.0:2.5,oops", "r:r0", "r:r1", "r:zz"};
 
   @BeforeContainer
@@ -57,7 +65,9 @@ class ScriptAndJavaStepAgreeTest {
     redis.close();
     System.out.println("ScriptAndJavaStepAgreeTest saw: " + SEEN);
     assertThat(SEEN).as("the sequences reached every case").containsKeys("repaired", "cut", "old news",
-        "not counted", "refused", "held", "lone cut", "configurations > 1", "closed", "repaired r", "repaired t");
+        "not counted", "refused", "held", "lone cut", "configurations > 1", "closed", "repaired r", "repaired t",
+        "common path");
+    assertThat(SEEN.get("common path")).as("steps on a state of one configuration, nothing cut").isGreaterThan(500);
   }
 
   private static void seen(String what) {
@@ -66,22 +76,37 @@ class ScriptAndJavaStepAgreeTest {
 
   @Property(tries = 60)
   void theScriptAndItsJavaTwinGiveTheSameAnswers(@ForAll long seed) throws Exception {
+    agree(seed, new int[] {0, 1, 2, 3}, FIELDS, 8, 0);
+  }
+
+  /**
+   * The same on a fleet of one configuration (r0 and r3), so that most steps take the script's common path, with the
+   * fields it reads overwritten now and then, and cuts that take the state off it.
+   */
+  @Property(tries = 40)
+  void theCommonPathAndItsJavaTwinGiveTheSameAnswers(@ForAll long seed) throws Exception {
+    agree(seed, new int[] {0, 3}, COMMON_FIELDS, 12, 60);
+  }
+
+  /** cutOneIn: 0 for a cut as often as a charge or a refund, else one step in that many. */
+  private void agree(long seed, int[] replicas, String[] fields, int corruptOneIn, int cutOneIn) throws Exception {
     Random r = new Random(seed);
     String key = "agree:{" + (++run) + "}:tb";
     StepHash model = new StepHash();
     long[] lastGeneration = new long[REPLICAS.size()];
     for (int step = 0; step < 80; step++) {
       TIME.advanceMillis(r.nextInt(4) == 0 ? 0 : r.nextInt(r.nextBoolean() ? 300 : 4_000));
-      if (r.nextInt(8) == 0) {
-        String field = FIELDS[r.nextInt(FIELDS.length)];
+      if (r.nextInt(corruptOneIn) == 0) {
+        String field = fields[r.nextInt(fields.length)];
         String value = garbage(r, field);
         model.put(field, value, TIME.micros());
         redis.redisson.getMap(key, StringCodec.INSTANCE).fastPut(field, value);
       }
-      int who = r.nextInt(REPLICAS.size());
+      int who = replicas[r.nextInt(replicas.length)];
       StepSettings replica = REPLICAS.get(who);
       BucketStep.Op op = r.nextInt(25) == 0 ? BucketStep.Op.CLOSE
-          : BucketStep.Op.values()[r.nextInt(10) < 6 ? 0 : 1 + r.nextInt(3)];
+          : cutOneIn > 0 && r.nextInt(cutOneIn) == 0 ? BucketStep.Op.CUT
+          : BucketStep.Op.values()[r.nextInt(10) < 6 ? 0 : 1 + r.nextInt(cutOneIn > 0 ? 2 : 3)];
       double cost = new double[] {1, 1, 0.5, 2.5}[r.nextInt(4)];
       long arg = switch (op) {
         case ACQUIRE -> new long[] {0, 100_000, 5_000_000, 86_400_000_000L}[r.nextInt(4)];
@@ -90,6 +115,10 @@ class ScriptAndJavaStepAgreeTest {
       };
       Long booked = op == BucketStep.Op.CUT ? (r.nextInt(4) == 0 ? lastGeneration[who] - 1 : lastGeneration[who])
           : null;
+      if (op != BucketStep.Op.CUT && op != BucketStep.Op.CLOSE && (who == 0 || who == 3)
+          && !model.hash().isEmpty() && COMMON.containsAll(model.hash().keySet())) {
+        seen("common path");
+      }
       BucketReply expected = BucketStep.step(model, op, cost, arg, null, TIME.micros(), booked, replica);
       String text = LuaScript.TOKEN_BUCKET.call(redis.redisson, key, ScriptProtocol.arguments(op, cost, arg, null,
           booked, replica), TimeUnit.SECONDS.toNanos(5), System::nanoTime).text();

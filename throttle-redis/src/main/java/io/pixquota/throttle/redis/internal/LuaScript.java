@@ -40,7 +40,7 @@ public final class LuaScript {
    * {@code permit_pool.lua} has its marker line): a permit and a rate slot in one decision.
    */
   public static final LuaScript PERMIT_AND_BUCKET = new LuaScript(text("permit_pool.lua").replace("\n--@BUCKET@\n",
-      "\nKO, AO = 1, 6\nlocal function bucket_step()\n" + text("token_bucket.lua") + "\nend\n"));
+      "\nKO, AO = 1, 10\nlocal function bucket_step()\n" + text("token_bucket.lua") + "\nend\n"));
 
   /** How long a preload waits for a client that has not connected yet: a cold JVM on a busy machine takes seconds. */
   public static final long CONNECT_BUDGET_NANOS = TimeUnit.SECONDS.toNanos(10);
@@ -112,12 +112,27 @@ public final class LuaScript {
     return call(target(redisson, key), args, timeoutNanos, clock);
   }
 
-  /** {@link #call(RedissonClient, String, Object[], long, LongSupplier)} on a target made once. */
+  /**
+   * {@link #call(RedissonClient, String, Object[], long, LongSupplier)} on a target made once. The caller's own wait
+   * bounds the EVALSHA (no timer task per call: scheduling one woke the JDK's timeout thread at every call, a
+   * context switch on the hot path); after NOSCRIPT the body is waited for within a timeout of its own.
+   */
   public Reply call(Target target, Object[] args, long timeoutNanos, LongSupplier clock)
       throws InterruptedException, CallFailedException {
+    Call call = send(target, args, clock, timeoutNanos, false);
     try {
-      // each phase has its own timeout (send); this bound is their sum, should a phase never complete its future
-      return await(send(target, args, clock, timeoutNanos), System.nanoTime() + 2 * timeoutNanos);
+      try {
+        return call.get(timeoutNanos, TimeUnit.NANOSECONDS);
+      } catch (TimeoutException e) {
+        if (!call.bodySent) {
+          call.cancel(false);
+          throw new CallFailedException("Redis did not answer within the timeout", e);
+        }
+        return await(call, System.nanoTime() + timeoutNanos); // the body's phase, timed by itself
+      } catch (InterruptedException e) {
+        call.cancel(false);
+        throw e;
+      }
     } catch (ExecutionException e) {
       throw e.getCause() instanceof CallFailedException f ? f
           : new CallFailedException("Redis call failed: " + RedisErrors.describe(e.getCause()), e.getCause());
@@ -137,7 +152,7 @@ public final class LuaScript {
 
   /** {@link #callAsync(RedissonClient, String, Object[], long, LongSupplier)} on a target made once. */
   public CompletableFuture<Reply> callAsync(Target target, Object[] args, long timeoutNanos, LongSupplier clock) {
-    return send(target, args, clock, timeoutNanos).handle((reply, failure) -> {
+    return send(target, args, clock, timeoutNanos, true).handle((reply, failure) -> {
       if (failure == null) {
         return reply;
       }
@@ -145,20 +160,26 @@ public final class LuaScript {
     });
   }
 
+  /** A call's reply to come, and whether it has gone on to its body's phase (after NOSCRIPT). */
+  private static final class Call extends CompletableFuture<Reply> {
+    volatile boolean bodySent;
+  }
+
   /**
-   * EVALSHA within {@code timeoutNanos}, and on NOSCRIPT the body within as long again (the first use of the script on
-   * a node: its load is not charged to the call); failures as {@link CallFailedException}.
+   * EVALSHA, timed out after {@code timeoutNanos} when {@code timed} (else the caller's wait bounds it), and on
+   * NOSCRIPT the body within as long again (the first use of the script on a node: its load is not charged to the
+   * call); failures as {@link CallFailedException}.
    */
-  private CompletableFuture<Reply> send(Target target, Object[] args, LongSupplier clock, long timeoutNanos) {
+  private Call send(Target target, Object[] args, LongSupplier clock, long timeoutNanos, boolean timed) {
     RScript script = target.script();
     String key = target.key();
-    CompletableFuture<Reply> result = new CompletableFuture<>();
+    Call result = new Call();
     // Completed on the thread that completes Redisson's future (its I/O thread): the receive time is not delayed by
     // however long the caller's thread takes to be scheduled again. Sent through the client's guard, so that
     // Redisson's lazy connect never blocks the caller; a caller that gives up first (result done) sends nothing.
-    CompletableFuture<String> sent = target.guard().send(() -> script.<String>evalShaAsync(key,
-        RScript.Mode.READ_WRITE, sha, RScript.ReturnType.VALUE, target.keys(), args).toCompletableFuture())
-        .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
+    CompletableFuture<String> evalSha = target.guard().send(() -> script.<String>evalShaAsync(key,
+        RScript.Mode.READ_WRITE, sha, RScript.ReturnType.VALUE, target.keys(), args).toCompletableFuture());
+    CompletableFuture<String> sent = timed ? evalSha.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS) : evalSha;
     result.whenComplete((reply, failure) -> sent.cancel(false));
     sent.whenComplete((text, failure) -> {
           if (failure == null) {
@@ -170,6 +191,7 @@ public final class LuaScript {
             result.completeExceptionally(new CallFailedException("Redis call failed: "
                 + RedisErrors.describe(Async.cause(failure)), Async.cause(failure)));
           } else {
+            result.bodySent = true;
             sendBody(script, key, target.keys(), args, clock, result, timeoutNanos);
           }
         });

@@ -4,7 +4,6 @@ import io.pixquota.throttle.internal.BucketReply;
 import io.pixquota.throttle.internal.BucketStep;
 import io.pixquota.throttle.internal.StepSettings;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * {@code token_bucket.lua}'s protocol, in one place: what the script is sent (its ARGV) and how its reply reads. The
@@ -22,9 +21,20 @@ public final class ScriptProtocol {
    */
   public static Object[] arguments(BucketStep.Op op, double cost, long argMicros, Long clientMicros, Long booked,
       StepSettings settings) {
-    return new Object[] {op.name().toLowerCase(Locale.ROOT), cost == 1 ? "1" : Double.toString(cost),
-        Long.toString(argMicros), clientMicros == null ? "" : Long.toString(clientMicros),
-        booked == null ? "" : Long.toString(booked), settings.text()};
+    return new Object[] {name(op), cost == 1 ? "1" : Double.toString(cost), argMicros == 0 ? "0"
+        : Long.toString(argMicros), clientMicros == null ? "" : Long.toString(clientMicros),
+        booked == null ? "" : Long.toString(booked), settings.replica(), settings.configuration(),
+        Long.toString(settings.leaseMicros()), Long.toString(settings.maxLeaseMicros()), settings.adaptationText()};
+  }
+
+  private static String name(BucketStep.Op op) {
+    return switch (op) {
+      case ACQUIRE -> "acquire";
+      case CHARGE -> "charge";
+      case REFUND -> "refund";
+      case CUT -> "cut";
+      case CLOSE -> "close";
+    };
   }
 
   /**
@@ -34,21 +44,67 @@ public final class ScriptProtocol {
    * @throws IllegalArgumentException when {@code text} is not such a reply
    */
   public static BucketReply reply(String text) {
-    String[] v = text == null ? new String[0] : text.split(" ", -1);
     try {
-      if (v.length == 5) {
-        long epoch = Long.parseLong(v[4]);
-        return new BucketReply(outcome(v[0]), Long.parseLong(v[1]), Double.parseDouble(v[2]), Long.parseLong(v[3]),
-            epoch, epoch, 1, 0, 1, List.of(), "");
-      } else if (v.length == 11) {
-        return new BucketReply(outcome(v[0]), Long.parseLong(v[1]), Double.parseDouble(v[2]), Long.parseLong(v[3]),
-            Long.parseLong(v[4]), Long.parseLong(v[5]), Double.parseDouble(v[6]), Long.parseLong(v[7]),
-            Integer.parseInt(v[8]), "-".equals(v[9]) ? List.of() : List.of(v[9].split(",")), v[10]);
+      if (text != null) {
+        Fields v = new Fields(text);
+        int outcome = outcome(v.next());
+        long wait = Long.parseLong(v.next());
+        double remaining = Double.parseDouble(v.next());
+        long now = Long.parseLong(v.next());
+        long epoch = Long.parseLong(v.next());
+        if (v.atEnd()) {
+          return new BucketReply(outcome, wait, remaining, now, epoch, epoch, 1, 0, 1, List.of(), "");
+        }
+        long generation = Long.parseLong(v.next());
+        double factor = Double.parseDouble(v.next());
+        long hold = Long.parseLong(v.next());
+        int configurations = Integer.parseInt(v.next());
+        String repaired = v.next();
+        String others = v.rest();
+        return new BucketReply(outcome, wait, remaining, now, epoch, generation, factor, hold, configurations,
+            "-".equals(repaired) ? List.of() : List.of(repaired.split(",")), others);
       }
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException("not a reply of the bucket's script: '" + shown(text) + "'", e);
     }
     throw new IllegalArgumentException("not a reply of the bucket's script: '" + shown(text) + "'");
+  }
+
+  /** A reply's values, one after another, separated by single spaces (read without splitting the whole reply). */
+  private static final class Fields {
+    private final String text;
+    private int at;
+
+    Fields(String text) {
+      this.text = text;
+    }
+
+    boolean atEnd() {
+      return at > text.length();
+    }
+
+    /** The next value; a NumberFormatException when there is none (a reply cut short). */
+    String next() {
+      if (at > text.length()) {
+        throw new NumberFormatException("a value missing");
+      }
+      int space = text.indexOf(' ', at);
+      if (space < 0) {
+        space = text.length();
+      }
+      String value = text.substring(at, space);
+      at = space + 1;
+      return value;
+    }
+
+    /** The last value, which has no space in it (it may be empty); a NumberFormatException when it has. */
+    String rest() {
+      String value = next();
+      if (!atEnd()) {
+        throw new NumberFormatException("values left over");
+      }
+      return value;
+    }
   }
 
   private static int outcome(String s) {

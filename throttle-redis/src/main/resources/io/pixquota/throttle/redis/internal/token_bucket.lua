@@ -30,18 +30,20 @@ ARGV[3]  acquire: the longest wait the caller accepts, whole microseconds (>= 0)
          to wait (Retry-After), whole microseconds (>= 0; 0 when it did not say); others: 0
 ARGV[4]  "" to use the Redis clock (TIME), or the caller's clock in microseconds (client-clock mode)
 ARGV[5]  cut: the rate generation the refused call was booked under; others: ""
-ARGV[6]  the caller's settings, fixed for a bucket, separated by single spaces (validated by the caller):
-           the configuration lease, whole microseconds (0 < lease <= the longest lease below);
-           the longest lease the caller believes of any configuration, whole microseconds (<= 300 s; 30 s by
-           default): a configuration whose replica died (kill -9) stops counting within it;
-           the rate adaptation: decrease (0 < beta < 1), increase per second (alpha > 0, a fraction of the configured
-           rates), floor (0 < floor <= 1), the longest hold one refusal may impose (whole microseconds, <= 1 h), the
-           lone recovery (whole microseconds, 0: none);
-           the replica: this process's id for the bucket (letters and digits, at most 32);
-           the caller's configuration: its limits, checked and charged together (e.g. 10/s and 600/min), each
-           "<capacity>:<refill per second>" as the caller formats them (capacity <= 1e12, 1e-6 <= refill <= 1e12),
-           sorted as strings and joined by ",".
-         e.g. "30000000 30000000 0.85 0.005 0.25 15000000 5000000 k3x9a1 10.0:10.0,600.0:10.0"
+ARGV[6..10] the caller's settings, fixed for a bucket (validated by the caller), each a value of its own so that the
+         common path (below) reads only what it uses:
+ARGV[6]  the replica: this process's id for the bucket (letters and digits, at most 32);
+ARGV[7]  the caller's configuration: its limits, checked and charged together (e.g. 10/s and 600/min), each
+         "<capacity>:<refill per second>" as the caller formats them (capacity <= 1e12, 1e-6 <= refill <= 1e12),
+         sorted as strings and joined by ",";
+ARGV[8]  the configuration lease, whole microseconds (0 < lease <= ARGV[9]);
+ARGV[9]  the longest lease the caller believes of any configuration, whole microseconds (<= 300 s; 30 s by default):
+         a configuration whose replica died (kill -9) stops counting within it;
+ARGV[10] the rate adaptation, separated by single spaces: decrease (0 < beta < 1), increase per second (alpha > 0, a
+         fraction of the configured rates), floor (0 < floor <= 1), the longest hold one refusal may impose (whole
+         microseconds, <= 1 h), the lone recovery (whole microseconds, 0: none).
+         e.g. "k3x9a1" "10.0:10.0,600.0:10.0" "30000000" "30000000" "0.85 0.005 0.25 15000000 5000000"
+         (Releases before this script's common path sent them in one string as ARGV[6]; the state's layout is the same.)
 
 Returns one string, values separated by single spaces:
   done   acquire: 1 if granted, else 0; cut: 1 if the rate was cut, 0 if the refused call was booked before the last
@@ -104,6 +106,13 @@ Rate adaptation (AIMD on the factor f, 0 < floor <= f <= 1, applied to every ref
   counted (done 2: no cut, no hold): one replica behind a broken gateway cannot take the fleet down alone, while a
   replica alone still adapts, and a real shortage reaches every replica.
 
+The common path: a call (acquire, charge, refund) on a state of this layout with no field but u, e, v, the caller's
+configuration's c: field, r: fields naming that configuration, and its one limit's t: field, never cut or held, whose
+lease needs no renewal, reads those values, checks each against the same bounds as below, and decides with the math
+below at a factor of 1: no table of the whole hash, no repair list, no settings parsed. Any value out of its bounds, any
+other field, a configuration of several limits, or a cut or close sends the call down the full path instead, which
+gives the same answer on the same state; ScriptAndJavaStepAgreeTest runs both against the Java step.
+
 The math (B = capacity, r = refill per second, last = updatedAt, all times in microseconds):
   now    = max(clock, last)                       -- never backwards: a late clock mints nothing
            (a client clock is first capped at Redis's TIME: an early clock mints nothing either)
@@ -144,22 +153,16 @@ local key = KEYS[1]
 local op = ARGV[1]
 local cost = tonumber(ARGV[2])
 local arg_micros = tonumber(ARGV[3])
-local booked_gen = tonumber(ARGV[5])
-local lease, max_lease, beta, alpha, floor, max_hold, lone_us, me, my_id =
-  string.match(ARGV[6], '^(%S+) (%S+) (%S+) (%S+) (%S+) (%S+) (%S+) (%S+) (%S+)$')
-lease = tonumber(lease)
-max_lease = tonumber(max_lease)
-beta = tonumber(beta)
-alpha = tonumber(alpha)
-floor = tonumber(floor)
-max_hold = tonumber(max_hold)
-lone_us = tonumber(lone_us)
+local me = ARGV[6]
+local my_id = ARGV[7]
+local lease = tonumber(ARGV[8])
+local max_lease = tonumber(ARGV[9])
 if op ~= 'acquire' and op ~= 'charge' and op ~= 'refund' and op ~= 'cut' and op ~= 'close' then
   return redis.error_reply('unknown operation ' .. tostring(op))
 end
-if my_id == nil or lease == nil or max_lease == nil or beta == nil or alpha == nil or floor == nil or max_hold == nil
-    or lone_us == nil then
-  return redis.error_reply('bad settings ' .. tostring(ARGV[6]))
+if my_id == nil or lease == nil or max_lease == nil or ARGV[10] == nil then
+  return redis.error_reply('bad settings ' .. tostring(ARGV[6]) .. ' ' .. tostring(my_id) .. ' ' .. tostring(ARGV[8])
+    .. ' ' .. tostring(ARGV[9]))
 end
 
 local t = redis.call('TIME')
@@ -173,20 +176,103 @@ if ARGV[4] ~= '' then
 end
 
 local flat = redis.pcall('HGETALL', key)
-local wrong_type = flat['err'] ~= nil
-if wrong_type then
-  if not string.find(flat['err'], 'WRONGTYPE', 1, true) then
-    return flat -- an error of Redis's own: the caller reports it
+local my_field = 'c:' .. my_id
+local my_replica = 'r:' .. me
+
+-- The common path: a state of this layout that nothing has touched, never cut or held, where no configuration but the
+-- caller's is live (other replicas of it may be), that configuration of one limit, its lease needing no renewal.
+-- Every value the decision uses is read and checked as the full path checks it (the same bounds, below); the first
+-- that is not as expected, or any other field, sends the call down the full path, which repairs, renews and deletes.
+-- The answer and the state written are the full path's, operation for operation (the differential test runs both).
+if (op == 'acquire' or op == 'charge' or op == 'refund') and flat['err'] == nil and #flat > 0 then
+  local common = true
+  local my_tokens = 't:' .. my_id
+  local u, e, v, mine, my_r, had
+  local others = false
+  for i = 1, #flat, 2 do
+    local field = flat[i]
+    if field == 'u' then
+      u = flat[i + 1]
+    elseif field == 'e' then
+      e = flat[i + 1]
+    elseif field == 'v' then
+      v = flat[i + 1]
+    elseif field == my_tokens then
+      had = flat[i + 1]
+    elseif field == my_field then
+      mine = flat[i + 1]
+    elseif field == my_replica then
+      my_r = flat[i + 1]
+    elseif string.byte(field, 1) == 114 and string.byte(field, 2) == 58 then -- 'r:', another replica: below
+      others = true
+    else
+      common = false -- a cut, a hold, another configuration, a field of an older layout...
+      break
+    end
   end
-  redis.call('DEL', key) -- a string, a list...: not a bucket; a new state instead of failing every call for ever
-  flat = {}
-end
-local h = {}
-for i = 1, #flat, 2 do
-  h[flat[i]] = flat[i + 1]
-end
-if op == 'close' and #flat == 0 then
-  return '1' -- nothing to take out of a state that is gone: none is made for it
+  local capacity, refill = string.match(my_id, '^([^:,]+):([^:,]+)$')
+  capacity, refill = tonumber(capacity), tonumber(refill)
+  u, e, mine, had = tonumber(u), tonumber(e), tonumber(mine), tonumber(had)
+  -- each as whole() and finite() check it; a NaN fails every comparison
+  if common and v == LAYOUT and e ~= nil and e >= 0 and e <= MAX_WAIT and e == math.floor(e)
+      and u ~= nil and u >= 0 and u <= redis_now + SLACK and u == math.floor(u)
+      and capacity ~= nil and refill ~= nil and capacity > 0 and capacity <= 1e12 and refill >= 1e-6 and refill <= 1e12
+      and had ~= nil and had < math.huge and had >= -(capacity * (capacity + refill * AHEAD) + refill * OWED) then
+    local at = now
+    if u > at then
+      at = u
+    end
+    common = mine ~= nil and mine == math.floor(mine) and mine - at >= lease * 0.875 and mine <= at + lease
+      and my_r == my_id .. '/' .. string.format('%d', mine)
+    if common and others then
+      -- every other replica's field names this configuration, live and within the fleet's longest lease
+      local prefix = my_id .. '/'
+      for i = 1, #flat, 2 do
+        local field = flat[i]
+        if field ~= my_replica and string.byte(field, 1) == 114 then
+          local value = flat[i + 1]
+          local ends = string.sub(value, 1, #prefix) == prefix and tonumber(string.sub(value, #prefix + 1))
+          if not ends or not (ends >= at and ends <= at + max_lease and ends == math.floor(ends))
+              or string.find(value, '/', #prefix + 1, true) then
+            common = false
+            break
+          end
+        end
+      end
+    end
+    if common then
+      local tokens = math.min(capacity, had + refill * (at - u) / 1000000)
+      local wait = 0
+      if op == 'acquire' then
+        if tokens < cost then
+          wait = math.min(math.ceil((cost - tokens) / refill * 1000000), MAX_WAIT)
+        end
+        if wait > arg_micros then
+          return string.format('0 %d %.17g %d %d', wait, tokens, at, e) -- refused: nothing to record
+        end
+        tokens = math.min(tokens, capacity - refill * wait / 1000000) - cost
+      elseif op == 'refund' then
+        tokens = math.min(capacity, tokens + cost)
+      else
+        tokens = tokens - cost
+      end
+      local ttl = 0
+      if (capacity - tokens) / refill * 1000 > ttl then
+        ttl = (capacity - tokens) / refill * 1000
+      end
+      if (mine - at) / 1000 > ttl then
+        ttl = (mine - at) / 1000
+      end
+      ttl = math.min(math.ceil(ttl + math.max(0, at - redis_now) / 1000) + 1, MAX_TTL)
+      local expire = redis.call('PTTL', key) < ttl
+      local at_text, tokens_text = string.format('%d', at), string.format('%.17g', tokens)
+      redis.call('HSET', key, 'u', at_text, my_tokens, tokens_text)
+      if expire then
+        redis.call('PEXPIRE', key, string.format('%d', math.min(ttl + math.floor(ttl / 4), MAX_TTL)))
+      end
+      return '1 ' .. string.format('%d', wait) .. ' ' .. tokens_text .. ' ' .. at_text .. ' ' .. string.format('%d', e)
+    end
+  end
 end
 
 -- A number read from the hash, or nil: Redis's Lua reads "nan" and "inf" as numbers, which no comparison can catch.
@@ -205,6 +291,45 @@ local function whole(s)
   end
   return v
 end
+-- A configuration's name is a list of limits, each within what a caller may configure; anything else is not one.
+local function valid_id(id)
+  local n = 0
+  local rebuilt = {}
+  for c, r in string.gmatch(id, '([^:,]+):([^:,]+)') do
+    local cv = finite(c)
+    local rv = finite(r)
+    if cv == nil or rv == nil or cv <= 0 or cv > 1e12 or rv < 1e-6 or rv > 1e12 then
+      return false
+    end
+    n = n + 1
+    rebuilt[n] = c .. ':' .. r
+  end
+  return n > 0 and n <= 16 and table.concat(rebuilt, ',') == id
+end
+
+local wrong_type = flat['err'] ~= nil
+if wrong_type then
+  if not string.find(flat['err'], 'WRONGTYPE', 1, true) then
+    return flat -- an error of Redis's own: the caller reports it
+  end
+  redis.call('DEL', key) -- a string, a list...: not a bucket; a new state instead of failing every call for ever
+  flat = {}
+end
+local booked_gen = tonumber(ARGV[5])
+local beta, alpha, floor, max_hold, lone_us = string.match(ARGV[10], '^(%S+) (%S+) (%S+) (%S+) (%S+)$')
+beta, alpha, floor, max_hold, lone_us = tonumber(beta), tonumber(alpha), tonumber(floor), tonumber(max_hold),
+  tonumber(lone_us)
+if beta == nil or alpha == nil or floor == nil or max_hold == nil or lone_us == nil then
+  return redis.error_reply('bad settings ' .. ARGV[10])
+end
+local h = {}
+for i = 1, #flat, 2 do
+  h[flat[i]] = flat[i + 1]
+end
+if op == 'close' and #flat == 0 then
+  return '1' -- nothing to take out of a state that is gone: none is made for it
+end
+
 local repaired = {}
 local seen = {}
 local dead = {}
@@ -337,22 +462,6 @@ local function factor(at)
   return v
 end
 
--- A configuration's name is a list of limits, each within what a caller may configure; anything else is not one.
-local function valid_id(id)
-  local n = 0
-  local rebuilt = {}
-  for c, r in string.gmatch(id, '([^:,]+):([^:,]+)') do
-    local cv = finite(c)
-    local rv = finite(r)
-    if cv == nil or rv == nil or cv <= 0 or cv > 1e12 or rv < 1e-6 or rv > 1e12 then
-      return false
-    end
-    n = n + 1
-    rebuilt[n] = c .. ':' .. r
-  end
-  return n > 0 and n <= 16 and table.concat(rebuilt, ',') == id
-end
-
 -- Live configurations: the caller's, and the others within their lease. One pass over the hash's fields, told
 -- apart by their first two bytes ("c:" a configuration, "t:" a limit's tokens).
 local leases = {}
@@ -360,8 +469,6 @@ local ids = {}
 local stored_limits = {}
 local users = {} -- configuration -> true, for every other live replica's r: field
 local bad_c, bad_r = false, false -- named after the pass, c then r: the order of pairs() is Redis's own
-local my_field = 'c:' .. my_id
-local my_replica = 'r:' .. me
 for field, value in pairs(h) do
   if string.byte(field, 2) == 58 then -- ':'
     local first = string.byte(field, 1)
