@@ -104,8 +104,19 @@ final class FallbackTokenBucket implements TokenBucket, MeterBinder {
     if (!useShared()) {
       return TokenBucket.super.acquireAsync(cost, maxWait);
     }
-    return sharedElseLocalAsync(shared.acquireAsync(cost, maxWait), e -> local(cost, maxWait, e));
+    synchronized (asyncOrder) {
+      // Each booking's answer (the local share's, when the shared one failed) after the one asked before it: failures
+      // that complete at once run their dependents last-registered first, which booked the local share backwards.
+      CompletionStage<Acquisition> onShared = shared.acquireAsync(cost, maxWait);
+      CompletableFuture<Acquisition> answer = asyncTail.handle((previous, failure) -> null)
+          .thenCompose(ignored -> sharedElseLocalAsync(onShared, e -> local(cost, maxWait, e)));
+      asyncTail = answer;
+      return answer;
+    }
   }
+
+  private final Object asyncOrder = new Object();
+  private CompletableFuture<?> asyncTail = CompletableFuture.completedFuture(null); // guarded by asyncOrder
 
   @Override
   public double charge(double cost) throws StoreUnavailableException, InterruptedException {

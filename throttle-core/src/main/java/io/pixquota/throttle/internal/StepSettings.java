@@ -18,7 +18,7 @@ public final class StepSettings {
   private final Adaptation adaptation;
   private final String replica;
   private final String configuration;
-  private final String adaptationText;
+  private final String text;
 
   /**
    * @param maxLeaseMicros the longest lease this process believes of any configuration (at least its own)
@@ -39,8 +39,9 @@ public final class StepSettings {
     }
     mine.sort(null);
     this.configuration = String.join(",", mine);
-    this.adaptationText = adaptation.decrease() + " " + adaptation.increasePerSecond() + " " + adaptation.floor()
-        + " " + adaptation.maxHoldMicros() + " " + adaptation.loneRecoveryMicros();
+    this.text = replica + " " + configuration + " " + leaseMicros + " " + maxLeaseMicros + " " + adaptation.decrease()
+        + " " + adaptation.increasePerSecond() + " " + adaptation.floor() + " " + adaptation.maxHoldMicros() + " "
+        + adaptation.loneRecoveryMicros();
   }
 
   public long leaseMicros() {
@@ -65,9 +66,12 @@ public final class StepSettings {
     return configuration;
   }
 
-  /** The script's last ARGV: "decrease increase floor maxHold loneRecovery" (read only off its common path). */
-  public String adaptationText() {
-    return adaptationText;
+  /**
+   * The script's ARGV[2]: "replica configuration lease maxLease decrease increase floor maxHold loneRecovery" (its
+   * common path reads the first four).
+   */
+  public String text() {
+    return text;
   }
 
   /**

@@ -40,7 +40,7 @@ public final class LuaScript {
    * {@code permit_pool.lua} has its marker line): a permit and a rate slot in one decision.
    */
   public static final LuaScript PERMIT_AND_BUCKET = new LuaScript(text("permit_pool.lua").replace("\n--@BUCKET@\n",
-      "\nKO, AO = 1, 10\nlocal function bucket_step()\n" + text("token_bucket.lua") + "\nend\n"));
+      "\nKO, AO = 1, 2\nlocal function bucket_step()\n" + text("token_bucket.lua") + "\nend\n"));
 
   /** How long a preload waits for a client that has not connected yet: a cold JVM on a busy machine takes seconds. */
   public static final long CONNECT_BUDGET_NANOS = TimeUnit.SECONDS.toNanos(10);
@@ -115,24 +115,32 @@ public final class LuaScript {
   /**
    * {@link #call(RedissonClient, String, Object[], long, LongSupplier)} on a target made once. The caller's own wait
    * bounds the EVALSHA (no timer task per call: scheduling one woke the JDK's timeout thread at every call, a
-   * context switch on the hot path); after NOSCRIPT the body is waited for within a timeout of its own.
+   * context switch on the hot path), and the reply's arrival is read on the I/O thread that receives it; after
+   * NOSCRIPT the body is waited for within a timeout of its own.
    */
   public Reply call(Target target, Object[] args, long timeoutNanos, LongSupplier clock)
       throws InterruptedException, CallFailedException {
-    Call call = send(target, args, clock, timeoutNanos, false);
+    CompletableFuture<String> sent = target.guard().send(() -> target.script().<String>evalShaAsync(target.key(),
+        RScript.Mode.READ_WRITE, sha, RScript.ReturnType.VALUE, target.keys(), args).toCompletableFuture());
+    CompletableFuture<Reply> reply = sent.thenApply(text -> new Reply(text, clock.getAsLong()));
     try {
-      try {
-        return call.get(timeoutNanos, TimeUnit.NANOSECONDS);
-      } catch (TimeoutException e) {
-        if (!call.bodySent) {
-          call.cancel(false);
-          throw new CallFailedException("Redis did not answer within the timeout", e);
-        }
-        return await(call, System.nanoTime() + timeoutNanos); // the body's phase, timed by itself
-      } catch (InterruptedException e) {
-        call.cancel(false);
-        throw e;
+      return reply.get(timeoutNanos, TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      sent.cancel(false);
+      throw new CallFailedException("Redis did not answer within the timeout", e);
+    } catch (InterruptedException e) {
+      sent.cancel(false);
+      throw e;
+    } catch (ExecutionException e) {
+      Throwable cause = Async.cause(e);
+      if (!RedisErrors.isNoScript(cause)) {
+        throw new CallFailedException("Redis call failed: " + RedisErrors.describe(cause), cause);
       }
+    }
+    CompletableFuture<Reply> body = new CompletableFuture<>();
+    sendBody(target.script(), target.key(), target.keys(), args, clock, body, timeoutNanos);
+    try {
+      return await(body, System.nanoTime() + timeoutNanos);
     } catch (ExecutionException e) {
       throw e.getCause() instanceof CallFailedException f ? f
           : new CallFailedException("Redis call failed: " + RedisErrors.describe(e.getCause()), e.getCause());
@@ -152,7 +160,7 @@ public final class LuaScript {
 
   /** {@link #callAsync(RedissonClient, String, Object[], long, LongSupplier)} on a target made once. */
   public CompletableFuture<Reply> callAsync(Target target, Object[] args, long timeoutNanos, LongSupplier clock) {
-    return send(target, args, clock, timeoutNanos, true).handle((reply, failure) -> {
+    return send(target, args, clock, timeoutNanos).handle((reply, failure) -> {
       if (failure == null) {
         return reply;
       }
@@ -160,26 +168,20 @@ public final class LuaScript {
     });
   }
 
-  /** A call's reply to come, and whether it has gone on to its body's phase (after NOSCRIPT). */
-  private static final class Call extends CompletableFuture<Reply> {
-    volatile boolean bodySent;
-  }
-
   /**
-   * EVALSHA, timed out after {@code timeoutNanos} when {@code timed} (else the caller's wait bounds it), and on
-   * NOSCRIPT the body within as long again (the first use of the script on a node: its load is not charged to the
-   * call); failures as {@link CallFailedException}.
+   * EVALSHA within {@code timeoutNanos}, and on NOSCRIPT the body within as long again (the first use of the script on
+   * a node: its load is not charged to the call); failures as {@link CallFailedException}.
    */
-  private Call send(Target target, Object[] args, LongSupplier clock, long timeoutNanos, boolean timed) {
+  private CompletableFuture<Reply> send(Target target, Object[] args, LongSupplier clock, long timeoutNanos) {
     RScript script = target.script();
     String key = target.key();
-    Call result = new Call();
+    CompletableFuture<Reply> result = new CompletableFuture<>();
     // Completed on the thread that completes Redisson's future (its I/O thread): the receive time is not delayed by
     // however long the caller's thread takes to be scheduled again. Sent through the client's guard, so that
     // Redisson's lazy connect never blocks the caller; a caller that gives up first (result done) sends nothing.
-    CompletableFuture<String> evalSha = target.guard().send(() -> script.<String>evalShaAsync(key,
-        RScript.Mode.READ_WRITE, sha, RScript.ReturnType.VALUE, target.keys(), args).toCompletableFuture());
-    CompletableFuture<String> sent = timed ? evalSha.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS) : evalSha;
+    CompletableFuture<String> sent = target.guard().send(() -> script.<String>evalShaAsync(key,
+        RScript.Mode.READ_WRITE, sha, RScript.ReturnType.VALUE, target.keys(), args).toCompletableFuture())
+        .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
     result.whenComplete((reply, failure) -> sent.cancel(false));
     sent.whenComplete((text, failure) -> {
           if (failure == null) {
@@ -191,7 +193,6 @@ public final class LuaScript {
             result.completeExceptionally(new CallFailedException("Redis call failed: "
                 + RedisErrors.describe(Async.cause(failure)), Async.cause(failure)));
           } else {
-            result.bodySent = true;
             sendBody(script, key, target.keys(), args, clock, result, timeoutNanos);
           }
         });

@@ -21,10 +21,21 @@ public final class ScriptProtocol {
    */
   public static Object[] arguments(BucketStep.Op op, double cost, long argMicros, Long clientMicros, Long booked,
       StepSettings settings) {
-    return new Object[] {name(op), cost == 1 ? "1" : Double.toString(cost), argMicros == 0 ? "0"
-        : Long.toString(argMicros), clientMicros == null ? "" : Long.toString(clientMicros),
-        booked == null ? "" : Long.toString(booked), settings.replica(), settings.configuration(),
-        Long.toString(settings.leaseMicros()), Long.toString(settings.maxLeaseMicros()), settings.adaptationText()};
+    StringBuilder call = new StringBuilder(48).append(name(op)).append(' ');
+    if (cost == 1) {
+      call.append('1');
+    } else {
+      call.append(cost);
+    }
+    call.append(' ').append(argMicros).append(' ');
+    if (clientMicros != null) {
+      call.append(clientMicros.longValue());
+    }
+    call.append(' ');
+    if (booked != null) {
+      call.append(booked.longValue());
+    }
+    return new Object[] {call.toString(), settings.text()};
   }
 
   private static String name(BucketStep.Op op) {

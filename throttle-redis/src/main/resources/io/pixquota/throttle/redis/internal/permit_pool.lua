@@ -10,8 +10,8 @@ force is the smallest any live process asks for, and a permit is believed for as
 live process, so that a service with short leases never takes back the permits of one with long ones.
 
 Run alone (RedisPermitPool): KEYS and ARGV below, from 1. Run with the token bucket inside (PERMIT_AND_BUCKET: the
-token bucket's script as a function where this file says --@BUCKET@): KEYS[1] and ARGV[1..10] are the bucket's, and
-this script's KEYS and ARGV follow them (KO = 1, AO = 10).
+token bucket's script as a function where this file says --@BUCKET@): KEYS[1] and ARGV[1..2] are the bucket's, and
+this script's KEYS and ARGV follow them (KO = 1, AO = 2).
 
 KEYS[KO+1] the permits: a sorted set, member = holder id, score = when its lease ends (Redis ms)
 KEYS[KO+2] the line: a sorted set, member = waiter id, score = class x 1e12 + ticket

@@ -24,26 +24,29 @@ KEYS[1]  the bucket's hash, e.g. "pixquota:{pix}:tb". The hash tag {pix} keeps e
                previous one); h = no slot before this (microseconds, bucket clock), the provider's Retry-After (kept
                once over: when the last hold ended).
          A field is written only when its value changes (u and the tokens at every call).
-ARGV[1]  operation: "acquire" | "charge" | "refund" | "cut" | "close"
-ARGV[2]  cost, a decimal > 0 (validated by the caller: 0 < cost <= capacity of every limit, and at most 1e12)
-ARGV[3]  acquire: the longest wait the caller accepts, whole microseconds (>= 0); cut: how long the provider asked
-         to wait (Retry-After), whole microseconds (>= 0; 0 when it did not say); others: 0
-ARGV[4]  "" to use the Redis clock (TIME), or the caller's clock in microseconds (client-clock mode)
-ARGV[5]  cut: the rate generation the refused call was booked under; others: ""
-ARGV[6..10] the caller's settings, fixed for a bucket (validated by the caller), each a value of its own so that the
-         common path (below) reads only what it uses:
-ARGV[6]  the replica: this process's id for the bucket (letters and digits, at most 32);
-ARGV[7]  the caller's configuration: its limits, checked and charged together (e.g. 10/s and 600/min), each
-         "<capacity>:<refill per second>" as the caller formats them (capacity <= 1e12, 1e-6 <= refill <= 1e12),
-         sorted as strings and joined by ",";
-ARGV[8]  the configuration lease, whole microseconds (0 < lease <= ARGV[9]);
-ARGV[9]  the longest lease the caller believes of any configuration, whole microseconds (<= 300 s; 30 s by default):
-         a configuration whose replica died (kill -9) stops counting within it;
-ARGV[10] the rate adaptation, separated by single spaces: decrease (0 < beta < 1), increase per second (alpha > 0, a
-         fraction of the configured rates), floor (0 < floor <= 1), the longest hold one refusal may impose (whole
-         microseconds, <= 1 h), the lone recovery (whole microseconds, 0: none).
-         e.g. "k3x9a1" "10.0:10.0,600.0:10.0" "30000000" "30000000" "0.85 0.005 0.25 15000000 5000000"
-         (Releases before this script's common path sent them in one string as ARGV[6]; the state's layout is the same.)
+Two ARGV, each of values separated by single spaces (every argument costs the client and Redis to encode and read):
+ARGV[1]  the call: "<operation> <cost> <micros> <clock> <generation>"
+  operation  "acquire" | "charge" | "refund" | "cut" | "close"
+  cost       a decimal > 0 (validated by the caller: 0 < cost <= capacity of every limit, and at most 1e12)
+  micros     acquire: the longest wait the caller accepts, whole microseconds (>= 0); cut: how long the provider
+             asked to wait (Retry-After), whole microseconds (>= 0; 0 when it did not say); others: 0
+  clock      empty to use the Redis clock (TIME), or the caller's clock in microseconds (client-clock mode)
+  generation cut: the rate generation the refused call was booked under; others: empty
+  e.g. "acquire 1 0  " (an acquire that waits for nothing, on Redis's clock)
+ARGV[2]  the caller's settings, fixed for a bucket (validated by the caller; the common path, below, reads the first
+         four): "<replica> <configuration> <lease> <longest lease> <decrease> <increase> <floor> <hold> <recovery>"
+  replica        this process's id for the bucket (letters and digits, at most 32);
+  configuration  the caller's limits, checked and charged together (e.g. 10/s and 600/min), each
+                 "<capacity>:<refill per second>" as the caller formats them (capacity <= 1e12, 1e-6 <= refill <=
+                 1e12), sorted as strings and joined by ",";
+  lease          the configuration lease, whole microseconds (0 < lease <= the longest lease);
+  longest lease  the longest lease the caller believes of any configuration, whole microseconds (<= 300 s; 30 s by
+                 default): a configuration whose replica died (kill -9) stops counting within it;
+  the rate adaptation: decrease (0 < beta < 1), increase per second (alpha > 0, a fraction of the configured rates),
+                 floor (0 < floor <= 1), the longest hold one refusal may impose (whole microseconds, <= 1 h), the
+                 lone recovery (whole microseconds, 0: none).
+  e.g. "k3x9a1 10.0:10.0,600.0:10.0 30000000 30000000 0.85 0.005 0.25 15000000 5000000"
+  (Releases before this script's common path sent six ARGV, in another order; the state's layout is the same.)
 
 Returns one string, values separated by single spaces:
   done   acquire: 1 if granted, else 0; cut: 1 if the rate was cut, 0 if the refused call was booked before the last
@@ -150,26 +153,23 @@ local LONE = 60000000 -- 60 s: a cut with no cut this long before it is lone
 local TALLY = 1000 -- the most calls and reports of the last cut's maker counted since its cut
 
 local key = KEYS[1]
-local op = ARGV[1]
-local cost = tonumber(ARGV[2])
-local arg_micros = tonumber(ARGV[3])
-local me = ARGV[6]
-local my_id = ARGV[7]
-local lease = tonumber(ARGV[8])
-local max_lease = tonumber(ARGV[9])
-if op ~= 'acquire' and op ~= 'charge' and op ~= 'refund' and op ~= 'cut' and op ~= 'close' then
-  return redis.error_reply('unknown operation ' .. tostring(op))
+local op, cost, arg_micros, clock, booked = string.match(ARGV[1], '^(%l+) (%S+) (%S+) (%S*) (%S*)$')
+cost, arg_micros = tonumber(cost), tonumber(arg_micros)
+local me, my_id, lease, max_lease, adaptation = string.match(ARGV[2], '^(%w+) (%S+) (%S+) (%S+) ()')
+lease, max_lease = tonumber(lease), tonumber(max_lease)
+if op ~= 'acquire' and op ~= 'charge' and op ~= 'refund' and op ~= 'cut' and op ~= 'close' or cost == nil
+    or arg_micros == nil then
+  return redis.error_reply('bad call ' .. tostring(ARGV[1]))
 end
-if my_id == nil or lease == nil or max_lease == nil or ARGV[10] == nil then
-  return redis.error_reply('bad settings ' .. tostring(ARGV[6]) .. ' ' .. tostring(my_id) .. ' ' .. tostring(ARGV[8])
-    .. ' ' .. tostring(ARGV[9]))
+if my_id == nil or lease == nil or max_lease == nil then
+  return redis.error_reply('bad settings ' .. tostring(ARGV[2]))
 end
 
 local t = redis.call('TIME')
 local redis_now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local now = redis_now
-if ARGV[4] ~= '' then
-  now = tonumber(ARGV[4])
+if clock ~= '' then
+  now = tonumber(clock)
   if now > redis_now then
     now = redis_now -- a client clock ahead of Redis's cannot refill ahead of time
   end
@@ -315,12 +315,12 @@ if wrong_type then
   redis.call('DEL', key) -- a string, a list...: not a bucket; a new state instead of failing every call for ever
   flat = {}
 end
-local booked_gen = tonumber(ARGV[5])
-local beta, alpha, floor, max_hold, lone_us = string.match(ARGV[10], '^(%S+) (%S+) (%S+) (%S+) (%S+)$')
+local booked_gen = tonumber(booked)
+local beta, alpha, floor, max_hold, lone_us = string.match(ARGV[2], '^(%S+) (%S+) (%S+) (%S+) (%S+)$', adaptation)
 beta, alpha, floor, max_hold, lone_us = tonumber(beta), tonumber(alpha), tonumber(floor), tonumber(max_hold),
   tonumber(lone_us)
 if beta == nil or alpha == nil or floor == nil or max_hold == nil or lone_us == nil then
-  return redis.error_reply('bad settings ' .. ARGV[10])
+  return redis.error_reply('bad settings ' .. ARGV[2])
 end
 local h = {}
 for i = 1, #flat, 2 do
