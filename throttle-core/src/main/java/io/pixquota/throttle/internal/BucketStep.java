@@ -67,12 +67,21 @@ public final class BucketStep {
     Set<String> users = Configurations.read(r, at, settings.maxLeaseMicros(), myField, myReplica, leases, ids,
         storedLimits);
     ids.sort(null);
+    // the configuration's lease (the longest of its replicas') and this replica's own
     Double myLeaseRead = StoredState.whole(h.get(myField));
+    if (myLeaseRead != null && myLeaseRead > at + settings.maxLeaseMicros()) {
+      myLeaseRead = null;
+    }
+    String ownRead = h.get(myReplica);
+    Double own = ownRead != null && ownRead.startsWith(myId + "/")
+        ? StoredState.whole(ownRead.substring(myId.length() + 1)) : null;
     long lease = settings.leaseMicros();
-    boolean renewed = myLeaseRead == null || myLeaseRead - at < lease * 0.875 || myLeaseRead > at + lease
-        || !(myId + "/" + myLeaseRead.longValue()).equals(h.get(myReplica));
+    boolean renewed = own == null || myLeaseRead == null || own - at < lease * 0.875 || own > at + lease
+        || myLeaseRead < own;
     boolean closing = op == Op.CLOSE;
-    double myLease = renewed && !closing ? at + lease : myLeaseRead == null ? 0 : myLeaseRead;
+    double myOwn = renewed && !closing ? at + lease : own == null ? 0 : own;
+    double myLease = renewed && !closing ? Math.max(myOwn, myLeaseRead == null ? 0 : myLeaseRead)
+        : myLeaseRead == null ? 0 : myLeaseRead;
     if (closing) {
       renewed = false;
       r.dead.add(myReplica);
@@ -232,7 +241,7 @@ public final class BucketStep {
     }
     if (renewed) {
       written.put(myField, Long.toString((long) myLease));
-      written.put(myReplica, myId + "/" + (long) myLease);
+      written.put(myReplica, myId + "/" + (long) myOwn);
     }
     for (int i = 0; i < m; i++) {
       written.put(fields.get(i), Double.toString(tokens[i]));

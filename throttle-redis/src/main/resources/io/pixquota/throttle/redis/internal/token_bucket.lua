@@ -14,8 +14,8 @@ KEYS[1]  the bucket's hash, e.g. "pixquota:{pix}:tb". The hash tag {pix} keeps e
            v = the layout version of the newest release that wrote the state ("2" since r: fields; a release reads
                every field it knows and leaves the others alone, so releases of layouts 1 and 2 share a bucket);
            r:<replica> = "<configuration>/<until>": which configuration that replica uses, and until when it counts
-               as live (as its c: field), so that a replica that closes can take its configuration out when no other
-               live replica uses it;
+               as live (its c: field is the longest of these), so that a replica that closes can take its
+               configuration out when no other live replica uses it;
            k = when the provider last refused a call booked under the current rate (microseconds, bucket clock),
                f = the rate factor right after that cut, p = the factor right before it, only when the cut was lone
                (no cut in the minute before it: the factor then climbs back to p within the lone recovery);
@@ -89,9 +89,13 @@ One configuration in force: the limits in force are those of every live configur
 other used within its lease), so a call must fit each of them and is charged on each: the fleet is held to the
 strictest setting in use, limit by limit. A limit that is new to a state starts as busy as the busiest limit kept
 (as long until full), not full. Configurations past their lease, and limits no live configuration has, are deleted.
-A call renews its configuration's lease (to now + lease), and its replica's r: field, only when less than 7/8 of it is
-left (or more than the whole of it: a longer lease written before), so a configuration stays live for between 7/8 of
-its lease and its lease after its last call. close (a replica that makes no more calls) deletes its r: field, and its
+A call renews its replica's lease (its r: field, to now + lease) only when less than 7/8 of it is left (or more than
+the whole of it: a longer lease written before), or when its configuration's c: field is missing, shorter than it, or
+further than the longest lease; a renewal lifts the c: field to the replica's new lease if it was shorter (c: is the
+longest lease of the configuration's replicas). So a configuration stays live for between 7/8 of its lease and its
+lease after its last call, and replicas of one configuration renew each at its own pace, not every time another one
+has. (Releases before the common path renewed whenever c: and their r: field differed: with them in the fleet, they
+renew at every call, as they did; the fields mean the same.) close (a replica that makes no more calls) deletes its r: field, and its
 configuration's c: field unless another live replica's r: field names the same configuration; it changes no tokens.
 
 Rate adaptation (AIMD on the factor f, 0 < floor <= f <= 1, applied to every refill of the limits in force):
@@ -222,11 +226,13 @@ if (op == 'acquire' or op == 'charge' or op == 'refund') and flat['err'] == nil 
     if u > at then
       at = u
     end
-    common = mine ~= nil and mine == math.floor(mine) and mine - at >= lease * 0.875 and mine <= at + lease
-      and my_r == my_id .. '/' .. string.format('%d', mine)
+    -- this replica's lease needs no renewal, and the configuration's covers it
+    local prefix = my_id .. '/'
+    local own = my_r ~= nil and string.sub(my_r, 1, #prefix) == prefix and tonumber(string.sub(my_r, #prefix + 1))
+    common = own and own - at >= lease * 0.875 and own <= at + lease and own == math.floor(own) and mine ~= nil
+      and mine >= own and mine <= at + max_lease and mine == math.floor(mine)
     if common and others then
       -- every other replica's field names this configuration, live and within the fleet's longest lease
-      local prefix = my_id .. '/'
       for i = 1, #flat, 2 do
         local field = flat[i]
         if field ~= my_replica and string.byte(field, 1) == 114 then
@@ -520,9 +526,20 @@ end
 if #ids > 1 then
   table.sort(ids)
 end
+-- The configuration's lease (c:, the longest of its replicas') and this replica's (r:): a replica renews its own
+-- when less than 7/8 of it is left (or more than the whole of it), and lifts the configuration's to it.
 local my_lease = whole(h[my_field])
-local renewed = my_lease == nil or my_lease - now < lease * 0.875 or my_lease > now + lease
-  or h[my_replica] ~= my_id .. '/' .. string.format('%d', my_lease)
+if my_lease ~= nil and my_lease > now + max_lease then
+  my_lease = nil -- longer than the fleet allows: this replica's renewal sets it
+end
+local my_own = h[my_replica]
+if my_own ~= nil and string.sub(my_own, 1, #my_id + 1) == my_id .. '/' then
+  my_own = whole(string.sub(my_own, #my_id + 2))
+else
+  my_own = nil
+end
+local renewed = my_own == nil or my_lease == nil or my_own - now < lease * 0.875 or my_own > now + lease
+  or my_lease < my_own
 local closing = op == 'close'
 if closing then
   renewed = false
@@ -531,7 +548,10 @@ if closing then
     dead[#dead + 1] = my_field -- no other live replica uses it: it stops counting now
   end
 elseif renewed then
-  my_lease = now + lease
+  my_own = now + lease
+  if my_lease == nil or my_lease < my_own then
+    my_lease = my_own
+  end
 end
 if not closing then
   leases[my_id] = my_lease
@@ -714,7 +734,7 @@ if renewed then
   hset[#hset + 1] = my_field
   hset[#hset + 1] = string.format('%d', my_lease)
   hset[#hset + 1] = my_replica
-  hset[#hset + 1] = my_id .. '/' .. string.format('%d', my_lease)
+  hset[#hset + 1] = my_id .. '/' .. string.format('%d', my_own)
 end
 for i, l in ipairs(limits) do
   hset[#hset + 1] = l[1]
