@@ -86,7 +86,8 @@ public final class DemoMain implements Callable<Integer> {
 
   @Option(names = "--duration", defaultValue = "30",
       description = "With --foreign-rate or --priorities: seconds of saturating demand per run (default "
-          + "${DEFAULT-VALUE}).")
+          + "${DEFAULT-VALUE}); with --in-flight: seconds the pool's run lasts, callers back to back (10 unless "
+          + "given).")
   int durationSeconds;
 
   @Option(names = "--priorities",
@@ -99,8 +100,8 @@ public final class DemoMain implements Callable<Integer> {
   DictOptions dictOptions = new DictOptions();
 
   @Option(names = "--in-flight", description = "The SPI's cap on calls in flight: the mock refuses the call over N "
-      + "at once; 3 replicas x 20 concurrent calls, direct vs through a permit pool (each answer takes --latency-ms, "
-      + "200 unless given).")
+      + "at once; 3 replicas x 20 concurrent calls, direct (once each) vs through a permit pool (back to back for "
+      + "--duration s, or once each with --call-timeout-ms); each answer takes --latency-ms, 200 unless given.")
   Integer inFlight;
 
   @Option(names = "--call-timeout-ms", defaultValue = "0", description = "With --in-flight: each replica's call "
@@ -154,6 +155,9 @@ public final class DemoMain implements Callable<Integer> {
         if (priorities) {
           out.printf(Locale.ROOT, "r1: a batch job, %d threads back to back; r2: a person's status check once a "
               + "second; %d s per run%n%n", calls, durationSeconds);
+        } else if (backToBackInFlight()) {
+          out.printf(Locale.ROOT, "%d replicas x %d PIX status queries: direct, fired at the same instant; throttled, "
+              + "%d callers each back to back for %d s%n%n", replicas, calls, calls, durationSeconds);
         } else if (foreignRate == null) {
           out.printf(Locale.ROOT, "%d replicas x %d PIX status queries, fired at the same instant%n%n", replicas,
               calls);
@@ -235,13 +239,21 @@ public final class DemoMain implements Callable<Integer> {
     return new CommandLine.ParameterException(spec.commandLine(), message);
   }
 
+  /**
+   * The cap's throughput: the pool's run calls back to back for --duration s (a slow provider's, with
+   * --call-timeout-ms, stays one burst: its calls time out and keep their permits).
+   */
+  boolean backToBackInFlight() {
+    return inFlight != null && callTimeoutMs == 0;
+  }
+
   /** A run of {@code --replicas} replicas of {@code --calls} each, with {@code extra} arguments. */
   private ModeResult run(String name, ReplicaCommand.Mode replicaMode, List<String> extra, URI provider,
       String redisUrl) throws Exception {
     List<List<String>> each = new ArrayList<>();
     for (int i = 1; i <= replicas; i++) {
       List<String> args = new ArrayList<>(List.of("--calls", Integer.toString(calls)));
-      if (foreignRate != null) {
+      if (foreignRate != null || backToBackInFlight() && replicaMode == ReplicaCommand.Mode.THROTTLED) {
         args.addAll(List.of("--duration-ms", Long.toString(durationSeconds * 1000L)));
       }
       args.addAll(extra);

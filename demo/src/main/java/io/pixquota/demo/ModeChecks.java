@@ -57,6 +57,11 @@ final class ModeChecks {
     }
     d.replicas = d.given("--replicas") ? d.replicas : 3;
     d.latencyMs = d.given("--latency-ms") ? d.latencyMs : 200;
+    d.durationSeconds = d.given("--duration") ? d.durationSeconds : 10;
+    if (d.backToBackInFlight() && (d.durationSeconds < 2 || d.durationSeconds > 3600)) {
+      throw d.bad("--duration must be within 2..3600 s with --in-flight (the steady part starts after 1 s), but was "
+          + d.durationSeconds);
+    }
     d.bucket.capacity = d.given("--capacity") ? d.bucket.capacity : 1000;
     d.bucket.rate = d.given("--rate") ? d.bucket.rate : 1000;
   }

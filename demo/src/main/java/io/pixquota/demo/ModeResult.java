@@ -201,6 +201,24 @@ final class ModeResult {
    * Calls served per second at the provider: served calls over the time from the first one's arrival to the last
    * one's answer (its arrival plus the provider's latency).
    */
+  /**
+   * The steady state: calls the provider answered after the run's first second (arrival + the mock's latency), over
+   * the time from that second to the last answer; 0 when the run is too short to have one.
+   */
+  double steadyPerSecondAtProvider() {
+    List<Double> at = new ArrayList<>();
+    for (Map<String, Object> e : providerEvents) {
+      Object status = e.get("status");
+      if (status instanceof Number n && n.intValue() == 200 && e.get("atMicros") instanceof Number t) {
+        at.add(t.doubleValue() + latencyMs * 1000.0);
+      }
+    }
+    double from = at.stream().mapToDouble(Double::doubleValue).min().orElse(0) - latencyMs * 1000.0 + 1e6;
+    double to = at.stream().mapToDouble(Double::doubleValue).max().orElse(0);
+    long answered = at.stream().filter(t -> t >= from).count();
+    return to - from < 1e6 ? 0 : answered / ((to - from) / 1e6);
+  }
+
   double servedPerSecondAtProvider() {
     List<Double> at = new ArrayList<>();
     for (Map<String, Object> e : providerEvents) {
@@ -235,6 +253,7 @@ final class ModeResult {
     m.put("providerMaxInWindow", providerMaxInWindow);
     m.put("providerMostInFlight", providerMostInFlight);
     m.put("servedPerSecondAtProvider", Math.round(servedPerSecondAtProvider() * 100) / 100.0);
+    m.put("steadyPerSecondAtProvider", Math.round(steadyPerSecondAtProvider() * 100) / 100.0);
     m.put("jitterMaxMs", Math.round(jitterMaxMs * 10) / 10.0);
     m.put("quotaHeaders", quotaHeaders);
     Map<String, Object> byReplica = new LinkedHashMap<>();

@@ -115,10 +115,12 @@ final class ResultTable {
     if (inFlight) {
       ModeResult any = results.values().iterator().next();
       double physical = any.inFlightCap * 1000.0 / any.latencyMs;
+      double whole = throttled == null ? 0 : throttled.servedPerSecondAtProvider();
+      double steady = throttled == null ? 0 : throttled.steadyPerSecondAtProvider();
       out.printf(Locale.ROOT, "%nThe provider takes %d calls in flight at once, each answer %d ms: at most %s "
-          + "calls per second. throttled: %.1f per second, %.1f%% of it, %s%n", any.inFlightCap, any.latencyMs,
-          number(physical), throttled == null ? 0 : throttled.servedPerSecondAtProvider(), throttled == null ? 0
-              : 100 * throttled.servedPerSecondAtProvider() / physical, throttled != null
+          + "calls per second. throttled: %.1f per second after the first second, %.1f%% of it (the whole run, "
+          + "cold start included: %.1f per second, %.1f%%), %s%n", any.inFlightCap, any.latencyMs, number(physical),
+          steady, 100 * steady / physical, whole, 100 * whole / physical, throttled != null
               && throttled.tooManyRequests() == 0 ? "zero 429." : "429s seen: the pool is not under the cap!");
       return;
     }
