@@ -206,20 +206,15 @@ final class ModeResult {
    * the time from that second to the last answer; 0 when the run is too short to have one.
    */
   double steadyPerSecondAtProvider() {
-    List<Double> at = new ArrayList<>();
-    for (Map<String, Object> e : providerEvents) {
-      Object status = e.get("status");
-      if (status instanceof Number n && n.intValue() == 200 && e.get("atMicros") instanceof Number t) {
-        at.add(t.doubleValue() + latencyMs * 1000.0);
-      }
-    }
-    double from = at.stream().mapToDouble(Double::doubleValue).min().orElse(0) - latencyMs * 1000.0 + 1e6;
-    double to = at.stream().mapToDouble(Double::doubleValue).max().orElse(0);
-    long answered = at.stream().filter(t -> t >= from).count();
+    List<Double> at = servedArrivalsMicros();
+    double from = at.stream().mapToDouble(Double::doubleValue).min().orElse(0) + 1e6;
+    double to = at.stream().mapToDouble(Double::doubleValue).max().orElse(0) + latencyMs * 1000.0;
+    long answered = at.stream().filter(t -> t + latencyMs * 1000.0 >= from).count();
     return to - from < 1e6 ? 0 : answered / ((to - from) / 1e6);
   }
 
-  double servedPerSecondAtProvider() {
+  /** When the provider saw each call it answered 200, in its microseconds. */
+  private List<Double> servedArrivalsMicros() {
     List<Double> at = new ArrayList<>();
     for (Map<String, Object> e : providerEvents) {
       Object status = e.get("status");
@@ -227,6 +222,11 @@ final class ModeResult {
         at.add(t.doubleValue());
       }
     }
+    return at;
+  }
+
+  double servedPerSecondAtProvider() {
+    List<Double> at = servedArrivalsMicros();
     if (at.size() < 2) {
       return 0;
     }

@@ -26,9 +26,7 @@ final class BucketNews {
   private final TimeSource time;
   final EpochHistory epochs = new EpochHistory();
   final EpochHistory generations = new EpochHistory();
-  private volatile double rateFactor = 1;
-  private volatile int configurations = 1;
-  private volatile BucketReply latest; // null before any reply
+  private volatile BucketReply latest; // null before any reply: the factor, configurations and rate are read from it
   private volatile Rate rate; // the rate in force, computed when read, for the latest reply's others and factor
   private volatile long holdEndsNanos;
   private final LongAdder repairs = new LongAdder();
@@ -53,12 +51,10 @@ final class BucketNews {
   void observe(BucketReply reply, long receivedAtNanos) {
     epochs.observe(reply.epoch());
     generations.observe(reply.generation());
-    rateFactor = reply.factor();
-    configurations = reply.configurations();
     latest = reply;
     holdEndsNanos = receivedAtNanos + Math.max(0, reply.holdUntilMicros() - reply.nowMicros()) * 1000;
     if (reply.configurations() > 1) {
-      disagreement(reply.others());
+      disagreement(reply);
     }
     if (!reply.repaired().isEmpty()) {
       repaired(reply.repaired());
@@ -66,11 +62,13 @@ final class BucketNews {
   }
 
   double rateFactor() {
-    return rateFactor;
+    BucketReply reply = latest;
+    return reply == null ? 1 : reply.factor();
   }
 
   int configurations() {
-    return configurations;
+    BucketReply reply = latest;
+    return reply == null ? 1 : reply.configurations();
   }
 
   /**
@@ -107,11 +105,12 @@ final class BucketNews {
   }
 
   /** Replicas run other limits on this bucket: naming every configuration. */
-  private void disagreement(String others) {
+  private void disagreement(BucketReply reply) {
     if (due(lastDisagreementWarn)) {
       LOG.warn("Bucket '{}': replicas use {} configurations (capacity:refill per second, per limit): {} (this "
           + "process), {}; every limit of each is enforced until a configuration goes unused for its lease (see "
-          + "bacen.throttle.configurations)", bucket, configurations, myConfiguration, others.replace(";", ", "));
+          + "bacen.throttle.configurations)", bucket, reply.configurations(), myConfiguration,
+          reply.others().replace(";", ", "));
     }
   }
 

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
@@ -120,17 +121,10 @@ public final class LuaScript {
    */
   public Reply call(Target target, Object[] args, long timeoutNanos, LongSupplier clock)
       throws InterruptedException, CallFailedException {
-    CompletableFuture<String> sent = target.guard().send(() -> target.script().<String>evalShaAsync(target.key(),
-        RScript.Mode.READ_WRITE, sha, RScript.ReturnType.VALUE, target.keys(), args).toCompletableFuture());
-    CompletableFuture<Reply> reply = sent.thenApply(text -> new Reply(text, clock.getAsLong()));
+    CompletableFuture<String> sent = evalSha(target, args);
     try {
-      return reply.get(timeoutNanos, TimeUnit.NANOSECONDS);
-    } catch (TimeoutException e) {
-      sent.cancel(false);
-      throw new CallFailedException("Redis did not answer within the timeout", e);
-    } catch (InterruptedException e) {
-      sent.cancel(false);
-      throw e;
+      return await(sent.thenApply(text -> new Reply(text, clock.getAsLong())), sent,
+          System.nanoTime() + timeoutNanos);
     } catch (ExecutionException e) {
       Throwable cause = Async.cause(e);
       if (!RedisErrors.isNoScript(cause)) {
@@ -140,7 +134,7 @@ public final class LuaScript {
     CompletableFuture<Reply> body = new CompletableFuture<>();
     sendBody(target.script(), target.key(), target.keys(), args, clock, body, timeoutNanos);
     try {
-      return await(body, System.nanoTime() + timeoutNanos);
+      return await(body, body, System.nanoTime() + timeoutNanos);
     } catch (ExecutionException e) {
       throw e.getCause() instanceof CallFailedException f ? f
           : new CallFailedException("Redis call failed: " + RedisErrors.describe(e.getCause()), e.getCause());
@@ -179,9 +173,7 @@ public final class LuaScript {
     // Completed on the thread that completes Redisson's future (its I/O thread): the receive time is not delayed by
     // however long the caller's thread takes to be scheduled again. Sent through the client's guard, so that
     // Redisson's lazy connect never blocks the caller; a caller that gives up first (result done) sends nothing.
-    CompletableFuture<String> sent = target.guard().send(() -> script.<String>evalShaAsync(key,
-        RScript.Mode.READ_WRITE, sha, RScript.ReturnType.VALUE, target.keys(), args).toCompletableFuture())
-        .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
+    CompletableFuture<String> sent = evalSha(target, args).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
     result.whenComplete((reply, failure) -> sent.cancel(false));
     sent.whenComplete((text, failure) -> {
           if (failure == null) {
@@ -229,16 +221,28 @@ public final class LuaScript {
     return noScript.sum();
   }
 
+  /** EVALSHA of this script on the target, through the client's connect guard. */
+  private CompletableFuture<String> evalSha(Target target, Object[] args) {
+    return target.guard().send(() -> target.script().<String>evalShaAsync(target.key(), RScript.Mode.READ_WRITE, sha,
+        RScript.ReturnType.VALUE, target.keys(), args).toCompletableFuture());
+  }
+
   private static <T> T await(CompletableFuture<T> future, long deadlineNanos)
+      throws InterruptedException, ExecutionException, CallFailedException {
+    return await(future, future, deadlineNanos);
+  }
+
+  /** {@code future}'s value by the deadline; on a timeout or an interrupt, {@code source} is cancelled. */
+  private static <T> T await(CompletableFuture<T> future, Future<?> source, long deadlineNanos)
       throws InterruptedException, ExecutionException, CallFailedException {
     long left = deadlineNanos - System.nanoTime();
     try {
       return future.get(Math.max(0, left), TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
-      future.cancel(false);
+      source.cancel(false);
       throw new CallFailedException("Redis did not answer within the timeout", e);
     } catch (InterruptedException e) {
-      future.cancel(false);
+      source.cancel(false);
       throw e;
     }
   }
