@@ -23,6 +23,10 @@ final class LinePlace {
 
   /** {@code onTooLong} runs at the call's max wait, {@code onTurn} when the call before it is done. */
   void await(SlotWaits waits, Booking booking, Runnable onTurn, Runnable onTooLong) {
+    if (place.before().isDone()) {
+      onTurn.run(); // first in line: no time to watch
+      return;
+    }
     timeout = waits.time().schedule(onTooLong, booking.askedAtNanos() + booking.maxWait.toNanos());
     place.before().whenComplete((ignored, failure) -> onTurn.run());
   }

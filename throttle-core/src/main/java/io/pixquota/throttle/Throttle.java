@@ -23,11 +23,10 @@ import java.util.function.BooleanSupplier;
  * settles the answer: a 429 tells the bucket, {@link ThrottleBuilder#responseCost response costs} are charged or
  * refunded. No request is sent before its slot.
  *
- * <p>Two ways to wait. {@link #exchange} waits on the caller's thread, checking for a cancel (blocking clients:
- * OkHttp's interceptor, Spring's RestClient). {@link #book} waits on a timer and holds no thread: the
- * {@link AsyncBooking} hands its caller a {@link Slot} when the slot has come, and the caller sends with
- * {@link #send}, which checks the slot once more right before the send (async clients: OkHttp's call factory, a
- * reactive client). Both share the same buckets, line of {@link Priority#BATCH} callers, meters and guarantees.
+ * <p>Two ways to wait, one booking (the bucket's async operation, the wait on the process's timer): {@link #exchange}
+ * parks the caller's thread until its slot ({@link BlockingBooking}) and sends on it (OkHttp, RestClient);
+ * {@link #book} holds no thread: its {@link AsyncBooking} hands over a {@link Slot}, sent with {@link #send} (async
+ * clients). Same buckets, line, order, meters and guarantees; a waiting call holds no store connection.
  *
  * <p>Failures are {@link IOException}s: {@link ThrottleRefusedException} when the slot is further than the max wait
  * (the smaller of the configured one and the request's own); {@link BucketUnavailableException} when the bucket cannot
@@ -161,18 +160,20 @@ public final class Throttle {
     if (route == null) {
       return exchange.send(); // no quota takes it: untouched
     }
+    // Booked as an async call is, this thread parked until the slot: no store connection held, one wake-up.
     Booking booking = booking(request, route);
     booking.observed = WaitObservation.start(observations, booking, null, time.nanoTime());
-    Throwable failure = null;
-    try {
-      waits.book(booking, request.canceled());
-      return settlement.sleepSendAndSettle(waits, booking, request.canceled(), exchange);
-    } catch (IOException | RuntimeException e) {
-      failure = e;
-      booking.observed.failed(e, time.nanoTime()); // nothing, if it had left on its slot
-      throw e;
-    } finally {
-      booking.endPermit(failure); // back, unless the call was sent and gave up: the provider may still have it
+    BlockingBooking blocking = BlockingBooking.of(new AsyncBooking(booking, waits));
+    Slot slot;
+    try (CancelWatch.Watched watched = CancelWatch.watch(request.canceled(), blocking.booking())) {
+      slot = blocking.await();
+      while (true) {
+        try {
+          return sendNow(slot, request.canceled(), exchange);
+        } catch (SlotMissedException missed) {
+          slot = blocking.awaitAgain(slot); // late or gone bad before the send: booked again, nothing sent
+        }
+      }
     }
   }
 

@@ -23,7 +23,7 @@ import java.util.function.BooleanSupplier;
  */
 public record ThrottleRequest(String method, String encodedPath, Priority priority, Duration maxWait,
     BooleanSupplier canceled, TokenBucket bucket, String host) {
-  private static final BooleanSupplier NEVER = () -> false;
+  static final BooleanSupplier NEVER = () -> false;
 
   /** @throws IllegalArgumentException for a blank method; NullPointerException for a null path */
   public ThrottleRequest {

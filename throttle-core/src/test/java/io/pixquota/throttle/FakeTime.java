@@ -181,6 +181,21 @@ public final class FakeTime implements TimeSource {
     await(() -> sleepers, count, "threads sleep");
   }
 
+  /**
+   * Waits (really, at most 10 s) until {@code count} tasks wait on this clock's {@link #schedule}: e.g. calls parked
+   * until their slot, whose booking waits on the clock's timer.
+   */
+  public void awaitScheduled(int count) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    int now;
+    while ((now = scheduledTasks()) < count) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError(now + " tasks scheduled on the fake clock, expected " + count);
+      }
+      Thread.sleep(1);
+    }
+  }
+
   /** How many sleeps in all have begun on this clock. */
   public synchronized int sleepCalls() {
     return sleepCalls;

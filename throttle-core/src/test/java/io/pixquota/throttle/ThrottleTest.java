@@ -171,8 +171,8 @@ class ThrottleTest {
         return e;
       }
     });
-    time.awaitSleepers(1);
-    canceled.set(true);
+    time.awaitScheduled(1); // booked, parked until its slot
+    canceled.set(true); // read by the throttle's one cancel watch, on the real clock
     time.advanceMillis(20);
     assertThat(waiter.get(10, TimeUnit.SECONDS)).isInstanceOf(InterruptedIOException.class)
         .hasMessage("call canceled while waiting for its slot; not sent");

@@ -1,0 +1,117 @@
+package io.pixquota.throttle;
+
+import io.pixquota.throttle.store.StoreUnavailableException;
+import io.pixquota.throttle.support.Async;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * An {@link AsyncBooking} waited for on the caller's thread: the booking asks the store with its async operation
+ * (one command, sent in the order the calls asked, not one Redis connection per waiting thread) and waits on the
+ * process's timer; the caller's thread parks until the slot has come, without polling: a virtual thread unmounts from
+ * its carrier, a platform thread sleeps. Blocking callers thus book, line up and leave exactly as async ones do, and
+ * hold nothing but their parked thread while they wait: no connection to the provider (the caller opens one only
+ * once it has its slot) and no Redis connection.
+ *
+ * <p>An interrupt while parked cancels the booking (its tokens given back, nothing sent) and throws an
+ * {@link InterruptedIOException} with the thread's flag set; so does {@link AsyncBooking#cancel} from any thread.
+ * One thread waits on a booking at a time. Threadsafe otherwise.
+ */
+public final class BlockingBooking {
+  private final AsyncBooking booking;
+  private volatile CompletableFuture<Slot> next = new CompletableFuture<>();
+
+  private BlockingBooking(AsyncBooking booking) {
+    this.booking = booking;
+  }
+
+  /** Waits for {@code booking}'s slots on the caller's thread; it must not have been started. */
+  public static BlockingBooking of(AsyncBooking booking) {
+    return new BlockingBooking(Objects.requireNonNull(booking, "booking cannot be null"));
+  }
+
+  /** The booking waited for: {@link AsyncBooking#cancel} ends the wait. */
+  public AsyncBooking booking() {
+    return booking;
+  }
+
+  /**
+   * Starts the booking and parks until its slot has come; send on it at once ({@link Throttle#send}, or a transport
+   * whose interceptor does).
+   *
+   * @throws ThrottleRefusedException   when the slot is further than the max wait
+   * @throws BucketUnavailableException when the bucket cannot be reached and no local fallback takes the call
+   * @throws InterruptedIOException     when interrupted or cancelled while waiting (nothing sent)
+   * @throws IllegalStateException      when the booking was started before
+   */
+  public Slot await() throws IOException {
+    booking.start(this::due, this::failed);
+    return park();
+  }
+
+  /**
+   * The send found {@code missed} gone bad ({@link SlotMissedException}, nothing sent): books again and parks until
+   * the new slot, as {@link #await} does.
+   *
+   * @throws InterruptedIOException when the booking was cancelled meanwhile
+   */
+  public Slot awaitAgain(Slot missed) throws IOException {
+    next = new CompletableFuture<>(); // before the booking asks again: its answer completes this one
+    if (!booking.missed(missed)) {
+      throw SlotWaits.canceledWhile(false);
+    }
+    return park();
+  }
+
+  private void due(Slot slot) {
+    next.complete(slot);
+  }
+
+  private void failed(IOException e) {
+    next.completeExceptionally(e);
+  }
+
+  /**
+   * Parks until the slot, then checks it at once: a thread that woke later than the late limit (its carrier or CPU
+   * busy), or whose slot went bad meanwhile, books again here, before its caller takes a connection for nothing.
+   */
+  private Slot park() throws IOException {
+    CompletableFuture<Slot> waiting = next;
+    Slot slot = null;
+    try {
+      while (true) {
+        slot = waiting.get();
+        if (!slot.booking().checkBeforeLeaving()) {
+          return slot;
+        }
+        next = new CompletableFuture<>();
+        if (!booking.missed(slot)) {
+          throw SlotWaits.canceledWhile(false);
+        }
+        waiting = next;
+      }
+    } catch (StoreUnavailableException e) { // gone bad too many times: ends here, holding nothing
+      booking.cancel();
+      booking.missed(slot);
+      throw BucketUnavailableException.of(e);
+    } catch (InterruptedException e) {
+      if (!booking.cancel() && waiting.isDone() && !waiting.isCompletedExceptionally()) {
+        booking.missed(waiting.join()); // handed over as the thread was interrupted: not sent, its permit goes back
+      }
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while waiting for its slot; not sent");
+    } catch (ExecutionException e) {
+      Throwable cause = Async.cause(e);
+      if (cause instanceof IOException io) {
+        throw io;
+      }
+      if (cause instanceof RuntimeException r) {
+        throw r;
+      }
+      throw new IOException(cause);
+    }
+  }
+}
