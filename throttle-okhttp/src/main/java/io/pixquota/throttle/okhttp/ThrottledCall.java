@@ -1,6 +1,7 @@
 package io.pixquota.throttle.okhttp;
 
 import io.pixquota.throttle.AsyncBooking;
+import io.pixquota.throttle.BlockingBooking;
 import io.pixquota.throttle.Priority;
 import io.pixquota.throttle.Slot;
 import io.pixquota.throttle.SlotMissedException;
@@ -29,8 +30,9 @@ import okio.Timeout;
 /**
  * One call of a {@link ThrottledCallFactory}: what OkHttp's {@link Call} requires (its request, timeout, tags, one
  * execution, cancel), around the throttle's {@link AsyncBooking}, which holds the call's way to its slot. When the slot
- * comes, the client's own call is enqueued with the slot as its tag; when the interceptor finds the slot gone bad
- * before the send ({@link SlotMissedException}), the booking asks again. Threadsafe.
+ * comes, the client's own call is enqueued ({@link #enqueue}) or executed on the caller's thread, parked until then
+ * ({@link #execute}), with the slot as its tag; when the interceptor finds the slot gone bad before the send
+ * ({@link SlotMissedException}), the booking asks again. Threadsafe.
  */
 final class ThrottledCall implements Call {
   private final OkHttpClient client;
@@ -61,12 +63,36 @@ final class ThrottledCall implements Call {
     return request;
   }
 
+  /**
+   * Books the slot and parks this thread until it has come ({@link BlockingBooking}: no connection, no store
+   * connection held meanwhile), then executes the client's own call on it, tagged with the slot so that the
+   * interceptor checks it instead of booking another; a slot that connection set-up made late is booked again.
+   */
   @Override
   public Response execute() throws IOException {
     if (!executed.compareAndSet(false, true)) {
       throw new IllegalStateException("Already Executed");
     }
-    Call c = client.newCall(request);
+    ThrottleRequest throttled = throttleRequest();
+    if (request.tag(Unthrottled.class) != null || !throttle.throttles(throttled)) {
+      return execute(client.newCall(request)); // no quota takes it, or it opted out: untouched
+    }
+    BlockingBooking blocking = BlockingBooking.of(throttle.book(throttled));
+    booking = blocking.booking();
+    if (canceled) {
+      booking.cancel();
+    }
+    Slot slot = blocking.await();
+    while (true) {
+      try {
+        return execute(onSlot(slot));
+      } catch (SlotMissedException missed) {
+        slot = blocking.awaitAgain(slot); // nothing was sent: booked again, this thread parked again
+      }
+    }
+  }
+
+  private Response execute(Call c) throws IOException {
     synchronized (this) {
       real = c;
     }
@@ -87,10 +113,7 @@ final class ThrottledCall implements Call {
       deliverFailure(new IOException("Canceled"));
       return;
     }
-    long timeoutNanos = timeout.timeoutNanos();
-    ThrottleRequest throttled = new ThrottleRequest(request.method(), request.url().encodedPath(),
-        request.tag(Priority.class), timeoutNanos > 0 ? Duration.ofNanos(timeoutNanos) : null,
-        () -> canceled, request.tag(TokenBucket.class), request.url().host());
+    ThrottleRequest throttled = throttleRequest();
     if (request.tag(Unthrottled.class) != null || !throttle.throttles(throttled)) {
       untouched(); // no quota takes it, or it opted out: the client's own call, as it would be without us
       return;
@@ -104,13 +127,26 @@ final class ThrottledCall implements Call {
     enqueue(client.newCall(request), null);
   }
 
-  /** The slot has come (on the timer thread): enqueue the client's own call on it. Nothing here blocks. */
-  private void due(Slot slot) {
+  /** The throttle's view of the request: its class, bucket and host, the call timeout as its max wait. */
+  private ThrottleRequest throttleRequest() {
+    long timeoutNanos = timeout.timeoutNanos();
+    return new ThrottleRequest(request.method(), request.url().encodedPath(), request.tag(Priority.class),
+        timeoutNanos > 0 ? Duration.ofNanos(timeoutNanos) : null, () -> canceled, request.tag(TokenBucket.class),
+        request.url().host());
+  }
+
+  /** The client's own call on {@code slot}, with what the call timeout has left after the wait. */
+  private Call onSlot(Slot slot) {
     Call c = client.newCall(request.newBuilder().tag(Slot.class, slot).build());
     if (timeout.timeoutNanos() > 0) {
       c.timeout().timeout(Math.max(1, timeout.timeoutNanos() - slot.waitedNanos()), TimeUnit.NANOSECONDS);
     }
-    enqueue(c, slot);
+    return c;
+  }
+
+  /** The slot has come (on the timer thread): enqueue the client's own call on it. Nothing here blocks. */
+  private void due(Slot slot) {
+    enqueue(onSlot(slot), slot);
   }
 
   /** Enqueues the client's own call {@code c} and relays its end; with a {@code slot}, a missed one asks again. */

@@ -6,19 +6,22 @@ import okhttp3.OkHttpClient;
 import okhttp3.Request;
 
 /**
- * Throttled calls that wait for their slot without holding a thread: a {@link Call.Factory} over an
+ * Throttled calls that wait for their slot holding no connection and no thread: a {@link Call.Factory} over an
  * {@link OkHttpClient} that has a {@link ThrottlingInterceptor}. {@link Call#enqueue} books the slot with the
  * throttle's {@link io.pixquota.throttle.AsyncBooking} (the bucket's async operation, the wait on the process's one
- * timer thread, the slot checked again when it comes), and only then enqueues the real call on the client, tagged with
- * its {@link io.pixquota.throttle.Slot} so that the interceptor checks the slot once more right before the send
- * instead of booking another. No thread and no dispatcher slot is held while a call waits: size the dispatcher for
- * the calls in flight ({@code maxRequestsPerHost >= rate x response time}), not for the ones waiting.
+ * timer thread, the slot checked again when it comes), and only then enqueues the real call on the client;
+ * {@link Call#execute} books the same way and parks the calling thread until the slot
+ * ({@link io.pixquota.throttle.BlockingBooking}: a virtual thread unmounts), then executes the real call on it. Either
+ * way the real call is tagged with its {@link io.pixquota.throttle.Slot}, so that the interceptor checks the slot once
+ * more right before the send instead of booking another, and OkHttp takes a connection only for a call whose slot has
+ * come: connections follow the calls in flight, not the calls waiting. Size the dispatcher for the calls in flight
+ * ({@code maxRequestsPerHost >= rate x response time}), not for the ones waiting.
  *
  * <p>The guarantees are the interceptor's: at most one send per call, never before its slot; the same max wait
  * (shortened to the client's call timeout, which also counts the wait); the same meters. {@link Call#cancel} before
  * the send gives the booked tokens back and fails the call with an {@link java.io.InterruptedIOException}, never
- * sending it. Callbacks run on the client's dispatcher threads, never on the store's I/O threads nor on the timer.
- * {@link Call#execute} is the interceptor's blocking path. This class is threadsafe.
+ * sending it; so does an interrupt of a thread parked in {@code execute}. Callbacks run on the client's dispatcher
+ * threads, never on the store's I/O threads nor on the timer. This class is threadsafe.
  */
 public final class ThrottledCallFactory implements Call.Factory {
   private final OkHttpClient client;

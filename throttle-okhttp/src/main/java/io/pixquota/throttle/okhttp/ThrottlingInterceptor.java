@@ -11,10 +11,13 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
 import okhttp3.Call;
 import okhttp3.Interceptor;
 import okhttp3.Request;
 import okhttp3.Response;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * An OkHttp interceptor that lets each request through its {@link Throttle}: the slot is booked and slept for before
@@ -22,11 +25,17 @@ import okhttp3.Response;
  * (routing, booking, waiting, rebooking, 429s, response costs, metrics); this class only reads OkHttp's request and
  * call into a {@link ThrottleRequest}.
  *
- * <p><b>Where to add it.</b> As a <em>network</em> interceptor ({@code OkHttpClient.Builder.addNetworkInterceptor},
- * what {@code PixClient} does), the slot is booked after OkHttp has a connection, so connection set-up on a cold start
- * cannot make calls leave late and bunch with the next slots; every request that reaches the network, retries and
- * redirects included, takes its own slot. As an application interceptor it works too, but connection set-up then
- * happens after the wait.
+ * <p><b>Where to add it.</b> A call must wait for its slot <em>before</em> OkHttp takes a connection: a waiting call
+ * must hold no connection to the provider (each one a TLS handshake, capped per client and closed when idle). Two ways:
+ * <ul>
+ *   <li>as a <em>network</em> interceptor ({@code addNetworkInterceptor}, what {@code PixClient} does), with every call
+ *       made by {@link ThrottledCallFactory} ({@code execute} or {@code enqueue}): the factory's call waits for its
+ *       slot holding no connection, and this interceptor only checks the slot once the connection is there, booking
+ *       again when connection set-up made it late (so a cold start's handshakes cannot make calls bunch). A call made
+ *       with the client's own {@code newCall} waits here holding its connection: logged once at WARN;</li>
+ *   <li>as an <em>application</em> interceptor ({@code addInterceptor}) on a client used directly: the wait is before
+ *       the connection too, and connection set-up happens after it (a cold connection makes its call leave later).</li>
+ * </ul>
  *
  * <p>A request's class is its {@link Priority} tag ({@code new Request.Builder().tag(Priority.class, Priority.BATCH)}),
  * a {@code TokenBucket} tag books on that bucket instead of the route's ({@link ThrottleRequest#withBucket}), and an
@@ -36,12 +45,15 @@ import okhttp3.Response;
  * sent, and its tokens are given back.
  *
  * <p><b>Async calls.</b> With {@code client.newCall(request).enqueue()}, the wait happens on an OkHttp dispatcher
- * thread, which holds one of the dispatcher's slots while it sleeps. To wait without a thread, make the calls with
+ * thread, which holds one of the dispatcher's slots while it parks. To wait without a thread, make the calls with
  * {@link ThrottledCallFactory}: it books and waits on a timer, and enqueues the call only once its slot has come;
  * this interceptor then checks that slot once more instead of booking another. This class is threadsafe.
  */
 public final class ThrottlingInterceptor implements Interceptor {
+  private static final Logger LOG = LoggerFactory.getLogger(ThrottlingInterceptor.class);
+
   private final Throttle throttle;
+  private final AtomicBoolean warnedNetworkWait = new AtomicBoolean();
 
   private ThrottlingInterceptor(Throttle throttle) {
     this.throttle = throttle;
@@ -49,6 +61,9 @@ public final class ThrottlingInterceptor implements Interceptor {
     // not on a call's path, where a virtual thread would be pinned to its carrier while they load.
     new Request.Builder().url("http://localhost/").build().tag(Slot.class);
     new Request.Builder().url("http://localhost/").build().tag(Priority.class);
+    // and OkHttp's failure path adds suppressed exceptions through Kotlin's platform classes (seen pinning a carrier
+    // once, at the first failed call on a virtual thread)
+    kotlin.ExceptionsKt.addSuppressed(new IOException(), new IOException());
   }
 
   /** The interceptor of {@code throttle}. */
@@ -82,6 +97,13 @@ public final class ThrottlingInterceptor implements Interceptor {
     ThrottleRequest throttled = new ThrottleRequest(request.method(), request.url().encodedPath(),
         request.tag(Priority.class), maxWait(call), call::isCanceled, request.tag(TokenBucket.class),
         request.url().host());
+    if (slot == null && chain.connection() != null && throttle.throttles(throttled)
+        && warnedNetworkWait.compareAndSet(false, true)) {
+      LOG.warn("ThrottlingInterceptor is a network interceptor and this call was not made by ThrottledCallFactory: "
+          + "it waits for its slot holding a connection to {} (idle while it waits, which providers close and cap). "
+          + "Make the calls with ThrottledCallFactory.of(client).newCall(request) (execute or enqueue), or add the "
+          + "interceptor with addInterceptor; logged once", request.url().host());
+    }
     return throttle.exchange(throttled, exchange); // no quota takes it: sent untouched
   }
 

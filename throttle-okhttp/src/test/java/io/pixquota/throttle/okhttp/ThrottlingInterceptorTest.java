@@ -8,7 +8,6 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.pixquota.harness.RespConnection;
 import io.pixquota.testing.RedisExtension;
 import io.pixquota.testing.TestRedis;
-import io.pixquota.throttle.store.Acquisition;
 import io.pixquota.throttle.FakeTime;
 import io.pixquota.throttle.store.Limit;
 import io.pixquota.throttle.store.LocalTokenBucket;
@@ -239,7 +238,7 @@ class ThrottlingInterceptorTest {
       }
     });
     batch.start();
-    time.awaitSleepers(1);
+    time.awaitScheduled(1); // deferred: asks again when the bucket said a slot is free
     assertThat(bucket.acquire(1, Duration.ofSeconds(1)).waitTime()).as("an interactive call takes that slot")
         .isEqualTo(Duration.ofMillis(100));
     time.advanceMillis(100);
@@ -270,7 +269,7 @@ class ThrottlingInterceptorTest {
     });
     long before = time.nanoTime();
     waiter.start();
-    time.awaitSleepers(1);
+    time.awaitScheduled(1); // booked: parked until its slot
     waiter.interrupt();
     waiter.join(TimeUnit.SECONDS.toMillis(10));
     assertThat(waiter.isAlive()).isFalse();
@@ -292,9 +291,9 @@ class ThrottlingInterceptorTest {
     assertThat(execute(client, get("/pix"))).isEqualTo(200);
     Call call = client.newCall(get("/pix"));
     CompletableFuture<Integer> result = enqueue(call);
-    time.awaitSleepers(1);
-    call.cancel();
-    time.advanceMillis(10); // one check interval, a two-hundredth of the way to its slot
+    time.awaitScheduled(1); // booked: parked until its slot
+    call.cancel(); // seen by the throttle's cancel watch within its 10 ms, on the real clock
+    time.advanceMillis(10); // a two-hundredth of the way to its slot
     assertThatThrownBy(() -> result.get(10, TimeUnit.SECONDS)).cause().isInstanceOf(InterruptedIOException.class)
         .hasMessage("call canceled while waiting for its slot; not sent");
     assertThat(server.getRequestCount()).isEqualTo(1);
@@ -321,20 +320,16 @@ class ThrottlingInterceptorTest {
       });
       w.start();
       waiters.add(w);
-      time.awaitSleepers(i + 1); // booked 1 s and 2 s ahead, in that order
+      time.awaitScheduled(i + 1); // booked 1 s and 2 s ahead, in that order, parked until then
     }
     try (RespConnection admin = redis.rawConnection()) {
       admin.call("DEL", redis.keyPrefix() + "{lost}:tb"); // what a Redis restarted empty looks like
     }
     assertThat(execute(client, get("/b"))).as("the new state starts full").isEqualTo(200);
-    time.advanceMillis(10); // the waiters' next check: their state is gone, they book again, behind /b
-    time.awaitSleepCalls(4); // each slept once before, and sleeps again once booked anew
-    Acquisition next = bucket.acquire(1, Duration.ofMinutes(1));
-    assertThat(next.waitTime()).as("the new state knows both waiters: the next slot is after theirs")
-        .isEqualTo(Duration.ofMillis(2_990));
-    time.advanceMillis(990); // the first waiter's new slot
+    // each waiter, at its slot, finds its state gone and books again in the new one, after /b: 1 s and 2 s
+    time.advanceMillis(1_000);
     recorder.awaitArrivals(3);
-    time.advanceMillis(1_000); // the second's
+    time.advanceMillis(1_000);
     recorder.awaitArrivals(4);
     for (Thread w : waiters) {
       w.join(TimeUnit.SECONDS.toMillis(10));
