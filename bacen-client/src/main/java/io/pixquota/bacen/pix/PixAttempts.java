@@ -28,22 +28,21 @@ import okhttp3.Response;
  */
 final class PixAttempts {
   private final HttpUrl apiBase;
-  private final OkHttpClient http;
-  private final ThrottledCallFactory asyncCalls;
+  private final ThrottledCallFactory calls;
   private final OAuthTokenSource tokens;
   private final PixResponses responses;
   private final Duration callTimeout;
   private final AnswerCounters answers;
 
   /**
-   * @param http a client with the throttle, for blocking calls; its {@link ThrottledCallFactory} makes the async ones
+   * @param http a client with the throttle as a network interceptor; its {@link ThrottledCallFactory} makes every
+   *             call, blocking and async, so that a call waits for its slot before it takes a connection
    */
   PixAttempts(HttpUrl apiBase, OkHttpClient http, OAuthTokenSource tokens, PixResponses responses,
       Duration callTimeout, MeterRegistry registry) {
     this.answers = new AnswerCounters(registry);
     this.apiBase = apiBase;
-    this.http = http;
-    this.asyncCalls = ThrottledCallFactory.of(http);
+    this.calls = ThrottledCallFactory.of(http);
     this.tokens = tokens;
     this.responses = responses;
     this.callTimeout = callTimeout;
@@ -60,7 +59,7 @@ final class PixAttempts {
       String bearer = bearer();
       Request request = new Request.Builder().url(url).header("Authorization", "Bearer " + bearer)
           .header("Accept", "application/json").tag(Priority.class, priority).get().build();
-      try (Response response = http.newCall(request).execute()) {
+      try (Response response = calls.newCall(request).execute()) {
         answered(operation, response);
         if (response.code() == 401 && !refreshed) {
           tokens.invalidate(bearer); // expired or revoked early: one fresh token, one more try
@@ -159,7 +158,7 @@ final class PixAttempts {
       Request request = new Request.Builder().url(apiBase.resolve(path))
           .header("Authorization", "Bearer " + bearer).header("Accept", "application/json")
           .tag(Priority.class, priority).get().build();
-      Call call = asyncCalls.newCall(request);
+      Call call = calls.newCall(request);
       current.set(call);
       if (gaveUp.getAsBoolean()) {
         call.cancel(); // cancelled while the call was made: it fails without asking for a slot
