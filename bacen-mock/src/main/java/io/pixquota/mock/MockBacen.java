@@ -52,6 +52,7 @@ public final class MockBacen implements AutoCloseable {
 
   private MockBacen(MockConfig config) throws IOException {
     this.config = config;
+    idleTimeout(config.idleTimeoutSeconds()); // before the warm-up's server, the JVM's first
     this.inFlight = new InFlight(config.maxInFlight());
     this.sessions = new Sessions(config.integrators(), config.tokenTtlSeconds());
     this.quota = config.redisUrl() == null ? new LocalQuota(config.policy())
@@ -99,6 +100,18 @@ public final class MockBacen implements AutoCloseable {
         own.stop(0);
       }
       reset();
+    }
+  }
+
+  /**
+   * A gateway's idle timeout: the JDK server closes a connection idle (kept alive after an answer, or accepted and
+   * never sent a request) for {@code seconds}, checked every second. Its settings are read when its first server
+   * starts in the JVM, so they are set before it and hold for the JVM.
+   */
+  private static void idleTimeout(int seconds) {
+    if (seconds > 0 && System.getProperty("sun.net.httpserver.idleInterval") == null) {
+      System.setProperty("sun.net.httpserver.idleInterval", Integer.toString(seconds));
+      System.setProperty("sun.net.httpserver.clockTick", "1000");
     }
   }
 

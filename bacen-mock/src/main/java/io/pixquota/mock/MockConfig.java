@@ -31,11 +31,14 @@ import java.util.Objects;
  *                          {@code /policies/{policy}}
  * @param dictPrefix        the path DICT is served under (default {@code /api/v1}, the published specification
  *                          1.8.0): {@code {dictPrefix}/entries/{Key}}, {@code /policies}, {@code /settlements}
+ * @param idleTimeoutSeconds how long a connection may stay open without a request before the mock closes it, as a
+ *                          provider's gateway does (1..3600); 0 (default): the JDK server's own 30 s. The JDK server
+ *                          reads it once per JVM: the first mock started in a JVM sets it for every later one
  */
 public record MockConfig(String bind, int port, QuotaPolicy policy, String policyName,
     Map<String, String> integrators, long tokenTtlSeconds, long latencyMs, long jitterMs, boolean retryAfter,
     long retryAfterSeconds, Map<Integer, Double> statusCosts, String redisUrl, boolean adminFromAnywhere, int threads,
-    DictPolicies dict, int maxInFlight, String pixPrefix, String dictPrefix) {
+    DictPolicies dict, int maxInFlight, String pixPrefix, String dictPrefix, int idleTimeoutSeconds) {
 
   public MockConfig {
     Objects.requireNonNull(integrators, "integrators cannot be null");
@@ -68,6 +71,9 @@ public record MockConfig(String bind, int port, QuotaPolicy policy, String polic
     }
     if (maxInFlight < 0 || maxInFlight > 10_000) {
       throw new IllegalArgumentException("maxInFlight must be within 0..10000, but was " + maxInFlight);
+    }
+    if (idleTimeoutSeconds < 0 || idleTimeoutSeconds > 3600) {
+      throw new IllegalArgumentException("idleTimeoutSeconds must be within 0..3600, but was " + idleTimeoutSeconds);
     }
     if (threads < 1) {
       throw new IllegalArgumentException("threads must be >= 1, but was " + threads);
@@ -129,6 +135,7 @@ public record MockConfig(String bind, int port, QuotaPolicy policy, String polic
     private int maxInFlight;
     private String pixPrefix = "/api/v2";
     private String dictPrefix = "/api/v1";
+    private int idleTimeoutSeconds;
 
     private Builder() {}
 
@@ -225,11 +232,20 @@ public record MockConfig(String bind, int port, QuotaPolicy policy, String polic
       return this;
     }
 
+    /**
+     * Closes a connection that sends no request for this long (a gateway's idle timeout), 1..3600 s; 0: the JDK
+     * server's 30 s. One value per JVM (the first mock started sets it).
+     */
+    public Builder idleTimeoutSeconds(int seconds) {
+      this.idleTimeoutSeconds = seconds;
+      return this;
+    }
+
     public MockConfig build() {
       Map<String, String> ids = integrators.isEmpty() ? Map.of("demo", "demo-secret") : integrators;
       return new MockConfig(bind, port, policy, policyName, ids, tokenTtlSeconds, latencyMs, jitterMs, retryAfter,
           retryAfterSeconds, statusCosts, redisUrl, adminFromAnywhere, threads, dict, maxInFlight, pixPrefix,
-          dictPrefix);
+          dictPrefix, idleTimeoutSeconds);
     }
   }
 
@@ -238,6 +254,7 @@ public record MockConfig(String bind, int port, QuotaPolicy policy, String polic
     return "MockConfig{bind=" + bind + ", port=" + port + ", policy=" + policy + ", integrators="
         + integrators.keySet() + ", latencyMs=" + latencyMs + ", jitterMs=" + jitterMs + ", retryAfter="
         + retryAfter + ", statusCosts=" + statusCosts + ", shared=" + (redisUrl != null) + ", maxInFlight="
-        + maxInFlight + ", pix=" + pixPrefix + ", dict=" + dictPrefix + ", " + dict + "}";
+        + maxInFlight + ", idleTimeoutSeconds=" + idleTimeoutSeconds
+        + ", pix=" + pixPrefix + ", dict=" + dictPrefix + ", " + dict + "}";
   }
 }

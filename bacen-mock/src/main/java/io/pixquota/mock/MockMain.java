@@ -83,6 +83,10 @@ public final class MockMain implements Callable<Integer> {
       + "once (BACEN's SPI: 6); the one over it gets 429; 0: no cap (default ${DEFAULT-VALUE}).")
   int maxInFlight;
 
+  @Option(names = "--idle-timeout-seconds", defaultValue = "0", description = "Close a connection that sends no "
+      + "request for this long, as a gateway does; 0: the JDK server's 30 s (default ${DEFAULT-VALUE}).")
+  int idleTimeoutSeconds;
+
   @Option(names = "--dict-counting", defaultValue = "v1.2.0",
       description = "The DICT's policies: v1.2.0 (the spec's) or later:<category A..H> (every key type, a person-type "
           + "split, a 404 costing 20 at the user scope and 3 at the participant's, the participant's anti-scan "
@@ -108,7 +112,8 @@ public final class MockMain implements Callable<Integer> {
     MockConfig.Builder b = MockConfig.builder().bind(bind).port(port).policy(quota).policyName(policyName)
         .tokenTtlSeconds(tokenTtl).latency(latencyMs, jitterMs).retryAfter(!noRetryAfter)
         .retryAfterSeconds(retryAfterSeconds).redisUrl(redisUrl).adminFromAnywhere(adminFromAnywhere).threads(threads)
-        .dict(DictPolicies.parse(dictCounting)).maxInFlight(maxInFlight).pixPrefix(pixPrefix).dictPrefix(dictPrefix);
+        .dict(DictPolicies.parse(dictCounting)).maxInFlight(maxInFlight).pixPrefix(pixPrefix).dictPrefix(dictPrefix)
+        .idleTimeoutSeconds(idleTimeoutSeconds);
     integrators.forEach(b::integrator);
     statusCosts.forEach(b::statusCost);
     return b.build();
