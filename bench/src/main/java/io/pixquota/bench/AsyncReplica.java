@@ -8,7 +8,10 @@ import io.pixquota.bacen.pix.PixRateLimitedException;
 import io.pixquota.bacen.pix.PixThrottledException;
 import io.pixquota.harness.ReplicaOptions;
 import io.pixquota.harness.ReplicaProtocol;
+import io.pixquota.throttle.Throttle;
 import io.pixquota.throttle.redis.RedisAddress;
+import io.pixquota.throttle.redis.RedisTokenBucket;
+import io.pixquota.throttle.redis.TokenBucketConfig;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -47,7 +50,7 @@ import picocli.CommandLine.Option;
 @Command(name = "async-replica", hidden = true, description = "One JVM of bench async.")
 final class AsyncReplica implements Callable<Integer> {
   /** How the calls are made. */
-  enum Mode { SYNC, ASYNC, VIRTUAL }
+  enum Mode { SYNC, ASYNC, VIRTUAL, RESTCLIENT, WEBCLIENT }
 
   @Option(names = "--mode", required = true) Mode mode;
   @Option(names = "--calls", defaultValue = "2000") int calls;
@@ -55,11 +58,12 @@ final class AsyncReplica implements Callable<Integer> {
   @Mixin ReplicaOptions options;
 
   private final ObjectMapper json = new ObjectMapper();
+  private final Map<Integer, Long> leftAt = new ConcurrentHashMap<>();
 
   @Override
   public Integer call() throws Exception {
     options.validate(true);
-    Map<Integer, Long> leftAt = new ConcurrentHashMap<>();
+    Map<Integer, Long> askedAt = new ConcurrentHashMap<>();
     OkHttpClient base = new OkHttpClient.Builder().eventListener(new EventListener() {
       @Override
       public void requestHeadersEnd(Call call, Request request) {
@@ -80,10 +84,12 @@ final class AsyncReplica implements Callable<Integer> {
         .callTimeout(Duration.ofMillis(maxWaitMs + 30_000))
         .retry(1, Duration.ofMillis(1), Duration.ofMillis(1), Duration.ofSeconds(1)).build();
     base.dispatcher().setMaxRequestsPerHost(16); // in flight: the burst (10) and more; as PixClient sizes its own
-    PinCounter pins = mode == Mode.VIRTUAL ? PinCounter.start() : null;
-    try (PixClient pix = PixClient.builder(config).redisson(redisson).meterRegistry(registry).okHttpClient(base)
+    PinCounter pins = mode == Mode.VIRTUAL || mode == Mode.RESTCLIENT && Runtime.version().feature() >= 21
+        ? PinCounter.start() : null;
+    try (ConnectionSampler connections = ConnectionSampler.start(options.bacenUrl.getPort(), 20);
+        PixClient pix = PixClient.builder(config).redisson(redisson).meterRegistry(registry).okHttpClient(base)
         .build()) {
-      pix.warmUp();
+      warmUp(pix);
       String warmMinute = LocalDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyyMMddHHmm"));
       pix.getPixAsync(String.format("E12345678%sW%02dC999999A", warmMinute, options.replicaId)).join();
       // one blocking call the way the mode makes them (on a virtual thread for VIRTUAL): classes loaded and
@@ -91,6 +97,13 @@ final class AsyncReplica implements Callable<Integer> {
       ExecutorService warm = mode == Mode.VIRTUAL ? virtualThreadPerTask() : Executors.newSingleThreadExecutor();
       warm.submit(() -> pix.getPix(String.format("E12345678%sW%02dC999998A", warmMinute, options.replicaId))).get();
       warm.shutdown();
+      ExecutorService perCall = mode == Mode.SYNC || mode == Mode.RESTCLIENT && Runtime.version().feature() < 21
+          ? Executors.newFixedThreadPool(calls) : mode != Mode.ASYNC && mode != Mode.WEBCLIENT
+          ? virtualThreadPerTask() : null;
+      SpringCalls spring = spring(perCall, registry, redisson);
+      if (spring != null) {
+        spring.call(String.format("E12345678%sW%02dC999997A", warmMinute, options.replicaId), () -> { }).join();
+      }
       leftAt.clear();
       ReplicaProtocol protocol = new ReplicaProtocol(System.out);
       protocol.ready(options.id());
@@ -102,6 +115,7 @@ final class AsyncReplica implements Callable<Integer> {
         Thread.sleep(1);
       }
       threads.resetPeakThreadCount();
+      connections.reset();
       if (pins != null) {
         pins.runStarts();
       }
@@ -112,13 +126,22 @@ final class AsyncReplica implements Callable<Integer> {
       AtomicLong lastDone = new AtomicLong();
       Map<String, Integer> failures = new ConcurrentHashMap<>();
       List<CompletableFuture<?>> all = new ArrayList<>(calls);
-      ExecutorService perCall = mode == Mode.SYNC ? Executors.newFixedThreadPool(calls)
-          : mode == Mode.VIRTUAL ? virtualThreadPerTask() : null;
       long start = System.nanoTime();
       for (int i = 0; i < calls; i++) {
         String id = String.format("E12345678%sR%02dC%06dA", minute, options.replicaId, i); // 32 characters
-        CompletableFuture<?> done = mode == Mode.ASYNC ? pix.getPixAsync(id)
-            : CompletableFuture.runAsync(() -> pix.getPix(id), perCall);
+        int call = i;
+        CompletableFuture<?> done;
+        if (mode == Mode.ASYNC) {
+          askedAt.put(call, System.nanoTime());
+          done = pix.getPixAsync(id);
+        } else if (spring != null) {
+          done = spring.call(id, () -> askedAt.put(call, System.nanoTime()));
+        } else {
+          done = CompletableFuture.runAsync(() -> {
+            askedAt.put(call, System.nanoTime()); // when this call's thread asks: threads start in any order
+            pix.getPix(id);
+          }, perCall);
+        }
         all.add(done.whenComplete((v, t) -> {
           Throwable cause = t == null ? null : t.getCause() != null ? t.getCause() : t;
           if (cause == null) {
@@ -141,6 +164,7 @@ final class AsyncReplica implements Callable<Integer> {
       long queuedNanos = System.nanoTime() - start;
       CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).handle((v, t) -> null).join();
       int peak = threads.getPeakThreadCount();
+      int connectionsPeak = connections.most();
       Map<String, Integer> census = census();
       if (perCall != null) {
         perCall.shutdown();
@@ -151,6 +175,7 @@ final class AsyncReplica implements Callable<Integer> {
       result.put("java", Runtime.version().toString());
       result.put("threadsBefore", threadsBefore);
       result.put("threadsPeak", peak);
+      result.put("connectionsPeak", connectionsPeak);
       result.put("queuedMs", queuedNanos / 1e6);
       result.put("elapsedMs", (lastDone.get() - start) / 1e6);
       result.put("served", served.get());
@@ -158,6 +183,7 @@ final class AsyncReplica implements Callable<Integer> {
       result.put("failed", failed.get());
       result.put("failures", failures);
       result.put("leftAt", leftAt);
+      result.put("askedAt", askedAt);
       result.put("rebooked", registry.find("bacen.throttle.rebooked").counters().stream()
           .mapToDouble(c -> c.count()).sum());
       result.put("latenessMaxMs", registry.find("bacen.throttle.lateness").timers().stream()
@@ -170,6 +196,40 @@ final class AsyncReplica implements Callable<Integer> {
       redisson.shutdown();
     }
     return 0;
+  }
+
+  /**
+   * {@link PixClient#warmUp}, tried up to 3 times: a JVM that starts while the machine is busy may open its 64 Redis
+   * connections to a fresh server slower than the 2 s Redis timeout, and one cold start must not end the whole bench.
+   */
+  private static void warmUp(PixClient pix) throws InterruptedException {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        pix.warmUp();
+        return;
+      } catch (RuntimeException e) {
+        if (attempt == 3) {
+          throw e;
+        }
+        System.err.println("warm-up " + attempt + " failed, trying again: " + e);
+        Thread.sleep(1_000);
+      }
+    }
+  }
+
+  /** RESTCLIENT's and WEBCLIENT's calls, on a throttle of their own over a bucket of the same settings. */
+  private SpringCalls spring(ExecutorService perCall, SimpleMeterRegistry registry, RedissonClient redisson)
+      throws IOException, InterruptedException {
+    if (mode != Mode.RESTCLIENT && mode != Mode.WEBCLIENT) {
+      return null;
+    }
+    Throttle throttle = Throttle.builder(RedisTokenBucket.create(redisson, TokenBucketConfig.of(
+        options.bucketName + "-spring", options.bucket.capacity, options.bucket.rate)))
+        .maxWait(Duration.ofMillis(maxWaitMs)).meterRegistry(registry).build();
+    String token = MockToken.fetch(java.net.http.HttpClient.newHttpClient(), options.bacenUrl, options.clientId,
+        options.clientSecret);
+    return mode == Mode.RESTCLIENT ? SpringCalls.restClient(throttle, options.pixUrl(), token, leftAt, perCall)
+        : SpringCalls.webClient(throttle, options.pixUrl(), token, leftAt);
   }
 
   /** Live platform threads by name, digits dropped ("OkHttp Dispatcher", "redisson-netty-#-#", ...). */

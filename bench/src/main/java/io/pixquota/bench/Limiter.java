@@ -26,6 +26,8 @@ import org.redisson.api.RedissonClient;
  */
 enum Limiter {
   OURS("pixquota: interceptor + Lua bucket (reservation)", true),
+  OURS_BOOKED("pixquota: the same bucket booked as the throttle books it (acquireAsync, in ask order; the thread "
+      + "parked on it); not in the default set", true),
   BUCKET4J("Bucket4j 8.17 Redisson (CAS), asBlocking().consume(1)", true),
   RRATELIMITER("Redisson RRateLimiter OVERALL, acquire()", true),
   RETRY_LOOP("retry loop: our Lua bucket with maxWait 0, sleep waitMs, ask again", true),
@@ -61,7 +63,7 @@ enum Limiter {
    */
   Gate open(RedissonClient redisson, String name, double capacity, double rate) {
     return switch (this) {
-      case OURS, RETRY_LOOP -> ourBucket(redisson, name, capacity, rate, this == RETRY_LOOP);
+      case OURS, RETRY_LOOP, OURS_BOOKED -> ourBucket(redisson, name, capacity, rate, this);
       case BUCKET4J -> bucket4j(redisson, name, whole("capacity", capacity), rate);
       case RRATELIMITER -> rRateLimiter(redisson, name, whole("capacity", capacity), rate);
       case LOCAL -> local(name, whole("capacity", capacity), rate);
@@ -92,8 +94,9 @@ enum Limiter {
     return Duration.ofMillis((long) Math.ceil(burst * 1000.0 / rate));
   }
 
-  private static Gate ourBucket(RedissonClient redisson, String name, double capacity, double rate,
-      boolean retryLoop) {
+  private static Gate ourBucket(RedissonClient redisson, String name, double capacity, double rate, Limiter how) {
+    boolean retryLoop = how == RETRY_LOOP;
+    boolean booked = how == OURS_BOOKED;
     RedisTokenBucket bucket = RedisTokenBucket.create(redisson,
         TokenBucketConfig.custom(name).keyPrefix("peers:").limit(capacity, rate).build());
     try {
@@ -108,7 +111,7 @@ enum Limiter {
       @Override
       public void await() throws InterruptedException, IOException {
         if (!retryLoop) {
-          Acquisition a = bucket.acquire(1, Duration.ofMinutes(5));
+          Acquisition a = booked ? take(bucket, Duration.ofMinutes(5)) : bucket.acquire(1, Duration.ofMinutes(5));
           if (!a.granted()) {
             throw new IllegalStateException("no slot within 5 minutes");
           }
@@ -126,9 +129,18 @@ enum Limiter {
 
       @Override
       public boolean tryTake() throws InterruptedException, IOException {
-        return bucket.acquire(1, Duration.ZERO).granted();
+        return (booked ? take(bucket, Duration.ZERO) : bucket.acquire(1, Duration.ZERO)).granted();
       }
     };
+  }
+
+  /** One booking as a blocking caller of the throttle makes it: the async operation, the thread parked on it. */
+  private static Acquisition take(RedisTokenBucket bucket, Duration maxWait) throws InterruptedException, IOException {
+    try {
+      return bucket.acquireAsync(1, maxWait).get();
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw new IOException(e.getCause());
+    }
   }
 
   private static Gate bucket4j(RedissonClient redisson, String name, long capacity, double rate) {

@@ -16,6 +16,7 @@ import io.pixquota.throttle.Throttle;
 import io.pixquota.throttle.ThrottleBuilder;
 import io.pixquota.throttle.ThrottleException;
 import io.pixquota.throttle.store.StoreUnavailableException;
+import io.pixquota.throttle.okhttp.ThrottledCallFactory;
 import io.pixquota.throttle.okhttp.ThrottlingInterceptor;
 import io.pixquota.throttle.plan.ProviderPolicy;
 import io.pixquota.throttle.plan.QuotaPlan;
@@ -26,10 +27,8 @@ import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -41,6 +40,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import okhttp3.Call;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
@@ -81,7 +81,7 @@ final class PeerReplica implements Callable<Integer> {
   public Integer call() throws Exception {
     options.validate(limiter.usesRedis);
     HttpClient jdk = HttpClient.newHttpClient();
-    String token = token(jdk);
+    String token = MockToken.fetch(jdk, options.bacenUrl, options.clientId, options.clientSecret);
     QuotaPlan plan = null;
     double capacity = options.bucket.capacity;
     double rate = options.bucket.rate;
@@ -98,7 +98,6 @@ final class PeerReplica implements Callable<Integer> {
       Limiter.Gate gate = Limiter.OPEN;
       RedisTokenBucket bucket = null;
       if (limiter == Limiter.OURS) {
-        // the SDK as PixClient wires it: a network interceptor, after the connection is set up
         TokenBucketConfig.Builder config = TokenBucketConfig.custom(options.bucketName).keyPrefix("peers:")
             .limit(capacity, rate);
         if (noRateAdaptation) {
@@ -116,6 +115,7 @@ final class PeerReplica implements Callable<Integer> {
         gate = limiter.open(redisson, options.bucketName, capacity, rate);
       }
       OkHttpClient client = http.build();
+      Call.Factory calls = limiter == Limiter.OURS ? ThrottledCallFactory.of(client) : client; // as PixClient calls
       if (!cold) {
         warmUp(client, token, 8);
       }
@@ -128,9 +128,8 @@ final class PeerReplica implements Callable<Integer> {
         RedisTokenBucket sampled = bucket;
         Sampler sampler = sampled == null ? null : Sampler.start(System.nanoTime(), 20,
             () -> new double[] {sampled.readings().rateFactor(), sampled.readings().configurations(),
-                max("bacen.throttle.lateness"),
-                max("bacen.throttle.answer"), count("bacen.throttle.rebooked")});
-        Map<String, Object> result = run(client, gate, timing, token, go.get().startNanos(), w.get(0),
+                max("bacen.throttle.lateness"), max("bacen.throttle.answer"), count("bacen.throttle.rebooked")});
+        Map<String, Object> result = run(calls, gate, timing, token, go.get().startNanos(), w.get(0),
             Integer.parseInt(w.get(1)), Long.parseLong(w.get(2)), Integer.parseInt(w.get(3)));
         if (sampler != null) {
           // [nanos, rate factor, configurations, lateness max ms, answer max ms, rebooked] as the replica saw them
@@ -195,7 +194,7 @@ final class PeerReplica implements Callable<Integer> {
    * One workload. Times are System.nanoTime() values: CLOCK_MONOTONIC on Linux, the same clock in every process of
    * the machine, so the orchestrator can merge replicas and the mock's audit on one axis.
    */
-  private Map<String, Object> run(OkHttpClient client, Limiter.Gate gate, LeaveTimes timing, String token,
+  private Map<String, Object> run(Call.Factory client, Limiter.Gate gate, LeaveTimes timing, String token,
       long startNanos, String kind, int threads, long ms, int replicas) throws Exception {
     long endNanos = startNanos + TimeUnit.MILLISECONDS.toNanos(ms);
     boolean saturate = kind.equals("saturate");
@@ -260,26 +259,13 @@ final class PeerReplica implements Callable<Integer> {
     return result;
   }
 
-  private int call(OkHttpClient client, String token, String id) throws IOException {
+  private int call(Call.Factory client, String token, String id) throws IOException {
     Request request = new Request.Builder().url(options.pixUrl().resolve("pix/" + id).toString())
         .header("Authorization", "Bearer " + token).header("X-Replica-Id", options.id()).build();
     try (Response response = client.newCall(request).execute()) {
       response.body().bytes();
       return response.code();
     }
-  }
-
-  private String token(HttpClient jdk) throws IOException, InterruptedException {
-    String basic = Base64.getEncoder().encodeToString((options.clientId + ":" + options.clientSecret)
-        .getBytes(StandardCharsets.UTF_8));
-    HttpResponse<String> response = jdk.send(HttpRequest.newBuilder(options.bacenUrl.resolve("/oauth/token"))
-        .header("Authorization", "Basic " + basic).header("Content-Type", "application/x-www-form-urlencoded")
-        .POST(HttpRequest.BodyPublishers.ofString("grant_type=client_credentials")).build(),
-        HttpResponse.BodyHandlers.ofString());
-    if (response.statusCode() != 200) {
-      throw new IOException("token endpoint answered " + response.statusCode());
-    }
-    return json.readTree(response.body()).get("access_token").asText();
   }
 
   /** The provider's policy, read as PixClient#getPolicy does, without warming OkHttp up. */

@@ -79,8 +79,8 @@ final class PeersBench implements Callable<Integer> {
       description = "Threads per process on the hot key (default ${DEFAULT-VALUE}).")
   int hotThreads;
 
-  @Option(names = "--limiters", split = ",", description = "Limiters to compare (default: all).")
-  EnumSet<Limiter> limiters = EnumSet.allOf(Limiter.class);
+  @Option(names = "--limiters", split = ",", description = "Limiters to compare (default: all but OURS_BOOKED).")
+  EnumSet<Limiter> limiters = EnumSet.complementOf(EnumSet.of(Limiter.OURS_BOOKED));
 
   @Option(names = "--scenarios", split = ",", defaultValue = "burst,saturation,latency,hot",
       description = "Scenarios: burst (1, 3, 6), saturation (2, 3), latency (4), hot (5) (default ${DEFAULT-VALUE}).")
