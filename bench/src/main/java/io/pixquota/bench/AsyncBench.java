@@ -37,6 +37,10 @@ final class AsyncBench implements Callable<Integer> {
       + "this long, as a gateway does; 0: the JDK server's 30 s (default ${DEFAULT-VALUE}).")
   int idleTimeoutSeconds;
 
+  @Option(names = "--latency-ms", defaultValue = "20",
+      description = "The mock's answer time: calls in flight at the provider (default ${DEFAULT-VALUE}).")
+  long latencyMs;
+
   @Option(names = "--max-wait-ms", defaultValue = "120000",
       description = "The client's max wait for a slot (default ${DEFAULT-VALUE}).")
   long maxWaitMs;
@@ -54,9 +58,9 @@ final class AsyncBench implements Callable<Integer> {
   public Integer call() throws Exception {
     double capacity = Math.max(1, providerRate / 5.0);
     double rate = providerRate * 0.9;
-    System.out.printf(Locale.ROOT, "bench async: %d checks queued at once; mock bucket %d + %d/s, closing connections "
-        + "idle %d s; our bucket %.0f + %.0f/s, max wait %d ms; Java %s, %d cores; children log to %s%n%n", calls,
-        providerRate, providerRate, idleTimeoutSeconds, capacity, rate, maxWaitMs,
+    System.out.printf(Locale.ROOT, "bench async: %d checks queued at once; mock bucket %d + %d/s, answers in %d ms, "
+        + "closing connections idle %d s; our bucket %.0f + %.0f/s, max wait %d ms; Java %s, %d cores; children log "
+        + "to %s%n%n", calls, providerRate, providerRate, latencyMs, idleTimeoutSeconds, capacity, rate, maxWaitMs,
         Runtime.version(), Runtime.getRuntime().availableProcessors(), childLog);
     System.out.println("| mode | threads before | threads at the peak | connections to the provider at most | in "
         + "flight at the provider at most | served | 429 | other failures | elapsed | left in the order queued | "
@@ -66,7 +70,7 @@ final class AsyncBench implements Callable<Integer> {
     try (PrivateRedisServer redis = PrivateRedisServer.start();
         MockBacen mock = MockBacen.start(MockConfig.builder()
             .policy(QuotaPolicy.bucket(providerRate, providerRate, 1000)).idleTimeoutSeconds(idleTimeoutSeconds)
-            .build())) {
+            .latency(latencyMs, 0).build())) {
       int id = 0;
       for (AsyncReplica.Mode mode : modes) {
         if (mode == AsyncReplica.Mode.VIRTUAL && Runtime.version().feature() < 21) {
