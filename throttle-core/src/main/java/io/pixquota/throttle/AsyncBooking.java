@@ -282,6 +282,14 @@ public final class AsyncBooking extends AsyncState {
     return before;
   }
 
+  /**
+   * Whether the call's max wait ends within the late limit: a client's timeout that set it (what the call timeout
+   * left when it asked) fires about then, and the booking's own timer refuses the call.
+   */
+  boolean outOfTime() {
+    return booking.leftToWait().toNanos() <= waits.lateLimitNanos();
+  }
+
   /** Whether {@link #cancel} was called. */
   public boolean isCanceled() {
     return canceled;

@@ -22,8 +22,11 @@ final class CancelWatch {
 
   private CancelWatch() {}
 
+  /** How many polls a raised flag waits, at the end of the call's max wait, for its booking to end by itself. */
+  private static final int GRACE_POLLS = 10;
+
   /** A call that waits: watched until {@link Watched#close}. */
-  record Watched(BooleanSupplier canceled, AsyncBooking booking) implements AutoCloseable {
+  record Watched(BooleanSupplier canceled, AsyncBooking booking, int[] graced) implements AutoCloseable {
     @Override
     public void close() {
       WATCHED.remove(this);
@@ -42,7 +45,7 @@ final class CancelWatch {
 
   /** Watches {@code canceled} for {@code booking} until the handle is closed; a flag that never rises is not. */
   static Watched watch(BooleanSupplier canceled, AsyncBooking booking) {
-    Watched w = new Watched(canceled, booking);
+    Watched w = new Watched(canceled, booking, new int[1]);
     if (canceled != ThrottleRequest.NEVER) {
       WATCHED.add(w);
       if (RUNNING.compareAndSet(false, true)) {
@@ -55,7 +58,9 @@ final class CancelWatch {
   private static void poll() {
     for (Watched w : WATCHED) {
       try {
-        if (w.canceled().getAsBoolean()) {
+        if (w.canceled().getAsBoolean() && (!w.booking().outOfTime() || ++w.graced()[0] > GRACE_POLLS)) {
+          // A flag raised by the client's own timeout as the max wait it set runs out: the booking's timer refuses
+          // the call (counted as a refusal) within the grace; a cancel here would race it
           WATCHED.remove(w);
           w.booking().cancel();
         }

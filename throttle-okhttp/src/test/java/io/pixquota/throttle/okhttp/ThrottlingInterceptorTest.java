@@ -8,6 +8,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.pixquota.harness.RespConnection;
 import io.pixquota.testing.RedisExtension;
 import io.pixquota.testing.TestRedis;
+import io.pixquota.throttle.Awaits;
 import io.pixquota.throttle.FakeTime;
 import io.pixquota.throttle.store.Limit;
 import io.pixquota.throttle.store.LocalTokenBucket;
@@ -278,7 +279,8 @@ class ThrottlingInterceptorTest {
     assertThat(flagAfter.get()).as("interrupt flag restored").isTrue();
     assertThat(time.nanoTime()).as("let go without waiting for any of its slot").isEqualTo(before);
     assertThat(server.getRequestCount()).isEqualTo(1);
-    // The token booked for the unsent call came back: the bucket is at 0 again, not at -1.
+    // The token booked for the unsent call came back (sent without waiting for Redis): at 0 again, not at -1.
+    awaitGivenBack(bucket);
     assertThat(bucket.acquire(1, Duration.ofSeconds(5)).remaining()).isCloseTo(-1, within(1e-9));
   }
 
@@ -297,8 +299,20 @@ class ThrottlingInterceptorTest {
     assertThatThrownBy(() -> result.get(10, TimeUnit.SECONDS)).cause().isInstanceOf(InterruptedIOException.class)
         .hasMessage("call canceled while waiting for its slot; not sent");
     assertThat(server.getRequestCount()).isEqualTo(1);
+    awaitGivenBack(bucket);
     assertThat(bucket.acquire(1, Duration.ofSeconds(5)).remaining()).as("its token given back")
         .isCloseTo(-1 + 0.005, within(1e-9));
+  }
+
+  /** The bucket booked one slot ahead (-1 token) and its give-back (sent without waiting for Redis) has landed. */
+  private static void awaitGivenBack(RedisTokenBucket bucket) throws InterruptedException {
+    Awaits.until("the token given back", Duration.ofSeconds(10), () -> {
+      try {
+        return bucket.state().tokens() > -0.5;
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    });
   }
 
   @Test
