@@ -91,7 +91,7 @@ class ConcurrentRequestsTest {
     sampler.start();
     List<CompletableFuture<HttpResponse<String>>> calls = new ArrayList<>();
     for (int i = 0; i < REQUESTS; i++) {
-      calls.add(send(http, String.format(Locale.ROOT, "/pix/E12345678202611301200ABCDEF%05d", i)));
+      calls.add(send(http, String.format(Locale.ROOT, "/pix/E12345678202611301200ABCDE%05dZ", i)));
     }
     Map<String, Integer> outcomes = new TreeMap<>();
     for (CompletableFuture<HttpResponse<String>> call : calls) {
@@ -115,8 +115,12 @@ class ConcurrentRequestsTest {
     assertThat(outcomes.get("200")).as("served: the quota used").isGreaterThan(40);
     assertThat(((Number) pix.get("refused")).longValue()).as("API Pix's 429s: %s", pix)
         .isLessThanOrEqualTo(allowed);
+    // Waiting requests hold none (before, each held one: up to Tomcat's 200 threads, or all 2,000 on virtual
+    // threads). What a connection follows is a call leaving: at most the quota's burst (8) leave at once, each may
+    // open one (a cold pool, or one that connection set-up made late books again after opening it), and the start's
+    // idle ones (token, DICT's policies) stay open until the mock closes them.
     assertThat(mostConnections.get()).as("connections to the provider, against the calls in flight there")
-        .isPositive().isLessThanOrEqualTo(mostInFlight + 4);
+        .isPositive().isLessThanOrEqualTo(mostInFlight + 8 + 4);
   }
 
   private CompletableFuture<HttpResponse<String>> send(HttpClient http, String path) {
