@@ -9,10 +9,13 @@ import io.pixquota.throttle.internal.StepSettings;
 import io.pixquota.throttle.support.TimeSource;
 import io.pixquota.throttle.redis.internal.ConnectGuard;
 import io.pixquota.throttle.redis.internal.LuaScript;
+import io.pixquota.throttle.redis.internal.ScriptBatch;
 import io.pixquota.throttle.redis.internal.ScriptProtocol;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -77,16 +80,36 @@ final class BucketScript {
   CompletableFuture<Answer> runAsync(BucketStep.Op op, double cost, long argMicros, Long booked) {
     channel.subscribe();
     return SCRIPT.callAsync(target, args(op, cost, argMicros, booked), config.redisTimeout().toNanos(), clock)
-        .handle((reply, failure) -> {
-          try {
-            if (failure != null) {
-              throw unavailable(failure);
-            }
-            return observe(reply);
-          } catch (StoreUnavailableException e) {
-            throw new CompletionException(e);
-          }
-        });
+        .handle(this::answer);
+  }
+
+  /**
+   * Acquires of {@code costs} (with their max waits), in one pipeline, run by Redis in this order: one future per
+   * acquire, each as {@link #runAsync}'s.
+   */
+  List<CompletableFuture<Answer>> acquireAllAsync(double[] costs, long[] maxWaitMicros) {
+    channel.subscribe();
+    List<Object[]> calls = new ArrayList<>(costs.length);
+    for (int i = 0; i < costs.length; i++) {
+      calls.add(args(BucketStep.Op.ACQUIRE, costs[i], maxWaitMicros[i], null));
+    }
+    List<CompletableFuture<Answer>> answers = new ArrayList<>(costs.length);
+    for (CompletableFuture<LuaScript.Reply> reply
+        : ScriptBatch.callAll(SCRIPT, target, calls, config.redisTimeout().toNanos(), clock)) {
+      answers.add(reply.handle(this::answer));
+    }
+    return answers;
+  }
+
+  private Answer answer(LuaScript.Reply reply, Throwable failure) {
+    try {
+      if (failure != null) {
+        throw unavailable(failure);
+      }
+      return observe(reply);
+    } catch (StoreUnavailableException e) {
+      throw new CompletionException(e);
+    }
   }
 
   /**

@@ -52,6 +52,7 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
   private final BucketNews news;
   private final FleetChannel channel;
   private final BucketScript script;
+  private final OrderedBookings bookings;
 
   private RedisTokenBucket(RedissonClient redisson, TokenBucketConfig config, TimeSource time) {
     this.redisson = Objects.requireNonNull(redisson, "redisson cannot be null");
@@ -62,6 +63,7 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
     this.channel = new FleetChannel(redisson, config.key(), config.name(), news, config.redisTimeout().toNanos(),
         settings.adaptation().maxHoldMicros(), time::nanoTime);
     this.script = new BucketScript(redisson, config, time, settings, news, channel);
+    this.bookings = new OrderedBookings(script);
   }
 
   /** A bucket over {@code redisson} with these settings. Makes no call to Redis. */
@@ -114,25 +116,19 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
   }
 
   /**
-   * One EVALSHA sent with Redisson's async API: no thread waits for Redis's answer. This process's async bookings of
-   * this bucket reach Redis in the order they were asked for (Redisson would spread them over its connections, and
-   * slots would follow the connections' race): each is sent when the one before it has been answered, so they are
-   * at most one round trip apart (thousands a second, far above any provider's quota).
+   * Sent with Redisson's async API: no thread waits for Redis's answer. This process's async bookings of this bucket
+   * reach Redis in the order they were asked for: those asked while others are at Redis go together in the next
+   * pipeline, one round trip for up to {@value OrderedBookings#MAX_BATCH}, which Redis runs in order. Cancelling the
+   * future before its pipeline leaves books nothing.
    */
   @Override
   public CompletableFuture<Acquisition> acquireAsync(double cost, Duration maxWait) {
     long maxWaitMicros = checkedMaxWaitMicros(cost, maxWait);
-    synchronized (asyncOrder) {
-      CompletableFuture<Acquisition> booked = asyncTail.handle((previous, failure) -> null)
-          .thenCompose(ignored -> script.runAsync(BucketStep.Op.ACQUIRE, cost, maxWaitMicros, null))
-          .thenApply(RedisTokenBucket::acquisition);
-      asyncTail = booked;
-      return booked;
-    }
+    CompletableFuture<BucketScript.Answer> answer = bookings.book(cost, maxWaitMicros);
+    CompletableFuture<Acquisition> result = answer.thenApply(RedisTokenBucket::acquisition);
+    result.whenComplete((a, failure) -> answer.cancel(false)); // given up before its batch leaves: not sent
+    return result;
   }
-
-  private final Object asyncOrder = new Object();
-  private CompletableFuture<?> asyncTail = CompletableFuture.completedFuture(null); // guarded by asyncOrder
 
   /** For a permit pool beside this bucket: the script's arguments of an acquire (checked as an acquire's are). */
   Object[] acquireArgs(double cost, Duration maxWait) {

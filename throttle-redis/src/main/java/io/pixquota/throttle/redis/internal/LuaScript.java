@@ -91,7 +91,7 @@ public final class LuaScript {
    * Where a script runs: a key, and the client's script API and connect guard, made once per key (not per call: the
    * hot path of a bucket's every decision).
    */
-  public record Target(RScript script, ConnectGuard guard, String key, List<Object> keys) {}
+  public record Target(RedissonClient client, RScript script, ConnectGuard guard, String key, List<Object> keys) {}
 
   /** The target of calls on {@code key} through {@code redisson}. */
   public static Target target(RedissonClient redisson, String key) {
@@ -100,7 +100,8 @@ public final class LuaScript {
 
   /** The target of calls on {@code keys}, routed by {@code key} (keys of one hash tag: one slot of a Cluster). */
   public static Target target(RedissonClient redisson, String key, List<Object> keys) {
-    return new Target(redisson.getScript(StringCodec.INSTANCE), ConnectGuard.of(redisson), key, List.copyOf(keys));
+    return new Target(redisson, redisson.getScript(StringCodec.INSTANCE), ConnectGuard.of(redisson), key,
+        List.copyOf(keys));
   }
 
   /**
@@ -219,6 +220,18 @@ public final class LuaScript {
   /** How many calls met NOSCRIPT and sent the script's body instead, since this process started. */
   public long noScriptCount() {
     return noScript.sum();
+  }
+
+  String sha() {
+    return sha;
+  }
+
+  String source() {
+    return source;
+  }
+
+  void countNoScript() {
+    noScript.increment();
   }
 
   /** EVALSHA of this script on the target, through the client's connect guard. */
