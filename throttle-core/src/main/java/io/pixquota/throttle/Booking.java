@@ -63,7 +63,7 @@ final class Booking {
     this.time = waits.time();
     this.askedAtNanos = time.nanoTime();
     this.pool = plan.pool();
-    this.waiter = pool == null ? null : PermitPool.Waiter.of(priority.ordinal());
+    this.waiter = pool == null ? null : PermitPool.Waiter.of(priority.ordinal(), maxWait);
   }
 
   /** What the answer's status costs in all on the charge's bucket, or null: none said (or the request's own bucket). */

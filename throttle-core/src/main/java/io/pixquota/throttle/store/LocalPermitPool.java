@@ -16,7 +16,8 @@ import java.util.concurrent.Future;
 
 /**
  * A {@link PermitPool} in memory, for one process and for tests: the same rules as the Redis pool (leases, permit ids
- * never given twice, a line by class then arrival, waiters that stop asking lose their place after the waiter lease),
+ * never given twice, a line by class, then deadline, then arrival, waiters that stop asking lose their place after the
+ * waiter lease),
  * on the throttle's clock. With a {@link LocalTokenBucket} it decides the slot and the permit together, under one
  * lock; any other bucket is left to the caller. Threadsafe.
  */
@@ -29,8 +30,9 @@ public final class LocalPermitPool implements PermitPool {
   private final Duration lease;
   private final TimeSource time;
   private final Map<String, Long> held = new HashMap<>(); // permit id (its waiter's) -> lease end (nanos)
-  private final TreeMap<Long, String> line = new TreeMap<>(); // (class, ticket) -> waiter
-  private final Map<String, long[]> waiters = new HashMap<>(); // waiter -> {key in line, lease end}
+  private final TreeMap<Place, String> line = new TreeMap<>(); // place -> waiter
+  private final Map<String, Place> waiters = new HashMap<>(); // waiter -> its place in line
+  private final Map<String, Long> waiterLeases = new HashMap<>(); // waiter -> when it loses its place (nanos)
   private final Map<String, CompletableFuture<Void>> turns = new HashMap<>();
   private long next;
   private int lastInUse;
@@ -71,13 +73,13 @@ public final class LocalPermitPool implements PermitPool {
     synchronized (this) {
       long now = time.nanoTime();
       int expired = reclaim(now, wake);
-      long[] w = waiters.computeIfAbsent(waiter.id(), id -> {
-        long key = (long) waiter.rank() << 40 | ++next;
-        line.put(key, id);
-        return new long[] {key, 0};
+      Place place = waiters.computeIfAbsent(waiter.id(), id -> {
+        Place p = new Place(waiter.rank(), now + waiter.maxWait().toNanos(), ++next);
+        line.put(p, id);
+        return p;
       });
-      w[1] = now + WAITER_LEASE.toNanos();
-      int ahead = line.headMap(w[0]).size() - (capacity - held.size()) + 1;
+      waiterLeases.put(waiter.id(), now + WAITER_LEASE.toNanos());
+      int ahead = line.headMap(place).size() - (capacity - held.size()) + 1;
       if (ahead > 0) {
         lastInUse = held.size();
         return new PermitAnswer(null, ahead, null, held.size(), expired, now);
@@ -170,8 +172,8 @@ public final class LocalPermitPool implements PermitPool {
     }
     expiredLeases += expired;
     List<String> gone = new ArrayList<>();
-    waiters.forEach((id, w) -> {
-      if (w[1] - now <= 0) {
+    waiterLeases.forEach((id, until) -> {
+      if (until - now <= 0) {
         gone.add(id);
       }
     });
@@ -183,9 +185,10 @@ public final class LocalPermitPool implements PermitPool {
   }
 
   private void drop(String waiter, List<CompletableFuture<Void>> wake) {
-    long[] w = waiters.remove(waiter);
-    if (w != null) {
-      line.remove(w[0]);
+    Place place = waiters.remove(waiter);
+    waiterLeases.remove(waiter);
+    if (place != null) {
+      line.remove(place);
     }
   }
 
@@ -200,6 +203,19 @@ public final class LocalPermitPool implements PermitPool {
       if (f != null) {
         wake.add(f);
       }
+    }
+  }
+
+  /** A place in line: class first, then the earliest deadline (nanos), then arrival. */
+  private record Place(int rank, long deadline, long ticket) implements Comparable<Place> {
+    @Override
+    public int compareTo(Place o) {
+      int byRank = Integer.compare(rank, o.rank);
+      if (byRank != 0) {
+        return byRank;
+      }
+      long byDeadline = deadline - o.deadline; // nanoTime values: compared by difference
+      return byDeadline != 0 ? Long.signum(byDeadline) : Long.compare(ticket, o.ticket);
     }
   }
 

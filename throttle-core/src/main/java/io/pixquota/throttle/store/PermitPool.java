@@ -13,8 +13,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * its answer arrives, it fails, or it is cancelled. Every permit is leased: a holder that dies (a {@code kill -9}, a
  * partition) costs the pool its permit until the lease ends, not for ever; a release after the lease ended frees
  * nothing another call now holds (each permit has an id of its own, a fencing token). Callers without a permit wait in
- * the pool's line: first come, first served within a class ({@link Waiter#rank()}: {@code INTERACTIVE} before
- * {@code BATCH}).
+ * the pool's line: by class ({@link Waiter#rank()}: {@code INTERACTIVE} before {@code BATCH}), then earliest deadline
+ * first (a caller that may wait 2 s before one that may wait 10 s and still has time), then arrival.
  *
  * <p>With a {@link SlotAsk}, a pool that can decide it with the bucket in one step (the same store, one slot of a
  * Cluster) books the call's rate slot in the same decision as its permit, both or neither, in one round trip; one that
@@ -94,25 +94,41 @@ public interface PermitPool {
   default void close() {}
 
   /**
-   * A caller waiting for a permit: an id of its own (its permit's too), and the rank of its class in the line (0
-   * first; the throttle gives a {@code Priority}'s ordinal, so {@code INTERACTIVE} goes before {@code BATCH}).
+   * A caller waiting for a permit: an id of its own (its permit's too), the rank of its class in the line (0 first;
+   * the throttle gives a {@code Priority}'s ordinal, so {@code INTERACTIVE} goes before {@code BATCH}), and how long it
+   * may wait: its deadline, set by the pool when it first asks (then plus {@code maxWait}), orders the line within a
+   * class, earliest first.
    */
-  record Waiter(String id, int rank) {
+  record Waiter(String id, int rank, Duration maxWait) {
     /** The highest rank a line keeps apart. */
     public static final int MAX_RANK = 15;
+    /** The longest wait a line tells apart; a waiter that may wait longer is lined up as waiting this long. */
+    public static final Duration LONGEST_WAIT = Duration.ofDays(1);
 
     public Waiter {
       Checks.keyName("waiter id", id);
       if (rank < 0 || rank > MAX_RANK) {
         throw new IllegalArgumentException("rank must be between 0 and " + MAX_RANK + ", was " + rank);
       }
+      Checks.notNegative("maxWait", maxWait);
+      maxWait = maxWait.compareTo(LONGEST_WAIT) > 0 ? LONGEST_WAIT : maxWait;
+    }
+
+    /** A waiter that may wait {@link #LONGEST_WAIT}: last of its class but for older ones of the same. */
+    public Waiter(String id, int rank) {
+      this(id, rank, LONGEST_WAIT);
     }
 
     /** A waiter with a fresh random id. */
-    public static Waiter of(int rank) {
+    public static Waiter of(int rank, Duration maxWait) {
       byte[] b = new byte[12];
       ThreadLocalRandom.current().nextBytes(b);
-      return new Waiter(Base64.getUrlEncoder().withoutPadding().encodeToString(b), rank);
+      return new Waiter(Base64.getUrlEncoder().withoutPadding().encodeToString(b), rank, maxWait);
+    }
+
+    /** A waiter with a fresh random id that may wait {@link #LONGEST_WAIT}. */
+    public static Waiter of(int rank) {
+      return of(rank, LONGEST_WAIT);
     }
   }
 

@@ -11,10 +11,10 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * What every {@link PermitPool} promises, on a clock the test moves: the cap holds, the line is served by class then
- * arrival and its head is told when a permit comes back, a dead holder's lease ends, a late release frees nothing
- * another call holds (each permit its own id), a waiter that leaves gives back what it held, and the readings follow
- * releases. Each backend runs it through a subclass; published in pixquota-core's test jar.
+ * What every {@link PermitPool} promises, on a clock the test moves: the cap holds, the line is served by class, then
+ * earliest deadline, then arrival, and its head is told when a permit comes back, a dead holder's lease ends, a late
+ * release frees nothing another call holds (each permit its own id), a waiter that leaves gives back what it held, and
+ * the readings follow releases. Each backend runs it through a subclass; published in pixquota-core's test jar.
  */
 public abstract class PermitPoolContract {
   private static final int PERSON = 0;
@@ -47,6 +47,35 @@ public abstract class PermitPoolContract {
     turn.get(5, TimeUnit.SECONDS);
     assertThat(pool.take(w("e"), null).ahead()).as("not e's turn: c is first").isEqualTo(1);
     assertThat(pool.take(w("c"), null).permit()).isNotNull();
+  }
+
+  @Test
+  public void withinAClassTheEarliestDeadlineGoesFirstAndAnOldWaitersDeadlineBeatsANewOnes() throws Exception {
+    PermitPool pool = pool("deadlines", 1, Duration.ofSeconds(60));
+    pool.preload(); // subscribed to the turns before the release publishes one
+    PermitAnswer held = pool.take(w("holder"), null);
+    Waiter patient = new Waiter("patient", PERSON, Duration.ofSeconds(10));
+    Waiter hurried = new Waiter("hurried", PERSON, Duration.ofSeconds(2));
+    Waiter batch = new Waiter("batch", BATCH, Duration.ofMillis(500));
+    assertThat(pool.take(patient, null).ahead()).isEqualTo(1);
+    assertThat(pool.take(batch, null).ahead()).isEqualTo(2);
+    assertThat(pool.take(hurried, null).ahead()).as("deadline in 2 s before one in 10 s").isEqualTo(1);
+    assertThat(pool.take(patient, null).ahead()).as("the patient one moved back").isEqualTo(2);
+    assertThat(pool.take(batch, null).ahead()).as("a class still comes first, whatever its deadline").isEqualTo(3);
+    pool.leave(hurried);
+    pool.leave(batch);
+    for (int s = 0; s < 4; s++) { // 8 s on, asking again within the waiter lease
+      time().advance(Duration.ofSeconds(2));
+      assertThat(pool.take(patient, null).ahead()).isEqualTo(1);
+    }
+    Waiter newcomer = new Waiter("newcomer", PERSON, Duration.ofSeconds(3));
+    assertThat(pool.take(newcomer, null).ahead()).as("its deadline (in 3 s) after the patient one's (in 2 s)")
+        .isEqualTo(2);
+    CompletableFuture<Void> turn = pool.turn(patient, Duration.ofSeconds(10)).toCompletableFuture();
+    assertThat(pool.release(held.permit()).toCompletableFuture().get(5, TimeUnit.SECONDS)).isTrue();
+    turn.get(5, TimeUnit.SECONDS);
+    assertThat(pool.take(newcomer, null).permit()).isNull();
+    assertThat(pool.take(patient, null).permit()).as("served before its deadline").isNotNull();
   }
 
   @Test

@@ -19,13 +19,14 @@ import org.redisson.api.RedissonClient;
 
 /**
  * A {@link PermitPool} in Redis ({@code permit_pool.lua}): permits leased under their callers' ids, a line of waiters
- * by class then arrival, and the ids of the waiters whose turn it is published on the pool's channel so they ask again
- * at once. Every process that uses the pool registers its capacity and lease there: the capacity in force is the
- * smallest any live process asks for, and a permit is taken back only after the longest lease of any live process,
- * so services with other timeouts share one pool without breaking its cap. {@link #close()} takes this process's
- * configuration out. Created {@link #beside} a {@link RedisTokenBucket}, its keys share the bucket's hash tag and a
- * call's permit and rate slot are decided in one script ({@code PERMIT_AND_BUCKET}), both or neither, in one round
- * trip. Threadsafe; it does not own the {@link RedissonClient}.
+ * by class, then deadline (earliest first), then arrival, and the ids of the waiters whose turn it is published on
+ * the pool's channel so they ask again at once. Every process that uses the pool registers its capacity and lease
+ * there: the capacity in force is the smallest any live process asks for, and a permit is taken back only after the
+ * longest lease of any live process, so services with other timeouts share one pool without breaking its cap.
+ * {@link #close()} takes this process's configuration out. Created {@link #beside} a {@link RedisTokenBucket}, its
+ * keys share the bucket's hash tag and a call's permit and rate slot are decided in one script
+ * ({@code PERMIT_AND_BUCKET}), both or neither, in one round trip. Threadsafe; it does not own the
+ * {@link RedissonClient}.
  */
 public final class RedisPermitPool implements PermitPool {
   /** How long a waiter keeps its place in line without asking again; a waiter asks again within half of it. */
@@ -204,7 +205,8 @@ public final class RedisPermitPool implements PermitPool {
   private Call call(Waiter waiter, SlotAsk slot) {
     Objects.requireNonNull(waiter, "waiter cannot be null");
     Object[] pool = {"take", Integer.toString(capacity), Long.toString(lease.toMillis()), processId, waiter.id(),
-        Integer.toString(waiter.rank()), Long.toString(WAITER_LEASE.toMillis()), "0"};
+        Integer.toString(waiter.rank()), Long.toString(WAITER_LEASE.toMillis()), "0",
+        Long.toString(waiter.maxWait().toMillis())};
     if (slot == null || slot.bucket() != beside) {
       return new Call(LuaScript.PERMIT_POOL, alone(), pool, false);
     }

@@ -1,7 +1,8 @@
 --[[
 permit_pool.lua: a cap on calls in flight, shared by the fleet. Permits are leased (a holder that dies costs its lease,
 not its permit), each held under its caller's own id (a release after the lease ended removes nothing another call
-holds: the id is a fencing token), and callers without one wait in a line ordered by class, then arrival.
+holds: the id is a fencing token), and callers without one wait in a line ordered by class, then deadline (earliest
+first: a caller that may wait 2 s goes before one that may wait 10 s and still has time), then arrival.
 Its Java counterpart for one process is LocalPermitPool (same rules).
 
 The pool is one thing for the whole fleet, like a bucket's configuration: every process that uses it registers what
@@ -14,11 +15,14 @@ token bucket's script as a function where this file says --@BUCKET@): KEYS[1] an
 this script's KEYS and ARGV follow them (KO = 1, AO = 2).
 
 KEYS[KO+1] the permits: a sorted set, member = holder id, score = when its lease ends (Redis ms)
-KEYS[KO+2] the line: a sorted set, member = waiter id, score = class x 1e12 + ticket
+KEYS[KO+2] the line: a sorted set, member = waiter id, score = class x 1e14 + its deadline (Redis ms, set when it
+           first asks: then + how long it may wait) x 10 + its ticket's last digit (arrival, among deadlines of one
+           ms); exact in a double. Layouts before 3 scored class x 1e12 + ticket: during a rolling deploy from them,
+           the older replicas' waiters go before this release's (the cap is the same).
 KEYS[KO+3] the waiters' leases: a sorted set, member = waiter id, score = when it loses its place (Redis ms)
 KEYS[KO+4] the ticket counter
 KEYS[KO+5] the processes' configurations: a hash, field = a process's id, value = "<capacity> <lease ms> <until ms>";
-           field "v" = the layout version (2), written by every process of this version
+           field "v" = the layout version (3), written by every process of this version
 ARGV[AO+1] op: 'take' | 'release' | 'leave' | 'close'
 ARGV[AO+2] the caller's capacity (whole, 1 .. 10000)
 ARGV[AO+3] the caller's lease (ms, 100 .. 86400000)
@@ -27,6 +31,7 @@ ARGV[AO+5] take, leave: the waiter's id (also its permit's); release: the permit
 ARGV[AO+6] take: its class's rank (0 INTERACTIVE, 1 BATCH)
 ARGV[AO+7] take: how long it keeps its place without asking again (ms)
 ARGV[AO+8] take: '1' to book the bucket's slot in the same decision (PERMIT_AND_BUCKET only), else '0'
+ARGV[AO+9] take: how long the waiter may wait (ms, 0 .. 86400000): its deadline is now + this when it first asks
 
 Every call but close registers the caller's configuration until now + its lease (a permit it took lives no longer;
 renewed when less than 7/8 of that is left), then reclaims what is over: leases that ended (their holders died, or abandoned them: counted in the reply), permits
@@ -50,7 +55,7 @@ Replies, space-separated; <cap> is the capacity in force:
 local KO, AO = 0, 0
 --@BUCKET@
 
-local LAYOUT = '2'
+local LAYOUT = '3'
 local MAX_LEASE = 86400000 -- a day: the longest lease any process may ask for
 local SLACK = 1000 -- 1 s: how far past the longest live lease a permit's end may lie (clocks of a failover)
 
@@ -152,10 +157,11 @@ local function run()
   local rank = tonumber(ARGV[AO + 6])
   local keep = tonumber(ARGV[AO + 7])
   local with_slot = ARGV[AO + 8] == '1'
+  local may_wait = math.floor(math.max(0, math.min(MAX_LEASE, tonumber(ARGV[AO + 9]) or MAX_LEASE)))
   if not redis.call('ZSCORE', line, waiter) then
     local ticket = redis.call('INCR', counter)
     redis.call('PEXPIRE', counter, longest + keep + SLACK) -- the sorted sets go when empty; the counter with them
-    redis.call('ZADD', line, string.format('%d', rank * 1000000000000 + ticket), waiter)
+    redis.call('ZADD', line, string.format('%d', rank * 100000000000000 + (now + may_wait) * 10 + ticket % 10), waiter)
   end
   redis.call('ZADD', leases, string.format('%d', now + keep), waiter)
   local in_use = redis.call('ZCARD', permits)
