@@ -5,6 +5,7 @@ import io.pixquota.throttle.store.Acquisition;
 import io.pixquota.throttle.support.Async;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Consumer;
 
@@ -81,8 +82,8 @@ public final class AsyncBooking extends AsyncState {
     }
   }
 
-  /** The pool's answer is a place in line: wait for its turn (PERMIT), or end (cancelled, out of time). */
-  void waitForPermit(int ahead) {
+  /** The pool's answer is a place in line: wait for its turn, or end (cancelled, out of time, refused at once). */
+  void waitForPermit(int ahead, Duration firstBackIn) {
     IOException failed = null;
     boolean wait = false;
     synchronized (this) {
@@ -92,10 +93,12 @@ public final class AsyncBooking extends AsyncState {
       if (canceled) {
         to(State.DONE);
         failed = SlotWaits.canceledWhile(false);
-      } else if (booking.leftToWait().isZero()) {
+      } else if (firstBackIn != null || booking.leftToWait().isZero()) {
         to(State.DONE);
         waits.metrics().permits().refusedCall(booking.pool, booking.priority);
-        failed = ThrottleRefusedException.noPermit(booking.pool.name(), ahead, booking.maxWait);
+        failed = firstBackIn == null ? ThrottleRefusedException.noPermit(booking.pool.name(), ahead, booking.maxWait)
+            : ThrottleRefusedException.noPermitInTime(booking.pool.name(), ahead, firstBackIn, booking.leftToWait(),
+                booking.maxWait);
       } else {
         to(State.PERMIT);
         wait = true;

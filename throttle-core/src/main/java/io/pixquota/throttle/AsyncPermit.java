@@ -39,7 +39,7 @@ final class AsyncPermit {
     } else if (answer.acquisition() != null) {
       asking.answered(answer.acquisition(), null);
     } else {
-      asking.waitForPermit(answer.ahead());
+      asking.waitForPermit(answer.ahead(), answer.firstBackIn());
     }
   }
 }

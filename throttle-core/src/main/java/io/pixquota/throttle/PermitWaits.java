@@ -64,18 +64,21 @@ final class PermitWaits {
       if (answer.acquisition() != null) {
         return answer.acquisition(); // its turn, but the bucket refused the slot: no permit taken
       }
-      await(booking, answer.ahead(), canceled);
+      await(booking, answer, canceled);
     }
   }
 
-  /** Waits in the line until it may be the call's turn; refused when its max wait ends first. */
-  private void await(Booking booking, int ahead, BooleanSupplier canceled) throws IOException {
+  /** Waits in the line until it may be the call's turn; refused when its max wait ends first, or the pool refused. */
+  private void await(Booking booking, PermitPool.PermitAnswer answer, BooleanSupplier canceled) throws IOException {
     PermitPool pool = booking.pool;
     Duration left = booking.leftToWait();
-    if (left.isZero()) {
+    if (left.isZero() || answer.refusedAtOnce()) {
       pool.leave(booking.waiter);
       waits.metrics().permits().refusedCall(pool, booking.priority);
-      throw ThrottleRefusedException.noPermit(pool.name(), ahead, booking.maxWait);
+      throw answer.refusedAtOnce()
+          ? ThrottleRefusedException.noPermitInTime(pool.name(), answer.ahead(), answer.firstBackIn(), left,
+              booking.maxWait)
+          : ThrottleRefusedException.noPermit(pool.name(), answer.ahead(), booking.maxWait);
     }
     CompletableFuture<Void> turn = pool.turn(booking.waiter, left).toCompletableFuture();
     try {

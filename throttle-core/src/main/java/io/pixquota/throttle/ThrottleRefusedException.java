@@ -48,9 +48,24 @@ public final class ThrottleRefusedException extends ThrottleException {
         + "permit of pool '" + pool + "' (" + ahead + " still ahead of it); the call was not sent");
   }
 
+  /**
+   * A call the pool refused at once: even first in line, no permit comes back before its deadline ({@code firstBackIn},
+   * more than the {@code left} it could still wait).
+   */
+  static ThrottleRefusedException noPermitInTime(String pool, int ahead, Duration firstBackIn, Duration left,
+      Duration maxWait) {
+    return new ThrottleRefusedException(pool, "refused at once: no permit of pool '" + pool + "' comes back within the "
+        + left.toMillis() + " ms it could still wait, even first in line (the earliest expected in "
+        + firstBackIn.toMillis() + " ms; " + ahead + " ahead of it); the call was not sent", firstBackIn, maxWait);
+  }
+
   private ThrottleRefusedException(String bucket, Duration maxWait, String message) {
+    this(bucket, message, maxWait, maxWait);
+  }
+
+  private ThrottleRefusedException(String bucket, String message, Duration neededWait, Duration maxWait) {
     super(bucket, message, null);
-    this.neededWait = maxWait;
+    this.neededWait = neededWait;
     this.maxWait = maxWait;
     this.answer = null;
   }

@@ -29,8 +29,9 @@ import org.junit.jupiter.api.Test;
 /**
  * A throttle's routes with a permit pool (the in-memory one): calls in flight never above the cap, blocking and
  * async; the line first come first served, interactive before batch; a cancel or a max wait that ends in line leaves
- * it; a rate and a cap on one route both hold; a holder that never gives back costs its lease. Real threads and the
- * real clock, short leases: what is asserted is counts and order, not timing.
+ * it, and a call no permit can reach in time is refused at once; a rate and a cap on one route both hold; a holder
+ * that never gives back costs its lease. Real threads and the real clock, short leases: what is asserted is counts
+ * and order, not timing.
  */
 class ThrottlePermitTest {
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
@@ -166,6 +167,34 @@ class ThrottlePermitTest {
         .isEqualTo(200);
     assertThat(registry.get("bacen.throttle.pool.refused").tags("pool", "spi", "priority", "interactive")
         .counter().count()).isEqualTo(1);
+  }
+
+  @Test
+  void aCallNoPermitCanReachBeforeItsMaxWaitIsRefusedAtOnceAndCounted() throws Exception {
+    LocalPermitPool permits = new LocalPermitPool("spi", 1, Duration.ofSeconds(10));
+    Throttle throttle = throttle(permits, Duration.ofMillis(300));
+    Provider p = new Provider("spi");
+    p.answer = new CountDownLatch(1);
+    Future<Integer> first = call(throttle, p, "first", Priority.INTERACTIVE);
+    Awaits.until("the first call in flight", Duration.ofSeconds(5), () -> p.inFlight.get() == 1);
+    Thread.sleep(1_500); // the pool learns that a call holds its permit 1.5 s at least
+    p.answer.countDown();
+    first.get(5, TimeUnit.SECONDS);
+    p.answer = new CountDownLatch(1);
+    Future<Integer> second = call(throttle, p, "second", Priority.INTERACTIVE);
+    Awaits.until("the second call in flight", Duration.ofSeconds(5), () -> p.inFlight.get() == 1);
+    // Its permit comes back 1.5 s after its take at the earliest: after the 300 ms this call may wait, unless this
+    // thread was kept from asking for more than 1.2 s.
+    assertThatThrownBy(() -> throttle.exchange("POST", "/spi/pay", null, p))
+        .isInstanceOf(ThrottleRefusedException.class)
+        .hasMessageContaining("refused at once: no permit of pool 'spi' comes back within the")
+        .hasMessageContaining("ms it could still wait, even first in line");
+    assertThat(permits.inLine()).as("it left the line").isZero();
+    assertThat(registry.get("bacen.throttle.pool.refused").tags("pool", "spi", "priority", "interactive")
+        .counter().count()).isEqualTo(1);
+    p.answer.countDown();
+    assertThat(second.get(5, TimeUnit.SECONDS)).isEqualTo(200);
+    assertThat(p.order).as("the refused call was never sent").containsExactly("first", "second");
   }
 
   @Test

@@ -30,6 +30,8 @@ public final class LocalPermitPool implements PermitPool {
   private final Duration lease;
   private final TimeSource time;
   private final Map<String, Long> held = new HashMap<>(); // permit id (its waiter's) -> lease end (nanos)
+  private final Map<String, Long> takenAt = new HashMap<>(); // permit id -> when it was taken (nanos)
+  private Long shortestHold; // nanos, a decaying minimum of the holds given back; null: none yet
   private final TreeMap<Place, String> line = new TreeMap<>(); // place -> waiter
   private final Map<String, Place> waiters = new HashMap<>(); // waiter -> its place in line
   private final Map<String, Long> waiterLeases = new HashMap<>(); // waiter -> when it loses its place (nanos)
@@ -82,6 +84,11 @@ public final class LocalPermitPool implements PermitPool {
       int ahead = line.headMap(place).size() - (capacity - held.size()) + 1;
       if (ahead > 0) {
         lastInUse = held.size();
+        Long back = firstBack();
+        if (back != null && back - place.deadline() > 0) { // even first in line, nothing comes back in time
+          drop(waiter.id(), wake);
+          return PermitAnswer.refused(ahead, Duration.ofNanos(Math.max(0, back - now)), held.size(), expired, now);
+        }
         return new PermitAnswer(null, ahead, null, held.size(), expired, now);
       }
       Acquisition a = null;
@@ -94,6 +101,7 @@ public final class LocalPermitPool implements PermitPool {
         heads(wake);
       } else {
         held.put(waiter.id(), now + lease.toNanos());
+        takenAt.put(waiter.id(), now);
         answer = new PermitAnswer(new Permit(name, waiter.id(), now + lease.toNanos()), 0, a, held.size(), expired,
             now);
       }
@@ -109,8 +117,14 @@ public final class LocalPermitPool implements PermitPool {
     List<CompletableFuture<Void>> wake = new ArrayList<>();
     boolean held;
     synchronized (this) {
-      reclaim(time.nanoTime(), wake);
+      long now = time.nanoTime();
+      reclaim(now, wake);
       held = this.held.remove(permit.id()) != null;
+      Long since = takenAt.remove(permit.id());
+      if (held && since != null) {
+        long hold = now - since;
+        shortestHold = shortestHold == null || hold < shortestHold ? hold : shortestHold + (hold - shortestHold) / 10;
+      }
       heads(wake);
       lastInUse = this.held.size();
     }
@@ -124,6 +138,7 @@ public final class LocalPermitPool implements PermitPool {
     synchronized (this) {
       drop(waiter.id(), wake);
       held.remove(waiter.id());
+      takenAt.remove(waiter.id());
       heads(wake);
     }
     wake.forEach(f -> f.complete(null));
@@ -164,9 +179,11 @@ public final class LocalPermitPool implements PermitPool {
   /** Ends leases and waiter leases that are over; the waiters first in line then may take: wake them. */
   private int reclaim(long now, List<CompletableFuture<Void>> wake) {
     int expired = 0;
-    for (Iterator<Long> it = held.values().iterator(); it.hasNext(); ) {
-      if (it.next() - now <= 0) {
+    for (Iterator<Map.Entry<String, Long>> it = held.entrySet().iterator(); it.hasNext(); ) {
+      Map.Entry<String, Long> permit = it.next();
+      if (permit.getValue() - now <= 0) {
         it.remove();
+        takenAt.remove(permit.getKey());
         expired++;
       }
     }
@@ -190,6 +207,15 @@ public final class LocalPermitPool implements PermitPool {
     if (place != null) {
       line.remove(place);
     }
+  }
+
+  /** When the earliest-taken permit held is expected back (its take plus the shortest hold lately), or null. */
+  private Long firstBack() {
+    if (shortestHold == null || takenAt.isEmpty()) {
+      return null;
+    }
+    long earliest = takenAt.values().stream().reduce((a, b) -> a - b <= 0 ? a : b).orElseThrow();
+    return earliest + shortestHold;
   }
 
   /** The waiters whose turn it is now (as many as permits are free): their turn futures complete. */

@@ -154,16 +154,36 @@ public interface PermitPool {
   /**
    * The pool's answer.
    *
-   * @param permit          the permit taken; null when the waiter waits
+   * @param permit          the permit taken; null when the waiter waits, or was refused
    * @param ahead           permits that must be given back before it is the waiter's turn (0 when it has one)
    * @param acquisition     the bucket's answer to the {@link SlotAsk} decided with the permit; null when there was
    *                        none, or when the pool could not decide it with the bucket (the caller books it)
    * @param inUse           permits held fleet-wide after the decision
    * @param expired         leases that had ended unreturned and were reclaimed in this decision (dead holders)
    * @param answeredAtNanos when the answer reached this process, on the caller's clock
+   * @param firstBackIn     when not null, the waiter was refused at once and has left the line: even first in line,
+   *                        no permit comes back before its deadline (the earliest-taken permit held is expected back
+   *                        in this long: its take plus the shortest hold the pool saw lately)
    */
   record PermitAnswer(Permit permit, int ahead, Acquisition acquisition, int inUse, int expired,
-      long answeredAtNanos) {}
+      long answeredAtNanos, Duration firstBackIn) {
+    /** An answer that refuses nobody at once. */
+    public PermitAnswer(Permit permit, int ahead, Acquisition acquisition, int inUse, int expired,
+        long answeredAtNanos) {
+      this(permit, ahead, acquisition, inUse, expired, answeredAtNanos, null);
+    }
+
+    /** The waiter refused at once: no permit comes back before its deadline; it has left the line. */
+    public static PermitAnswer refused(int ahead, Duration firstBackIn, int inUse, int expired, long answeredAtNanos) {
+      return new PermitAnswer(null, ahead, null, inUse, expired, answeredAtNanos,
+          Objects.requireNonNull(firstBackIn, "firstBackIn cannot be null"));
+    }
+
+    /** Whether the waiter was refused at once ({@link #firstBackIn()} says why). */
+    public boolean refusedAtOnce() {
+      return firstBackIn != null;
+    }
+  }
 
   /**
    * What this process saw of the pool.

@@ -20,7 +20,8 @@ import net.jqwik.api.constraints.Size;
  * The permit line's order, on the local pool with a clock the test moves (the Redis pool's script follows the same
  * rules: the contract suite runs on both). Waiters of two classes arrive at random times with random max waits, ask
  * again after every event in a random order (as processes of their own would), and leave at their deadline, as the
- * throttle refuses them; holders give their permits back after random call lengths.
+ * throttle refuses them, or when the pool refuses them at once; holders give their permits back after random call
+ * lengths.
  */
 class PermitLineProperties {
   private static final int STEP_MS = 50;
@@ -153,6 +154,10 @@ class PermitLineProperties {
       return;
     }
     PermitAnswer answer = pool.take(a.waiter, null);
+    if (answer.refusedAtOnce()) { // the pool expects no permit back before its deadline: it left the line
+      a.gone = true;
+      inLine.remove(a);
+    }
     if (answer.permit() != null) {
       a.servedMs = now;
       a.releaseMs = now + a.holdMs;

@@ -79,6 +79,27 @@ public abstract class PermitPoolContract {
   }
 
   @Test
+  public void aWaiterNoPermitCanReachBeforeItsDeadlineIsRefusedAtOnce() throws Exception {
+    PermitPool pool = pool("hopeless", 1, Duration.ofSeconds(60));
+    PermitAnswer first = pool.take(w("first"), null);
+    Waiter early = new Waiter("early", PERSON, Duration.ofMillis(1));
+    assertThat(pool.take(early, null).refusedAtOnce()).as("no permit given back yet: nothing known, it waits")
+        .isFalse();
+    pool.leave(early);
+    time().advance(Duration.ofSeconds(1));
+    assertThat(pool.release(first.permit()).toCompletableFuture().get(5, TimeUnit.SECONDS)).isTrue(); // held 1 s
+    assertThat(pool.take(w("second"), null).permit()).isNotNull();
+    time().advance(Duration.ofMillis(100));
+    PermitAnswer hurried = pool.take(new Waiter("hurried", PERSON, Duration.ofMillis(500)), null);
+    assertThat(hurried.refusedAtOnce()).as("back in 900 ms at the earliest, its deadline in 500").isTrue();
+    assertThat(hurried.permit()).isNull();
+    assertThat(hurried.firstBackIn().toMillis()).isBetween(890L, 910L);
+    PermitAnswer able = pool.take(new Waiter("able", PERSON, Duration.ofSeconds(2)), null);
+    assertThat(able.refusedAtOnce()).as("its deadline after the earliest return: it waits").isFalse();
+    assertThat(able.ahead()).as("the refused one left the line").isEqualTo(1);
+  }
+
+  @Test
   public void aDeadHoldersLeaseEndsAndItsLateReleaseFreesNothingAnotherCallHolds() throws Exception {
     PermitPool pool = pool("lease", 1, Duration.ofSeconds(2));
     PermitAnswer dead = pool.take(w("dead"), null);

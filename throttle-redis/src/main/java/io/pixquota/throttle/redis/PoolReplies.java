@@ -72,6 +72,13 @@ final class PoolReplies {
         turns.firstLeaseEnds(untilMs < 0 ? null : at + untilMs * 1_000_000);
         return new PermitAnswer(null, Integer.parseInt(v[1]), null, inUse, expired, at);
       }
+      case "R" -> {
+        inUse = Integer.parseInt(v[2]);
+        int expired = expired(Integer.parseInt(v[3]));
+        capacityInForce = Integer.parseInt(v[5]);
+        return PermitAnswer.refused(Integer.parseInt(v[1]), Duration.ofMillis(Math.max(0, Long.parseLong(v[4]))),
+            inUse, expired, at);
+      }
       case "P" -> {
         inUse = Integer.parseInt(v[1]);
         capacityInForce = Integer.parseInt(v[4]);

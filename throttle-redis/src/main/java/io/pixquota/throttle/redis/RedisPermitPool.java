@@ -55,7 +55,8 @@ public final class RedisPermitPool implements PermitPool {
       throw new IllegalArgumentException("lease must be at least 100 ms, but was " + lease);
     }
     this.beside = beside;
-    this.keys = List.of(base + "permits", base + "line", base + "waiters", base + "tickets", base + "configs");
+    this.keys = List.of(base + "permits", base + "line", base + "waiters", base + "tickets", base + "configs",
+        base + "taken");
     this.channel = base + "permits:turn";
     this.timeoutNanos = Checks.positiveAtMostADay("redisTimeout", redisTimeout).toNanos();
     this.time = time;
@@ -101,7 +102,7 @@ public final class RedisPermitPool implements PermitPool {
     return lease;
   }
 
-  /** The pool's keys: permits, line, waiters' leases, tickets, the processes' configurations. */
+  /** The pool's keys: permits, line, waiters' leases, tickets, the processes' configurations, the permits' takes. */
   public List<Object> keys() {
     return keys;
   }

@@ -96,9 +96,11 @@ class RedisPermitPoolTest {
     RedisPermitPool pool = pool(1, Duration.ofSeconds(30));
     redis.admin.call("SET", (String) pool.keys().get(0), "not a sorted set");
     redis.admin.call("RPUSH", (String) pool.keys().get(4), "not a hash");
+    redis.admin.call("SET", (String) pool.keys().get(5), "not a sorted set");
     PermitAnswer a = pool.take(w("a"), null);
     assertThat(a.permit()).as("healed at the first call").isNotNull();
     assertThat(redis.admin.call("TYPE", (String) pool.keys().get(0))).isEqualTo("zset");
+    assertThat(redis.admin.call("TYPE", (String) pool.keys().get(5))).as("the takes' times").isEqualTo("zset");
     assertThat(pool.release(a.permit()).toCompletableFuture().get(5, TimeUnit.SECONDS)).isTrue();
   }
 

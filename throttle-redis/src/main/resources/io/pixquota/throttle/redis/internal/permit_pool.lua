@@ -22,7 +22,10 @@ KEYS[KO+2] the line: a sorted set, member = waiter id, score = class x 1e14 + it
 KEYS[KO+3] the waiters' leases: a sorted set, member = waiter id, score = when it loses its place (Redis ms)
 KEYS[KO+4] the ticket counter
 KEYS[KO+5] the processes' configurations: a hash, field = a process's id, value = "<capacity> <lease ms> <until ms>";
-           field "v" = the layout version (3), written by every process of this version
+           field "v" = the layout version (3), written by every process of this version; field "h" = the shortest
+           hold lately (ms: a decaying minimum of the time from a permit's take to its release)
+KEYS[KO+6] when each permit was taken: a sorted set, member = holder id, score = Redis ms (layout 3; entries of
+           permits that ended otherwise are dropped when met)
 ARGV[AO+1] op: 'take' | 'release' | 'leave' | 'close'
 ARGV[AO+2] the caller's capacity (whole, 1 .. 10000)
 ARGV[AO+3] the caller's lease (ms, 100 .. 86400000)
@@ -48,6 +51,9 @@ Replies, space-separated; <cap> is the capacity in force:
   take, a permit:       'P <inUse> <expired> <leaseEndMs> <cap>' (with the bucket: ' |' and the bucket's reply)
   take, its turn but the bucket refused: 'N <inUse> <expired> <cap> |<the bucket's reply>' (no permit, the place left)
   take, not its turn:   'Q <ahead> <inUse> <expired> <ms until the first lease ends, or -1> <cap>'
+  take, refused at once: 'R <ahead> <inUse> <expired> <ms until the earliest a permit may come back> <cap>': even
+                        first in line, no permit comes back before its deadline (the earliest-taken permit's take
+                        plus the shortest hold lately); it has left the line
   release: '<1 when the permit was held, 0 when it was not (it freed nothing)> <expired> <inUse> <cap>'
   leave: '1 <expired> <inUse> <cap>'; close: '1'
 ]]
@@ -60,6 +66,7 @@ local MAX_LEASE = 86400000 -- a day: the longest lease any process may ask for
 local SLACK = 1000 -- 1 s: how far past the longest live lease a permit's end may lie (clocks of a failover)
 
 local permits, line, leases, counter, configs = KEYS[KO + 1], KEYS[KO + 2], KEYS[KO + 3], KEYS[KO + 4], KEYS[KO + 5]
+local taken = KEYS[KO + 6]
 local op = ARGV[AO + 1]
 local my_capacity = tonumber(ARGV[AO + 2])
 local my_lease = tonumber(ARGV[AO + 3])
@@ -88,10 +95,17 @@ local function run()
   local flat = redis.call('HGETALL', configs)
   local dead = {}
   local mine = nil
+  local shortest = nil -- the shortest hold lately (ms), nil: not known
   for i = 1, #flat, 2 do
     local field, value = flat[i], flat[i + 1]
     if field == me then
       mine = value
+    elseif field == 'h' then
+      shortest = tonumber(value)
+      if shortest == nil or shortest < 0 or shortest > MAX_LEASE then
+        dead[#dead + 1] = field
+        shortest = nil
+      end
     elseif field ~= 'v' then
       local c, l, u = string.match(value, '^(%d+) (%d+) (%d+)$')
       c, l, u = tonumber(c), tonumber(l), tonumber(u)
@@ -140,15 +154,44 @@ local function run()
     redis.call('ZREM', leases, waiter)
   end
 
+  -- A permit given back: how long it was held makes the shortest hold lately (down at once, up by a tenth).
+  local function held_for(holder)
+    local since = tonumber(redis.call('ZSCORE', taken, holder))
+    redis.call('ZREM', taken, holder)
+    if since ~= nil and since <= now then
+      local hold = now - since
+      local h = shortest == nil and hold or (hold < shortest and hold or shortest + (hold - shortest) / 10)
+      redis.call('HSET', configs, 'h', string.format('%d', math.floor(h)))
+    end
+  end
+
+  -- When the earliest-taken permit still held was taken (Redis ms), or nil; entries of ended permits are dropped.
+  local function earliest_taken()
+    while true do
+      local first = redis.call('ZRANGE', taken, 0, 0, 'WITHSCORES')
+      if #first == 0 then
+        return nil
+      end
+      if redis.call('ZSCORE', permits, first[1]) then
+        return tonumber(first[2])
+      end
+      redis.call('ZREM', taken, first[1])
+    end
+  end
+
   local expired = reclaim()
   if op == 'release' then
     local removed = redis.call('ZREM', permits, ARGV[AO + 5])
+    if removed == 1 then
+      held_for(ARGV[AO + 5])
+    end
     heads()
     return string.format('%d %d %d %d', removed, expired, redis.call('ZCARD', permits), capacity)
   end
   if op == 'leave' then
     leave(ARGV[AO + 5])
     redis.call('ZREM', permits, ARGV[AO + 5]) -- a permit it was given in a reply it never read (a timeout)
+    redis.call('ZREM', taken, ARGV[AO + 5])
     heads()
     return string.format('1 %d %d %d', expired, redis.call('ZCARD', permits), capacity)
   end
@@ -167,6 +210,13 @@ local function run()
   local in_use = redis.call('ZCARD', permits)
   local ahead = redis.call('ZRANK', line, waiter) - (capacity - in_use) + 1
   if ahead > 0 then
+    local score = tonumber(redis.call('ZSCORE', line, waiter))
+    local deadline = math.floor((score - rank * 100000000000000) / 10)
+    local since = shortest ~= nil and earliest_taken() or nil
+    if since ~= nil and score >= rank * 100000000000000 + 10 * now - 10 and since + shortest > deadline then
+      leave(waiter) -- even first in line, no permit comes back before its deadline: refused now, not at it
+      return string.format('R %d %d %d %d %d', ahead, in_use, expired, since + shortest - now, capacity)
+    end
     local first = redis.call('ZRANGE', permits, 0, 0, 'WITHSCORES')
     local until_ms = first[2] and (tonumber(first[2]) - now) or -1
     return string.format('Q %d %d %d %d %d', ahead, in_use, expired, until_ms, capacity)
@@ -184,6 +234,8 @@ local function run()
     end
   end
   redis.call('ZADD', permits, string.format('%d', now + my_lease), waiter)
+  redis.call('ZADD', taken, string.format('%d', now), waiter)
+  redis.call('PEXPIRE', taken, longest + SLACK)
   leave(waiter)
   heads()
   local text = string.format('P %d %d %d %d', in_use + 1, expired, now + my_lease, capacity)
@@ -201,7 +253,7 @@ local message = type(result) == 'table' and result.err or tostring(result)
 if not string.find(message, 'WRONGTYPE', 1, true) then
   return redis.error_reply(message)
 end
-for i, kind in ipairs({ 'zset', 'zset', 'zset', 'string', 'hash' }) do
+for i, kind in ipairs({ 'zset', 'zset', 'zset', 'string', 'hash', 'zset' }) do
   local actual = redis.call('TYPE', KEYS[KO + i])['ok']
   if actual ~= 'none' and actual ~= kind then
     redis.call('DEL', KEYS[KO + i]) -- an operator's or another program's value: the pool's own, empty, instead
