@@ -28,10 +28,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A throttle's routes with a permit pool (the in-memory one): calls in flight never above the cap, blocking and
- * async; the line first come first served, interactive before batch; a cancel or a max wait that ends in line leaves
- * it, and a call no permit can reach in time is refused at once; a rate and a cap on one route both hold; a holder
- * that never gives back costs its lease. Real threads and the real clock, short leases: what is asserted is counts
- * and order, not timing.
+ * async; the line by class, then deadline (equal max waits: first come, first served); a cancel or a max wait that
+ * ends in line leaves it, and a call no permit can reach in time is refused at once; a rate and a cap on one route
+ * both hold; a holder that never gives back costs its lease. Real threads and the real clock, short leases: what is
+ * asserted is counts and order, not timing.
  */
 class ThrottlePermitTest {
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
