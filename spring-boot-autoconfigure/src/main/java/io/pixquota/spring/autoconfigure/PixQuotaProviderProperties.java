@@ -11,7 +11,7 @@ public class PixQuotaProviderProperties {
    */
   private URI baseUrl;
 
-  /** The OAuth2 token endpoint; default: the base URL + oauth/token. */
+  /** The OAuth2 token endpoint; default: /oauth/token on the base URL's host (the mock's); providers differ: set it. */
   private URI tokenUrl;
 
   /** OAuth2 client id. */
