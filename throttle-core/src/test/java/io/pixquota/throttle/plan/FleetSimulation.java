@@ -104,8 +104,11 @@ final class FleetSimulation {
     AtomicLong clock = new AtomicLong();
     StepHash shared = new StepHash();
     List<LocalTokenBucket> buckets = new ArrayList<>();
+    // The buckets' clock runs a second ahead of the simulation's: a state created at time 0 stamps its first rate
+    // generation 0, which a bucket reads as "no generation" (so a cut never voided the bookings made before the
+    // first cut, seed -10272531). A store's clock is never at 0 (Redis's TIME, the caller's nanoTime).
     for (Replica r : s.replicas()) {
-      buckets.add(new LocalTokenBucket("sim", List.of(r.limit()), clock::get, shared,
+      buckets.add(new LocalTokenBucket("sim", List.of(r.limit()), () -> clock.get() + S, shared,
           Duration.ofNanos(s.leaseNanos()), r.adapt() ? RateAdaptation.defaults() : null));
     }
     List<int[]> callers = new ArrayList<>(); // {replica}
