@@ -18,6 +18,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.DoubleSupplier;
 import org.slf4j.Logger;
@@ -104,19 +105,25 @@ final class FallbackTokenBucket implements TokenBucket, MeterBinder {
     if (!useShared()) {
       return TokenBucket.super.acquireAsync(cost, maxWait);
     }
-    synchronized (asyncOrder) {
-      // Each booking's answer (the local share's, when the shared one failed) after the one asked before it: failures
-      // that complete at once run their dependents last-registered first, which booked the local share backwards.
-      CompletionStage<Acquisition> onShared = shared.acquireAsync(cost, maxWait);
-      CompletableFuture<Acquisition> answer = asyncTail.handle((previous, failure) -> null)
-          .thenCompose(ignored -> sharedElseLocalAsync(onShared, e -> local(cost, maxWait, e)));
-      asyncTail = answer;
-      return answer;
-    }
+    // Each booking's answer (the local share's, when the shared one failed) after the one asked before it: failures
+    // that complete at once run their dependents last-registered first, which booked the local share backwards.
+    // Lock-free: thousands of callers contending for a monitor are let in in no particular order.
+    CompletionStage<Acquisition> onShared = shared.acquireAsync(cost, maxWait);
+    CompletableFuture<Acquisition> answer = new CompletableFuture<>();
+    asyncTail.getAndSet(answer).handle((previous, failure) -> null)
+        .thenCompose(ignored -> sharedElseLocalAsync(onShared, e -> local(cost, maxWait, e)))
+        .whenComplete((a, failure) -> {
+          if (failure == null) {
+            answer.complete(a);
+          } else {
+            answer.completeExceptionally(Async.cause(failure));
+          }
+        });
+    return answer;
   }
 
-  private final Object asyncOrder = new Object();
-  private CompletableFuture<?> asyncTail = CompletableFuture.completedFuture(null); // guarded by asyncOrder
+  private final AtomicReference<CompletableFuture<?>> asyncTail =
+      new AtomicReference<>(CompletableFuture.completedFuture(null));
 
   @Override
   public double charge(double cost) throws StoreUnavailableException, InterruptedException {

@@ -1,10 +1,11 @@
 package io.pixquota.throttle.redis;
 
 import io.pixquota.throttle.internal.BucketStep;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * This process's async bookings of one bucket, sent in the order they were asked for, without one round trip each.
@@ -13,15 +14,16 @@ import java.util.concurrent.CompletableFuture;
  * connections, and slots would follow the connections' race). A booking asked alone costs one EVALSHA, as before; a
  * thousand asked at once cost one round trip per {@link #MAX_BATCH}, and a hot bucket's blocking callers, parked on
  * their bookings, are not one round trip apart. A booking whose caller has given up before its batch leaves is not
- * sent. Threadsafe.
+ * sent. Lock-free: a caller that asks never blocks on a monitor (thousands of threads contending for one are let in
+ * in no particular order, and a virtual thread unmounts there), so bookings keep the order of their asks. Threadsafe.
  */
 final class OrderedBookings {
   /** The most bookings in one batch: Redis runs a batch's scripts back to back, and other clients wait meanwhile. */
   static final int MAX_BATCH = 128;
 
   private final BucketScript script;
-  private final ArrayDeque<Asked> queue = new ArrayDeque<>(); // guarded by this
-  private boolean sending; // guarded by this
+  private final ConcurrentLinkedQueue<Asked> queue = new ConcurrentLinkedQueue<>();
+  private final AtomicBoolean sending = new AtomicBoolean(); // one sender at a time: a batch at Redis, or being made
 
   private record Asked(double cost, long maxWaitMicros, CompletableFuture<BucketScript.Answer> answer) {}
 
@@ -32,29 +34,28 @@ final class OrderedBookings {
   /** An acquire of {@code cost}, booked after every booking this process asked for before it. */
   CompletableFuture<BucketScript.Answer> book(double cost, long maxWaitMicros) {
     Asked asked = new Asked(cost, maxWaitMicros, new CompletableFuture<>());
-    synchronized (this) {
-      queue.add(asked);
-      if (sending) {
-        return asked.answer;
-      }
-      sending = true;
+    queue.add(asked);
+    if (sending.compareAndSet(false, true)) {
+      sendNext();
     }
-    sendNext();
     return asked.answer;
   }
 
-  /** Sends what queued, in order; once all of it is answered, the next. */
+  /** Sends what queued, in order; once all of it is answered, the next. Called by the one sender only. */
   private void sendNext() {
     List<Asked> batch = new ArrayList<>();
-    synchronized (this) {
-      while (batch.size() < MAX_BATCH && !queue.isEmpty()) {
-        Asked asked = queue.poll();
+    while (true) {
+      for (Asked asked; batch.size() < MAX_BATCH && (asked = queue.poll()) != null; ) {
         if (!asked.answer.isDone()) {
           batch.add(asked);
         }
       }
-      if (batch.isEmpty()) {
-        sending = false;
+      if (!batch.isEmpty()) {
+        break;
+      }
+      sending.set(false);
+      // one asked between the poll and the set saw a sender and left its booking to it: take the sender's part back
+      if (queue.isEmpty() || !sending.compareAndSet(false, true)) {
         return;
       }
     }
