@@ -60,17 +60,11 @@ final class OrderedBookings {
       }
     }
     List<CompletableFuture<BucketScript.Answer>> answers;
-    if (batch.size() == 1) {
-      answers = List.of(script.runAsync(BucketStep.Op.ACQUIRE, batch.get(0).cost,
-          batch.get(0).maxWaitMicros, null));
-    } else {
-      double[] costs = new double[batch.size()];
-      long[] maxWaits = new long[batch.size()];
-      for (int i = 0; i < costs.length; i++) {
-        costs[i] = batch.get(i).cost;
-        maxWaits[i] = batch.get(i).maxWaitMicros;
-      }
-      answers = script.acquireAllAsync(costs, maxWaits);
+    try {
+      answers = send(batch);
+    } catch (RuntimeException e) { // the batch fails, not the line: the next one is sent all the same
+      answers = List.of(CompletableFuture.failedFuture(e));
+      batch.forEach(asked -> asked.answer.completeExceptionally(e));
     }
     for (int i = 0; i < answers.size(); i++) {
       CompletableFuture<BucketScript.Answer> into = batch.get(i).answer;
@@ -83,5 +77,18 @@ final class OrderedBookings {
       });
     }
     CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).whenComplete((done, failure) -> sendNext());
+  }
+
+  private List<CompletableFuture<BucketScript.Answer>> send(List<Asked> batch) {
+    if (batch.size() == 1) {
+      return List.of(script.runAsync(BucketStep.Op.ACQUIRE, batch.get(0).cost, batch.get(0).maxWaitMicros, null));
+    }
+    double[] costs = new double[batch.size()];
+    long[] maxWaits = new long[batch.size()];
+    for (int i = 0; i < costs.length; i++) {
+      costs[i] = batch.get(i).cost;
+      maxWaits[i] = batch.get(i).maxWaitMicros;
+    }
+    return script.acquireAllAsync(costs, maxWaits);
   }
 }
