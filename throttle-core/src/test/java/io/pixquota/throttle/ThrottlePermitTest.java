@@ -171,20 +171,21 @@ class ThrottlePermitTest {
 
   @Test
   void aCallNoPermitCanReachBeforeItsMaxWaitIsRefusedAtOnceAndCounted() throws Exception {
-    LocalPermitPool permits = new LocalPermitPool("spi", 1, Duration.ofSeconds(10));
+    FakeTime poolTime = FakeTime.manual(1_000); // the pool's clock: the holds it learns are the test's to set
+    LocalPermitPool permits = new LocalPermitPool("spi", 1, Duration.ofSeconds(10), poolTime);
     Throttle throttle = throttle(permits, Duration.ofMillis(300));
     Provider p = new Provider("spi");
     p.answer = new CountDownLatch(1);
     Future<Integer> first = call(throttle, p, "first", Priority.INTERACTIVE);
     Awaits.until("the first call in flight", Duration.ofSeconds(5), () -> p.inFlight.get() == 1);
-    Thread.sleep(1_500); // the pool learns that a call holds its permit 1.5 s at least
+    poolTime.advance(Duration.ofMillis(1_500)); // the pool learns that a call holds its permit 1.5 s at least
     p.answer.countDown();
     first.get(5, TimeUnit.SECONDS);
     p.answer = new CountDownLatch(1);
     Future<Integer> second = call(throttle, p, "second", Priority.INTERACTIVE);
     Awaits.until("the second call in flight", Duration.ofSeconds(5), () -> p.inFlight.get() == 1);
-    // Its permit comes back 1.5 s after its take at the earliest: after the 300 ms this call may wait, unless this
-    // thread was kept from asking for more than 1.2 s.
+    // On the pool's clock, its permit comes back 1.5 s after its take at the earliest: after the 300 ms this call
+    // may wait (the pool's clock stands still while it asks).
     assertThatThrownBy(() -> throttle.exchange("POST", "/spi/pay", null, p))
         .isInstanceOf(ThrottleRefusedException.class)
         .hasMessageContaining("refused at once: no permit of pool 'spi' comes back within the")

@@ -2,12 +2,14 @@ package io.pixquota.throttle.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.pixquota.throttle.Awaits;
 import io.pixquota.throttle.FakeTime;
 import io.pixquota.throttle.store.PermitPool.PermitAnswer;
 import io.pixquota.throttle.store.PermitPool.Waiter;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 
@@ -32,17 +34,22 @@ public abstract class PermitPoolContract {
   }
 
   /**
-   * Takes until the answer is {@code done}, for up to 5 s of real time: a leave is best effort and does not block, so
-   * a store's may reach it after the next take.
+   * Takes until the answer is {@code done}, for up to 5 s ({@link Awaits}, every 10 ms): a leave is best effort and
+   * does not block, so a store's may reach it after the next take.
    */
   private static PermitAnswer takeUntil(PermitPool pool, Waiter waiter, Predicate<PermitAnswer> done)
-      throws Exception {
-    PermitAnswer answer = pool.take(waiter, null);
-    for (long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        !done.test(answer) && System.nanoTime() < until; answer = pool.take(waiter, null)) {
-      Thread.sleep(10);
-    }
-    return answer;
+      throws InterruptedException {
+    AtomicReference<PermitAnswer> last = new AtomicReference<>();
+    Awaits.until(waiter.id() + "'s answer once the leave has reached the pool", Duration.ofSeconds(5),
+        Duration.ofMillis(10), () -> {
+          try {
+            last.set(pool.take(waiter, null));
+          } catch (StoreUnavailableException | InterruptedException e) {
+            throw new IllegalStateException(e);
+          }
+          return done.test(last.get());
+        });
+    return last.get();
   }
 
   @Test
