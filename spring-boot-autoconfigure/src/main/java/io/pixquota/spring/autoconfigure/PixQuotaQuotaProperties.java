@@ -18,7 +18,15 @@ public class PixQuotaQuotaProperties {
   private String method;
   /** A regular expression the whole encoded path matches, e.g. {@code /api/v2/pix/.*}. Unset: any path. */
   private String path;
-  /** The quota's bucket capacity (its burst), with {@code refill-per-second}: a rate. */
+  /**
+   * The provider's published quota, e.g. {@code 10 + 10/s} (a token bucket: burst + rate) or {@code 600 per 1m} (a
+   * sliding window): the planner derives the quota's bucket from it and {@code plan-jitter}, asking the provider
+   * nothing. Instead of {@code capacity} and {@code refill-per-second}.
+   */
+  private String providerQuota;
+  /** The jitter J the plan from {@code provider-quota} covers (lateness plus network); default 100 ms. */
+  private Duration planJitter;
+  /** The quota's bucket capacity (its burst), with {@code refill-per-second}: a rate, as given. */
   private Double capacity;
   /** The quota's bucket refill per second, with {@code capacity}. */
   private Double refillPerSecond;
@@ -64,6 +72,22 @@ public class PixQuotaQuotaProperties {
 
   public void setPath(String path) {
     this.path = path;
+  }
+
+  public String getProviderQuota() {
+    return providerQuota;
+  }
+
+  public void setProviderQuota(String providerQuota) {
+    this.providerQuota = providerQuota;
+  }
+
+  public Duration getPlanJitter() {
+    return planJitter;
+  }
+
+  public void setPlanJitter(Duration planJitter) {
+    this.planJitter = planJitter;
   }
 
   public Double getCapacity() {
@@ -129,6 +153,8 @@ public class PixQuotaQuotaProperties {
     r.host = host != null ? host : base.host;
     r.method = method != null ? method : base.method;
     r.path = path != null ? path : base.path;
+    r.providerQuota = providerQuota != null ? providerQuota : base.providerQuota;
+    r.planJitter = planJitter != null ? planJitter : base.planJitter;
     r.capacity = capacity != null ? capacity : base.capacity;
     r.refillPerSecond = refillPerSecond != null ? refillPerSecond : base.refillPerSecond;
     r.cost = cost != null ? cost : base.cost;

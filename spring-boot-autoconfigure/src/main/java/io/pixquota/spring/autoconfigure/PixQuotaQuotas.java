@@ -4,6 +4,9 @@ import io.pixquota.throttle.Match;
 import io.pixquota.throttle.ThrottleBuilder;
 import io.pixquota.throttle.redis.RedisPermitPool;
 import io.pixquota.throttle.redis.RedisTokenBucket;
+import io.pixquota.throttle.plan.ProviderPolicy;
+import io.pixquota.throttle.plan.QuotaPlan;
+import io.pixquota.throttle.plan.QuotaPlanner;
 import io.pixquota.throttle.redis.TokenBucketConfig;
 import io.pixquota.throttle.store.PermitPool;
 import io.pixquota.throttle.store.RateAdaptation;
@@ -20,6 +23,9 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
  * the request's host, method and path it takes. A bad value stops the start naming the property.
  */
 final class PixQuotaQuotas {
+  /** The J a plan from a declared quota covers when the quota sets no {@code plan-jitter}. */
+  static final Duration DEFAULT_JITTER = Duration.ofMillis(100);
+
   private PixQuotaQuotas() {}
 
   /** Adds every quota to {@code throttle}; the longest provider timeout of the quotas with a cap is the throttle's. */
@@ -36,6 +42,7 @@ final class PixQuotaQuotas {
     flatUnset("pixquota.bucket.rate", p.getBucket().getRate(), "refill-per-second");
     Map<String, PixQuotaQuotaProperties> configs = p.getConfigs();
     Duration providerTimeout = null;
+    QuotaPlan strictest = null; // of the quotas planned from a declared quota: the smallest J, its late limit
     for (Map.Entry<String, PixQuotaQuotaProperties> e : p.getQuotas().entrySet()) {
       String name = e.getKey();
       String prefix = "pixquota.quotas." + name;
@@ -58,16 +65,20 @@ final class PixQuotaQuotas {
       Match match = match(prefix, q);
       double cost = q.getCost() != null ? q.getCost() : 1;
       RedisTokenBucket bucket = null;
-      if (q.getCapacity() != null || q.getRefillPerSecond() != null) {
-        bucket = check(prefix + ".capacity", q.getCapacity(), () -> RedisTokenBucket.create(redis.client(),
-            TokenBucketConfig.custom(name).limit(required(q.getCapacity(), "capacity"),
-                required(q.getRefillPerSecond(), "refill-per-second")).keyPrefix(p.getBucket().getKeyPrefix())
-            .redisTimeout(p.getRedis().getTimeout()).rateAdaptation(RateAdaptation.defaults()).build()));
+      QuotaPlan planned = plan(prefix, q);
+      if (planned != null) {
+        strictest = strictest == null || planned.jitter().compareTo(strictest.jitter()) < 0 ? planned : strictest;
+        bucket = check(prefix + ".provider-quota", q.getProviderQuota(), () -> bucket(redis, p, name,
+            planned.capacity(), planned.ratePerSecond()));
+      } else if (q.getCapacity() != null || q.getRefillPerSecond() != null) {
+        bucket = check(prefix + ".capacity", q.getCapacity(), () -> bucket(redis, p, name,
+            required(q.getCapacity(), "capacity"), required(q.getRefillPerSecond(), "refill-per-second")));
       }
       if (q.getMaxInFlight() == null) {
         if (bucket == null) {
-          throw new InvalidConfigurationPropertyValueException(prefix, name, "names no limit: set capacity and "
-              + "refill-per-second (a rate), max-in-flight (a cap on calls in flight), or both");
+          throw new InvalidConfigurationPropertyValueException(prefix, name, "names no limit: set provider-quota "
+              + "(the provider's published quota, e.g. 10 + 10/s) or capacity and refill-per-second (a rate), "
+              + "max-in-flight (a cap on calls in flight), or both");
         }
         RedisTokenBucket rate = bucket;
         check(prefix + ".cost", cost, () -> throttle.quota(name, match, rate, cost));
@@ -87,6 +98,40 @@ final class PixQuotaQuotas {
     if (providerTimeout != null) {
       throttle.providerTimeout(providerTimeout);
     }
+    if (strictest != null) {
+      throttle.plan(strictest);
+    }
+  }
+
+  /**
+   * The plan from the quota's declared provider quota ({@code provider-quota}, its J {@code plan-jitter}), or null
+   * when it declares none; with {@code capacity} or {@code refill-per-second} too, refused: one or the other.
+   */
+  static QuotaPlan plan(String prefix, PixQuotaQuotaProperties q) {
+    if (q.getProviderQuota() == null) {
+      return null;
+    }
+    if (q.getCapacity() != null || q.getRefillPerSecond() != null) {
+      throw new InvalidConfigurationPropertyValueException(prefix + ".provider-quota", q.getProviderQuota(),
+          "the planner derives the bucket from the provider's quota: set provider-quota, or capacity and "
+          + "refill-per-second as they are, not both");
+    }
+    ProviderPolicy policy = check(prefix + ".provider-quota", q.getProviderQuota(),
+        () -> DeclaredQuota.parse(q.getProviderQuota()));
+    Duration jitter = q.getPlanJitter() != null ? q.getPlanJitter() : DEFAULT_JITTER;
+    return check(prefix + ".plan-jitter", jitter, () -> {
+      if (jitter.isNegative() || jitter.isZero()) {
+        throw new IllegalArgumentException("J must be > 0: calls reach the provider later than their slots");
+      }
+      return QuotaPlanner.plan(policy, jitter);
+    });
+  }
+
+  private static RedisTokenBucket bucket(PixQuotaRedis redis, PixQuotaProperties p, String name, double capacity,
+      double rate) {
+    return RedisTokenBucket.create(redis.client(), TokenBucketConfig.custom(name).limit(capacity, rate)
+        .keyPrefix(p.getBucket().getKeyPrefix()).redisTimeout(p.getRedis().getTimeout())
+        .rateAdaptation(RateAdaptation.defaults()).build());
   }
 
   /** A flat setting of the default route, which named quotas replace: set, it would silently do nothing. */

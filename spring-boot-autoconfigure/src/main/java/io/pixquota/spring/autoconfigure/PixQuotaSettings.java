@@ -68,6 +68,11 @@ final class PixQuotaSettings {
           Set.of("pixquota.bucket.plan-from-policy", "pixquota.bucket.capacity", "pixquota.bucket.rate"));
     }
     if (planned) {
+      if (!p.getQuotas().isEmpty()) {
+        throw invalid("pixquota.bucket.plan-from-policy", b.getPlanFromPolicy(), "it plans the flat bucket, which "
+            + "named quotas replace: declare the provider's quota on the quota instead (pixquota.quotas.<name>."
+            + "provider-quota, e.g. 10 + 10/s)");
+      }
       if (p.getProvider().getBaseUrl() == null) {
         throw invalid("pixquota.bucket.plan-from-policy", b.getPlanFromPolicy(),
             "planning reads the provider's policy: set pixquota.provider.base-url too");

@@ -134,6 +134,30 @@ class PixQuotaQuotasTest {
         .hasMessageContaining("refill-per-second is not set"));
   }
 
+  @Test
+  void aDeclaredProviderQuotaIsPlannedAndABadOneStopsTheStartNamingIt() {
+    runner.withPropertyValues("pixquota.quotas.pix.provider-quota=600 per 1m", "pixquota.quotas.pix.plan-jitter=1s")
+        .run(context -> assertThat(context.getBean(Throttle.class).buckets()).singleElement()
+            .satisfies(b -> assertThat(b.limits().get(0)).as("a window: burst 1, (600 - 1) / (60 + 1) s")
+                .isEqualTo(io.pixquota.throttle.store.Limit.of(1, 599 / 61.0))));
+    runner.withPropertyValues("pixquota.quotas.pix.provider-quota=10 per second").run(context -> assertThat(context)
+        .getFailure().rootCause().hasMessageContaining("pixquota.quotas.pix.provider-quota")
+        .hasMessageContaining("'10 per second' is not a quota").hasMessageContaining("'10 + 10/s'"));
+    runner.withPropertyValues("pixquota.quotas.pix.provider-quota=10 + 10/s", "pixquota.quotas.pix.capacity=8")
+        .run(context -> assertThat(context).getFailure().rootCause()
+            .hasMessageContaining("pixquota.quotas.pix.provider-quota").hasMessageContaining("not both"));
+    runner.withPropertyValues("pixquota.quotas.pix.provider-quota=10 + 10/s", "pixquota.quotas.pix.plan-jitter=2s")
+        .run(context -> assertThat(context).getFailure().rootCause()
+            .hasMessageContaining("pixquota.quotas.pix.plan-jitter").hasMessageContaining("J must be at most"));
+    runner.withPropertyValues("pixquota.quotas.pix.provider-quota=10 + 10/s", "pixquota.quotas.pix.plan-jitter=0s")
+        .run(context -> assertThat(context).getFailure().rootCause()
+            .hasMessageContaining("pixquota.quotas.pix.plan-jitter").hasMessageContaining("must be > 0"));
+    runner.withPropertyValues("pixquota.quotas.pix.provider-quota=10 + 10/s", "pixquota.bucket.plan-from-policy=pix",
+        "pixquota.provider.base-url=http://127.0.0.1:9/").run(context -> assertThat(context).getFailure()
+        .rootCause().hasMessageContaining("pixquota.bucket.plan-from-policy")
+        .hasMessageContaining("pixquota.quotas.<name>.provider-quota"));
+  }
+
   /** Spring Boot binds the quotas' buckets (MeterBinder beans or not), and so does the throttle: once each, no WARN. */
   @Test
   @ExtendWith(OutputCaptureExtension.class)
