@@ -26,7 +26,7 @@ import org.springframework.test.context.DynamicPropertySource;
 
 /**
  * The application as it runs: a burst of people asking at once through its own HTTP endpoint, each a PixClient call
- * to the mock BACEN (10 + 10/s), through the auto-configured bucket planned from the mock's policy; then its actuator
+ * to the mock BACEN (10 + 10/s), through the quota's bucket, planned from the provider's quota declared in application.yml; then its actuator
  * over HTTP.
  */
 // Spring Boot's tests switch metrics export off by default; this application's test is about them.
@@ -36,7 +36,8 @@ class PixStatusApplicationTest {
   private static final int BURST = 30;
   private static final String INTEGRATOR = "demo";
   private static final TestProvider PROVIDER = TestProvider.start();
-  private static final String BUCKET = "example-" + System.nanoTime();
+  private static final String BUCKET = "pix"; // the quota's, in application.yml
+  private static final String KEYS = "example-" + System.nanoTime() + ":";
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -46,7 +47,7 @@ class PixStatusApplicationTest {
 
   @DynamicPropertySource
   static void properties(DynamicPropertyRegistry registry) {
-    PROVIDER.register(registry, BUCKET);
+    PROVIDER.register(registry, KEYS);
   }
 
   @AfterAll
@@ -111,7 +112,7 @@ class PixStatusApplicationTest {
     try (RespConnection admin = RespConnection.open(redis.getHost(), redis.getPort())) {
       List<?> time = (List<?>) admin.call("TIME");
       long now = Long.parseLong((String) time.get(0)) * 1_000_000 + Long.parseLong((String) time.get(1));
-      admin.call("HSET", "pixquota:{" + BUCKET + "}:tb", "c:1.0:0.01", Long.toString(now + 60_000_000));
+      admin.call("HSET", KEYS + "{" + BUCKET + "}:tb", "c:1.0:0.01", Long.toString(now + 60_000_000));
     }
     HttpResponse<String> cleared = http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port
         + "/actuator/pixquota/" + BUCKET + "/1.0:0.01")).DELETE().timeout(Duration.ofSeconds(30)).build(),

@@ -33,11 +33,15 @@ final class TestProvider implements AutoCloseable {
     return new TestProvider(mock, own, own != null ? own.uri().toString() : given);
   }
 
-  /** The application's properties that point at them, with its bucket named {@code bucket}. */
-  void register(DynamicPropertyRegistry registry, String bucket) {
+  /**
+   * The application's properties that point at them: the provider's address and host (its quota {@code pix} takes the
+   * mock's requests), and the Redis keys under {@code keyPrefix}, the test class's own.
+   */
+  void register(DynamicPropertyRegistry registry, String keyPrefix) {
     registry.add("pixquota.provider.base-url", () -> mock.pixUrl().toString());
+    registry.add("pixquota.quotas.pix.host", () -> mock.pixUrl().getHost());
     registry.add("pixquota.redis.url", () -> redisUrl);
-    registry.add("pixquota.bucket.name", () -> bucket);
+    registry.add("pixquota.bucket.key-prefix", () -> keyPrefix);
   }
 
   @Override

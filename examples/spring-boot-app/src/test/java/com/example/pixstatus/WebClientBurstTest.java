@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.pixquota.harness.RefusalBound;
+import io.pixquota.throttle.Throttle;
 import io.pixquota.throttle.store.Limit;
-import io.pixquota.throttle.store.TokenBucket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
@@ -41,11 +41,11 @@ class WebClientBurstTest {
   private MeterRegistry meters;
 
   @Autowired
-  private TokenBucket bucket;
+  private Throttle throttle;
 
   @DynamicPropertySource
   static void properties(DynamicPropertyRegistry registry) {
-    PROVIDER.register(registry, "webclient-" + System.nanoTime());
+    PROVIDER.register(registry, "webclient-" + System.nanoTime() + ":");
   }
 
   @AfterAll
@@ -77,7 +77,7 @@ class WebClientBurstTest {
     double jitterSeconds = meters.find("bacen.throttle.lateness").timers().stream()
         .mapToDouble(t -> t.max(TimeUnit.SECONDS)).max().orElse(0) + meters.find("bacen.throttle.answer").timers()
         .stream().mapToDouble(t -> t.max(TimeUnit.SECONDS)).max().orElse(0);
-    Limit limit = bucket.limits().get(0);
+    Limit limit = throttle.buckets().get(0).limits().get(0); // the quota pix's
     long allowed = RefusalBound.allowed(10, 10, limit.capacity(), limit.refillPerSecond(), jitterSeconds);
     System.out.printf("WebClient burst of 30: within %.1f ms of their slots; %s allows %d x 429; the mock refused %s%n",
         jitterSeconds * 1000, limit, allowed, stats.get("refused"));
