@@ -23,6 +23,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -117,10 +118,16 @@ class ConcurrentRequestsTest {
         .isLessThanOrEqualTo(allowed);
     // Waiting requests hold none (before, each held one: up to Tomcat's 200 threads, or all 2,000 on virtual
     // threads). What a connection follows is a call leaving: at most the quota's burst (8) leave at once, each may
-    // open one (a cold pool, or one that connection set-up made late books again after opening it), and the start's
-    // idle ones (token, DICT's policies) stay open until the mock closes them.
-    assertThat(mostConnections.get()).as("connections to the provider, against the calls in flight there")
-        .isPositive().isLessThanOrEqualTo(mostInFlight + 8 + 4);
+    // open one (a cold pool), and the start's idle ones (token, DICT's policies) stay open until the mock closes
+    // them. A call whose thread woke past the late limit after it opened its connection (2,000 virtual threads on
+    // a busy machine: carriers late) books again and leaves that connection idle in the pool for up to the mock's
+    // 5 s: at most one each of the calls this run counted as rebooked.
+    int rebooked = (int) meters.find("bacen.throttle.rebooked").counters().stream()
+        .mapToDouble(Counter::count).sum();
+    System.out.printf("calls booked again (late): %d%n", rebooked);
+    assertThat(mostConnections.get()).as("connections to the provider, against the calls in flight there and the "
+        + "%d calls that booked again", rebooked).isPositive()
+        .isLessThanOrEqualTo(mostInFlight + 8 + 4 + rebooked).isLessThan(REQUESTS / 10);
   }
 
   private CompletableFuture<HttpResponse<String>> send(HttpClient http, String path) {
