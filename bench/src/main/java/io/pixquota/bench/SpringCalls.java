@@ -1,5 +1,6 @@
 package io.pixquota.bench;
 
+import io.pixquota.throttle.AskOrder;
 import io.pixquota.throttle.Throttle;
 import io.pixquota.throttle.restclient.ThrottlingClientHttpRequestInterceptor;
 import io.pixquota.throttle.webclient.ThrottlingExchangeFilterFunction;
@@ -68,7 +69,9 @@ final class SpringCalls {
     if (rest != null) {
       return CompletableFuture.runAsync(() -> {
         asking.run();
-        rest.get().uri("pix/{id}", endToEndId).retrieve().toBodilessEntity();
+        try (AskOrder asked = AskOrder.mark()) { // the service's entry point, as AskOrder's javadoc shows
+          rest.get().uri("pix/{id}", endToEndId).retrieve().toBodilessEntity();
+        }
       }, perCall);
     }
     asking.run();

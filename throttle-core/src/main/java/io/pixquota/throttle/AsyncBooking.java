@@ -75,7 +75,7 @@ public final class AsyncBooking extends AsyncState {
         booking.pool.takeAsync(booking.waiter, booking.slotAsk()).whenComplete((answer, failure) ->
             AsyncPermit.answered(this, booking, answer, failure));
       } else {
-        booking.bucket.acquireAsync(booking.cost, booking.askWait()).whenComplete(this::answered);
+        booking.bucket.acquireAsync(booking.cost, booking.askWait(), booking.askOrder).whenComplete(this::answered);
       }
     } catch (RuntimeException e) {
       fail(new IOException("could not ask bucket '" + booking.bucket.name() + "' for a slot: " + e.getMessage(), e));

@@ -30,7 +30,7 @@ final class AsyncPermit {
         asking.answered(answer.acquisition(), null);
       } else {
         try {
-          booking.bucket.acquireAsync(booking.cost, booking.askWait()).whenComplete(asking::answered);
+          booking.bucket.acquireAsync(booking.cost, booking.askWait(), booking.askOrder).whenComplete(asking::answered);
         } catch (RuntimeException e) {
           asking.fail(new IOException("could not ask bucket '" + booking.bucket.name() + "' for a slot: "
               + e.getMessage(), e));

@@ -29,6 +29,7 @@ final class Booking {
   final Duration horizon; // null: as far as the max wait
   final PermitPool pool; // null: the route has none
   final PermitPool.Waiter waiter; // null without a pool
+  final long askOrder = AskOrder.current(); // when its caller asked for it, for the store's order (System.nanoTime)
   private volatile PermitPool.Permit permit; // the permit held, from its taking to its release
   private volatile boolean sent; // the request was handed to the client to send: it may be at the provider
   private volatile long sentAtNanos;

@@ -100,6 +100,11 @@ final class FallbackTokenBucket implements TokenBucket, MeterBinder {
   /** The shared bucket's async acquire while it is in use; the local share (in memory) when it fails. */
   @Override
   public CompletionStage<Acquisition> acquireAsync(double cost, Duration maxWait) {
+    return acquireAsync(cost, maxWait, System.nanoTime());
+  }
+
+  @Override
+  public CompletionStage<Acquisition> acquireAsync(double cost, Duration maxWait, long askedAt) {
     Checks.cost(cost, shared.limits().stream().mapToDouble(Limit::capacity).min().orElseThrow());
     Checks.notNegative("maxWait", maxWait);
     if (!useShared()) {
@@ -108,7 +113,7 @@ final class FallbackTokenBucket implements TokenBucket, MeterBinder {
     // Each booking's answer (the local share's, when the shared one failed) after the one asked before it: failures
     // that complete at once run their dependents last-registered first, which booked the local share backwards.
     // Lock-free: thousands of callers contending for a monitor are let in in no particular order.
-    CompletionStage<Acquisition> onShared = shared.acquireAsync(cost, maxWait);
+    CompletionStage<Acquisition> onShared = shared.acquireAsync(cost, maxWait, askedAt);
     CompletableFuture<Acquisition> answer = new CompletableFuture<>();
     asyncTail.getAndSet(answer).handle((previous, failure) -> null)
         .thenCompose(ignored -> sharedElseLocalAsync(onShared, e -> local(cost, maxWait, e)))

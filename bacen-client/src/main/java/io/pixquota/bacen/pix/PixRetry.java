@@ -6,6 +6,7 @@ import io.github.resilience4j.retry.RetryConfig;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.pixquota.throttle.AskOrder;
 import io.pixquota.throttle.support.Async;
 import io.pixquota.throttle.support.TimeSource;
 import java.time.Duration;
@@ -60,7 +61,17 @@ final class PixRetry {
         || (e instanceof PixTransportException && !Thread.currentThread().isInterrupted());
   }
 
+  /**
+   * The call's attempts, the call marked as asked now ({@link AskOrder}): its booking keeps its place among the calls
+   * asked at nearly the same time, whatever delays its thread before it books (its token, a preemption).
+   */
   <T> T call(String operation, Attempt<T> attempt) {
+    try (AskOrder asked = AskOrder.mark()) {
+      return attempts(operation, attempt);
+    }
+  }
+
+  private <T> T attempts(String operation, Attempt<T> attempt) {
     Retry.AsyncContext<Object> context = retry.asyncContext();
     long start = time.nanoTime();
     String status = "none";
@@ -108,7 +119,9 @@ final class PixRetry {
     CompletableFuture<T> result = new CompletableFuture<>();
     Retry.AsyncContext<Object> context = retry.asyncContext();
     long start = time.nanoTime();
-    tryAsync(operation, attempt, context, start, result);
+    try (AskOrder asked = AskOrder.mark()) { // the first attempt books on this thread
+      tryAsync(operation, attempt, context, start, result);
+    }
     return result;
   }
 

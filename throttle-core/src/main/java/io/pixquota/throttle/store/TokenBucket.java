@@ -60,6 +60,16 @@ public interface TokenBucket {
   }
 
   /**
+   * {@link #acquireAsync(double, Duration)} for a call its caller asked for at {@code askedAt} (a
+   * {@link System#nanoTime()}, {@link io.pixquota.throttle.AskOrder}): a store that books the calls reaching it
+   * together in one step books them in the order they were asked, not the order their threads got there. The default
+   * ignores it.
+   */
+  default CompletionStage<Acquisition> acquireAsync(double cost, Duration maxWait, long askedAt) {
+    return acquireAsync(cost, maxWait);
+  }
+
+  /**
    * Takes {@code cost} more tokens now, whatever is left; the balance may go below zero, delaying later callers.
    *
    * @param cost {@code > 0} and finite

@@ -123,8 +123,14 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
    */
   @Override
   public CompletableFuture<Acquisition> acquireAsync(double cost, Duration maxWait) {
+    return acquireAsync(cost, maxWait, System.nanoTime());
+  }
+
+  /** {@link #acquireAsync(double, Duration)}, in its pipeline after the bookings asked for before {@code askedAt}. */
+  @Override
+  public CompletableFuture<Acquisition> acquireAsync(double cost, Duration maxWait, long askedAt) {
     long maxWaitMicros = checkedMaxWaitMicros(cost, maxWait);
-    CompletableFuture<BucketScript.Answer> answer = bookings.book(cost, maxWaitMicros);
+    CompletableFuture<BucketScript.Answer> answer = bookings.book(cost, maxWaitMicros, askedAt);
     CompletableFuture<Acquisition> result = answer.thenApply(RedisTokenBucket::acquisition);
     result.whenComplete((a, failure) -> answer.cancel(false)); // given up before its batch leaves: not sent
     return result;

@@ -22,10 +22,10 @@ import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 
 /**
- * A process's async bookings of one bucket go to Redis in pipelines, in the order asked: the slots follow that order
- * through a script cache emptied on the way (NOSCRIPT in the middle of a batch), a booking given up before its batch
- * leaves books nothing, and a Redis that stops answering fails every queued booking within the timeout without
- * stopping the ones asked once it is back.
+ * A process's async bookings of one bucket go to Redis in pipelines, in the order asked (within a batch, by when their
+ * callers asked for them): the slots follow that order through a script cache emptied on the way (NOSCRIPT in the
+ * middle of a batch), a booking given up before its batch leaves books nothing, and a Redis that stops answering
+ * fails every queued booking within the timeout without stopping the ones asked once it is back.
  */
 class OrderedBookingsTest {
   private static final Duration LONG = Duration.ofSeconds(1000);
@@ -52,6 +52,32 @@ class OrderedBookingsTest {
       }
       assertThat(LuaScript.TOKEN_BUCKET.noScriptCount()).as("NOSCRIPT met on the way").isGreaterThan(noScriptBefore);
       assertThat(bucket.acquireAsync(1, Duration.ZERO).get(10, TimeUnit.SECONDS).granted()).isFalse();
+    }
+  }
+
+  @Test
+  void aBatchIsBookedInTheOrderItsCallsWereAskedForNotTheOrderTheyArrivedIn() throws Exception {
+    FakeTime time = FakeTime.manual(1_700_000_000);
+    try (RedisOnFakeTime redis = new RedisOnFakeTime(time)) {
+      RedisTokenBucket bucket = RedisTesting.onFakeTime(redis.redisson, "ob:", "asked", 1, 10, time);
+      bucket.acquire(1, Duration.ZERO); // the script loaded, the connection open, the burst spent
+      CompletableFuture<Acquisition> alone;
+      List<CompletableFuture<Acquisition>> batch = new ArrayList<>();
+      redis.redis.server().pause(); // the first booking stays at Redis while the others queue behind it
+      try {
+        alone = bucket.acquireAsync(1, LONG, 2_000);
+        for (int i = 0; i < 5; i++) {
+          batch.add(bucket.acquireAsync(1, LONG, 1_000 - i)); // each asked for before the one that arrived before it
+        }
+      } finally {
+        redis.redis.server().resume();
+      }
+      assertThat(alone.get(10, TimeUnit.SECONDS).waitTime().toNanos() / 1000).as("sent before the others arrived")
+          .isCloseTo(100_000L, within(2L));
+      for (int i = 0; i < 5; i++) {
+        assertThat(batch.get(i).get(10, TimeUnit.SECONDS).waitTime().toNanos() / 1000)
+            .as("arrived %d-th in its batch, asked for %d-th", i + 1, 5 - i).isCloseTo((6 - i) * 100_000L, within(2L));
+      }
     }
   }
 
