@@ -5,8 +5,8 @@ package io.pixquota.throttle;
  * may delay the call on its way to the throttle (its token, its retries, a thread preempted, a virtual thread waiting
  * for a carrier), and the call's booking carries the mark. Thousands of callers that ask at nearly the same time reach
  * the bucket in no particular order; a store that books the calls reaching it together in one step
- * ({@code RedisTokenBucket}) books them in the order of their marks instead, so calls leave in the order they were
- * asked. {@code PixClient} marks every call; a service calling the throttle through a client of
+ * ({@code RedisTokenBucket}) books them in the order of their marks instead, so the calls that meet there leave in
+ * the order they were asked. {@code PixClient} marks every call; a service calling the throttle through a client of
  * its own (RestClient, RestTemplate, an OkHttp client) marks its own entry point:
  *
  * <pre>{@code
