@@ -14,9 +14,11 @@ import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 
 /**
- * The turns of one {@link RedisPermitPool}'s waiters in this process: the pool's channel (the ids of the waiters whose
- * turn it is, published by the script) completes their futures; a timer completes them anyway when the first lease
- * ends or half a waiter lease has passed, so a lost message costs a little time, never a place.
+ * The turns of one {@link RedisPermitPool}'s waiters in this process: the pool's channel completes their futures,
+ * with the permits a release granted them ({@code +<waiter> <reply>}: kept here for the waiter's next take, which
+ * then needs no round trip) or with the ids of the waiters whose turn it is (they ask again); a timer completes them
+ * anyway when the first lease ends or half a waiter lease has passed, so a lost message costs a little time, never a
+ * place (the script keeps a grant for the waiter's next take).
  */
 final class PermitTurns {
   private final RedissonClient redisson;
@@ -25,6 +27,12 @@ final class PermitTurns {
   private final Map<String, CompletableFuture<Void>> turns = new ConcurrentHashMap<>();
   private final AtomicReference<CompletableFuture<Void>> subscription = new AtomicReference<>();
   private final AtomicReference<Long> firstLeaseEndNanos = new AtomicReference<>();
+  private final Map<String, Grant> grants = new ConcurrentHashMap<>(); // by waiter: null-valued until granted
+
+  /** A take's reply a release published for a waiter of this process, and when it arrived. */
+  record Grant(String reply, long receivedAtNanos) {}
+
+  private static final Grant EXPECTED = new Grant("", 0);
 
   PermitTurns(RedissonClient redisson, String channel, TimeSource time) {
     this.redisson = redisson;
@@ -37,10 +45,25 @@ final class PermitTurns {
     firstLeaseEndNanos.set(nanos);
   }
 
+  /** {@code waiter} of this process asks: a grant published for it from now on is kept for its next take. */
+  void expect(String waiter) {
+    grants.putIfAbsent(waiter, EXPECTED);
+  }
+
+  /** The grant published for {@code waiter}, taken (its take needs no round trip), or null; it expects none after. */
+  Grant claim(String waiter) {
+    Grant g = grants.remove(waiter);
+    return g == null || g == EXPECTED ? null : g;
+  }
+
   /** Completes when it may be {@code waiter}'s turn, or after {@code atMost} (bounded as the class says). */
   CompletableFuture<Void> turn(String waiter, Duration atMost) {
     subscribe();
     CompletableFuture<Void> turn = turns.computeIfAbsent(waiter, id -> new CompletableFuture<>());
+    Grant granted = grants.get(waiter);
+    if (granted != null && granted != EXPECTED) {
+      turn.complete(null); // granted before it began to wait
+    }
     long until = time.nanoTime() + Math.min(atMost.toNanos(), RedisPermitPool.WAITER_LEASE.toNanos() / 2);
     Long first = firstLeaseEndNanos.get();
     if (first != null && first - until < 0) {
@@ -54,8 +77,9 @@ final class PermitTurns {
     return turn;
   }
 
-  /** {@code waiter} left: its turn, if it waits for one, ends now. */
+  /** {@code waiter} left: its turn, if it waits for one, ends now; a grant for it is the script's to take back. */
   void end(String waiter) {
+    grants.remove(waiter);
     CompletableFuture<Void> turn = turns.remove(waiter);
     if (turn != null) {
       turn.complete(null);
@@ -85,6 +109,21 @@ final class PermitTurns {
     return why;
   }
 
+  /** A grant ({@code +<waiter> <reply>}) for a waiter this process expects: kept, and its turn completed. */
+  private void granted(String message, long at) {
+    int space = message.indexOf(' ');
+    if (space < 2) {
+      return;
+    }
+    String waiter = message.substring(1, space);
+    if (grants.replace(waiter, EXPECTED, new Grant(message.substring(space + 1), at))) {
+      CompletableFuture<Void> turn = turns.get(waiter);
+      if (turn != null) {
+        turn.complete(null);
+      }
+    }
+  }
+
   /** Subscribes to the pool's channel once; a failed subscription is tried again by the next wait. */
   private CompletableFuture<Void> subscribe() {
     CompletableFuture<Void> mine = new CompletableFuture<>();
@@ -93,6 +132,10 @@ final class PermitTurns {
       return current;
     }
     redisson.getTopic(channel, StringCodec.INSTANCE).addListenerAsync(String.class, (c, message) -> {
+      if (message.startsWith("+")) {
+        granted(message, time.nanoTime());
+        return;
+      }
       for (String id : message.split(",")) {
         CompletableFuture<Void> turn = turns.get(id);
         if (turn != null) {

@@ -7,9 +7,9 @@ import io.pixquota.throttle.support.Checks;
 import io.pixquota.throttle.support.TimeSource;
 import io.pixquota.throttle.redis.internal.LuaScript;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -19,10 +19,12 @@ import org.redisson.api.RedissonClient;
 
 /**
  * A {@link PermitPool} in Redis ({@code permit_pool.lua}): permits leased under their callers' ids, a line of waiters
- * by class, then deadline (earliest first), then arrival, and the ids of the waiters whose turn it is published on
- * the pool's channel so they ask again at once. Every process that uses the pool registers its capacity and lease
- * there: the capacity in force is the smallest any live process asks for, and a permit is taken back only after the
- * longest lease of any live process, so services with other timeouts share one pool without breaking its cap.
+ * by class, then deadline (earliest first), then arrival. A release grants the waiters at the head of the line their
+ * permits (and, beside a bucket, their slots) in the same step and publishes each grant on the pool's channel, so the
+ * waiter's next take is answered here without a round trip; a waiter of an older release is told its turn instead.
+ * Every process that uses the pool registers its capacity and lease there: the capacity in force is the smallest any
+ * live process asks for, and a permit is taken back only after the longest lease of any live process, so services
+ * with other timeouts share one pool without breaking its cap.
  * {@link #close()} takes this process's configuration out. Created {@link #beside} a {@link RedisTokenBucket}, its
  * keys share the bucket's hash tag and a call's permit and rate slot are decided in one script
  * ({@code PERMIT_AND_BUCKET}), both or neither, in one round trip. Threadsafe; it does not own the
@@ -44,6 +46,7 @@ public final class RedisPermitPool implements PermitPool {
   private final PermitTurns turns;
   private final String processId = PermitPool.Waiter.of(0).id();
   private final PoolReplies replies;
+  private final PoolCalls calls;
 
   private RedisPermitPool(RedissonClient redisson, String name, int capacity, Duration lease, String base,
       RedisTokenBucket beside, Duration redisTimeout, TimeSource time) {
@@ -56,12 +59,13 @@ public final class RedisPermitPool implements PermitPool {
     }
     this.beside = beside;
     this.keys = List.of(base + "permits", base + "line", base + "waiters", base + "tickets", base + "configs",
-        base + "taken");
+        base + "taken", base + "asks", base + "grants");
     this.channel = base + "permits:turn";
     this.timeoutNanos = Checks.positiveAtMostADay("redisTimeout", redisTimeout).toNanos();
     this.time = time;
     this.turns = new PermitTurns(redisson, channel, time);
     this.replies = new PoolReplies(this.name, capacity, lease, beside, turns);
+    this.calls = new PoolCalls(redisson, keys, beside, capacity, lease, processId);
   }
 
   /** A pool alone, keys {@code <prefix>{<name>}:pool:*}, with the default prefix and Redis timeout. */
@@ -102,49 +106,86 @@ public final class RedisPermitPool implements PermitPool {
     return lease;
   }
 
-  /** The pool's keys: permits, line, waiters' leases, tickets, the processes' configurations, the permits' takes. */
+  /**
+   * The pool's keys: permits, line, waiters' leases, tickets, the processes' configurations, the permits' takes, the
+   * waiters' asks, the permits granted by a release.
+   */
   public List<Object> keys() {
     return keys;
   }
 
   @Override
   public PermitAnswer take(Waiter waiter, SlotAsk slot) throws StoreUnavailableException, InterruptedException {
-    Call call = call(waiter, slot);
+    PoolCalls.Call call = calls.take(waiter, slot);
+    PermitTurns.Grant granted = turns.claim(waiter.id());
+    if (granted != null) {
+      return read(waiter, call.withSlot(), granted.reply(), granted.receivedAtNanos());
+    }
+    turns.expect(waiter.id());
     try {
       LuaScript.Reply r = call.script().call(call.target(), call.args(), timeoutNanos, time::nanoTime);
-      return read(waiter, call.withSlot(), r.text(), r.receivedAtNanos());
+      return expecting(waiter, read(waiter, call.withSlot(), r.text(), r.receivedAtNanos()));
     } catch (LuaScript.CallFailedException e) {
+      turns.end(waiter.id());
       throw unavailable(e.getMessage(), e);
+    } catch (StoreUnavailableException | RuntimeException e) {
+      turns.end(waiter.id());
+      throw e;
     }
   }
 
   @Override
   public CompletionStage<PermitAnswer> takeAsync(Waiter waiter, SlotAsk slot) {
-    Call call = call(waiter, slot);
+    PoolCalls.Call call = calls.take(waiter, slot);
+    PermitTurns.Grant granted = turns.claim(waiter.id());
+    if (granted != null) {
+      try {
+        return CompletableFuture.completedFuture(read(waiter, call.withSlot(), granted.reply(),
+            granted.receivedAtNanos()));
+      } catch (StoreUnavailableException e) {
+        return CompletableFuture.failedFuture(e);
+      }
+    }
+    turns.expect(waiter.id());
     return call.script().callAsync(call.target(), call.args(), timeoutNanos, time::nanoTime)
         .handle((r, failure) -> {
           try {
             if (failure != null) {
               throw unavailable(String.valueOf(Async.cause(failure).getMessage()), Async.cause(failure));
             }
-            return read(waiter, call.withSlot(), r.text(), r.receivedAtNanos());
-          } catch (StoreUnavailableException e) {
-            throw new CompletionException(e);
+            return expecting(waiter, read(waiter, call.withSlot(), r.text(), r.receivedAtNanos()));
+          } catch (StoreUnavailableException | RuntimeException e) {
+            turns.end(waiter.id());
+            throw e instanceof RuntimeException re ? re : new CompletionException(e);
           }
         });
+  }
+
+  /**
+   * After the script answered {@code waiter}: a grant published for it before that is spent (the script answers a
+   * waiter it granted with that permit, never with a place in line), so it is dropped; a waiter in line expects one.
+   */
+  private PermitAnswer expecting(Waiter waiter, PermitAnswer answer) {
+    turns.claim(waiter.id());
+    if (answer.permit() == null && !answer.refusedAtOnce() && answer.acquisition() == null) {
+      turns.expect(waiter.id());
+    }
+    return answer;
   }
 
   @Override
   public CompletionStage<Boolean> release(Permit permit) {
     Objects.requireNonNull(permit, "permit cannot be null");
-    return LuaScript.PERMIT_POOL.callAsync(alone(), args("release", permit.id()), timeoutNanos, time::nanoTime)
+    PoolCalls.Call call = calls.op("release", permit.id());
+    return call.script().callAsync(call.target(), call.args(), timeoutNanos, time::nanoTime)
         .thenApply(r -> "1".equals(replies.counts(r.text())));
   }
 
   @Override
   public void leave(Waiter waiter) {
     turns.end(waiter.id());
-    LuaScript.PERMIT_POOL.callAsync(alone(), args("leave", waiter.id()), timeoutNanos, time::nanoTime)
+    PoolCalls.Call call = calls.op("leave", waiter.id());
+    call.script().callAsync(call.target(), call.args(), timeoutNanos, time::nanoTime)
         .thenAccept(r -> replies.counts(r.text())); // best effort: a place not left ends with its waiter lease
   }
 
@@ -155,7 +196,8 @@ public final class RedisPermitPool implements PermitPool {
   @Override
   public void close() {
     try {
-      LuaScript.PERMIT_POOL.callAsync(alone(), args("close", ""), timeoutNanos, time::nanoTime).toCompletableFuture()
+      LuaScript.PERMIT_POOL.callAsync(calls.alone(), calls.op("close", "").args(), timeoutNanos, time::nanoTime)
+          .toCompletableFuture()
           .get(timeoutNanos, TimeUnit.NANOSECONDS); // before a client that shuts down with it
     } catch (ExecutionException | TimeoutException e) {
       // best effort: the configuration ends with its lease
@@ -194,39 +236,6 @@ public final class RedisPermitPool implements PermitPool {
   public Readings readings() {
     return replies.readings();
   }
-
-  /** The arguments of an operation that is not a take: this process's configuration, and the id it concerns. */
-  private Object[] args(String op, String id) {
-    return new Object[] {op, Integer.toString(capacity), Long.toString(lease.toMillis()), processId, id};
-  }
-
-
-  private record Call(LuaScript script, LuaScript.Target target, Object[] args, boolean withSlot) {}
-
-  private Call call(Waiter waiter, SlotAsk slot) {
-    Objects.requireNonNull(waiter, "waiter cannot be null");
-    Object[] pool = {"take", Integer.toString(capacity), Long.toString(lease.toMillis()), processId, waiter.id(),
-        Integer.toString(waiter.rank()), Long.toString(WAITER_LEASE.toMillis()), "0",
-        Long.toString(waiter.maxWait().toMillis())};
-    if (slot == null || slot.bucket() != beside) {
-      return new Call(LuaScript.PERMIT_POOL, alone(), pool, false);
-    }
-    pool[7] = "1";
-    Object[] bucketArgs = beside.acquireArgs(slot.cost(), slot.maxWait());
-    Object[] args = new Object[bucketArgs.length + pool.length];
-    System.arraycopy(bucketArgs, 0, args, 0, bucketArgs.length);
-    System.arraycopy(pool, 0, args, bucketArgs.length, pool.length);
-    List<Object> all = new ArrayList<>();
-    all.add(beside.config().key());
-    all.addAll(keys);
-    return new Call(LuaScript.PERMIT_AND_BUCKET, LuaScript.target(redisson, beside.config().key(), all), args, true);
-  }
-
-  private LuaScript.Target alone() {
-    return LuaScript.target(redisson, (String) keys.get(0), keys);
-  }
-
-
 
   private PermitAnswer read(Waiter waiter, boolean withSlot, String text, long at) throws StoreUnavailableException {
     try {

@@ -9,6 +9,7 @@ import io.pixquota.throttle.store.PermitPool.SlotAsk;
 import io.pixquota.throttle.store.PermitPool.Waiter;
 import io.pixquota.throttle.Priority;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -153,6 +154,77 @@ class RedisPermitPoolTest {
     assertThat(full.acquisition()).as("and the bucket was not asked").isNull();
     assertThat(bucket.acquire(1, Duration.ofSeconds(10)).waitTime()).as("nothing booked for z: the next slot is "
         + "the bucket's first").isEqualTo(Duration.ofSeconds(2));
+  }
+
+  @Test
+  void aReleaseGrantsTheHeadOfTheLineItsPermitAndSlotAndItsTakeNeedsNoRoundTrip() throws Exception {
+    RedisTokenBucket bucket = RedisTesting.onFakeTime(redis.redisson, prefix, "spi", 2, 0.5, TIME);
+    RedisPermitPool pool = RedisPermitPool.beside(bucket, "spi", 1, Duration.ofSeconds(30));
+    pool.preload(); // subscribed to the pool's channel
+    PermitAnswer a = pool.take(w("a"), new SlotAsk(bucket, 1, Duration.ZERO));
+    Waiter b = new Waiter("b", Priority.INTERACTIVE.ordinal(), Duration.ofSeconds(10));
+    SlotAsk slot = new SlotAsk(bucket, 1, Duration.ofSeconds(10));
+    assertThat(pool.take(b, slot).ahead()).isEqualTo(1);
+    CompletableFuture<Void> turn = pool.turn(b, Duration.ofSeconds(10)).toCompletableFuture();
+    pool.release(a.permit()).toCompletableFuture().get(5, TimeUnit.SECONDS);
+    turn.get(5, TimeUnit.SECONDS); // its timer runs on the test's clock, which stands still: the grant's news
+    long scripts = scripts();
+    PermitAnswer granted = pool.take(b, slot);
+    assertThat(scripts() - scripts).as("answered from the grant the release published").isZero();
+    assertThat(granted.permit()).isNotNull();
+    assertThat(granted.acquisition().granted()).as("its slot booked with the permit").isTrue();
+    assertThat(granted.acquisition().waitTime()).as("the bucket's second token").isEqualTo(Duration.ZERO);
+    assertThat(redis.admin.call("ZSCORE", (String) pool.keys().get(0), "b")).as("held in Redis").isNotNull();
+    assertThat(bucket.acquire(1, Duration.ofSeconds(10)).waitTime()).as("b's token taken: the next is 2 s away")
+        .isEqualTo(Duration.ofSeconds(2));
+    pool.release(granted.permit()).toCompletableFuture().get(5, TimeUnit.SECONDS);
+    assertThat(redis.admin.call("EXISTS", (String) pool.keys().get(7))).as("no grant kept past its release")
+        .isEqualTo(0L);
+  }
+
+  @Test
+  void aWaiterWhoseProcessMissedItsGrantGetsItFromItsNextTakeWithItsSlotWhileAheadElseANewSlot() throws Exception {
+    RedisTokenBucket bucket = RedisTesting.onFakeTime(redis.redisson, prefix, "spi", 1, 0.5, TIME);
+    RedisPermitPool holder = RedisPermitPool.beside(bucket, "spi", 1, Duration.ofSeconds(30));
+    RedisPermitPool deaf = RedisPermitPool.beside(bucket, "spi", 1, Duration.ofSeconds(30)); // never subscribes
+    SlotAsk slot = new SlotAsk(bucket, 1, Duration.ofSeconds(10));
+    PermitAnswer a = holder.take(w("a"), new SlotAsk(bucket, 1, Duration.ZERO)); // the bucket's one token
+    Waiter b = new Waiter("b", Priority.INTERACTIVE.ordinal(), Duration.ofSeconds(10));
+    Waiter c = new Waiter("c", Priority.INTERACTIVE.ordinal(), Duration.ofSeconds(10));
+    assertThat(deaf.take(b, slot).ahead()).isEqualTo(1);
+    holder.release(a.permit()).toCompletableFuture().get(5, TimeUnit.SECONDS); // b granted, slot 2 s away
+    TIME.advance(Duration.ofMillis(500));
+    PermitAnswer late = deaf.take(b, slot);
+    assertThat(late.permit()).as("the grant, from the script").isNotNull();
+    assertThat(late.acquisition().waitTime()).as("its slot, 1.5 s from now").isEqualTo(Duration.ofMillis(1500));
+    deaf.release(late.permit()).toCompletableFuture().get(5, TimeUnit.SECONDS);
+
+    PermitAnswer d = holder.take(w("d"), null);
+    assertThat(deaf.take(c, slot).ahead()).isEqualTo(1);
+    TIME.advance(Duration.ofMillis(1500)); // b's slot (2 s) is now
+    holder.release(d.permit()).toCompletableFuture().get(5, TimeUnit.SECONDS); // c granted the slot after b's
+    TIME.advance(Duration.ofMillis(2500)); // c's slot passed unused while its process never heard
+    PermitAnswer anew = deaf.take(c, slot);
+    assertThat(anew.permit()).as("its permit, kept").isNotNull();
+    assertThat(anew.acquisition().waitTime()).as("a new slot: the passed one is spent, never sent late")
+        .isEqualTo(Duration.ofMillis(1500));
+    assertThat(anew.inUse()).isEqualTo(1);
+  }
+
+  @Test
+  void aWaiterWithoutAReadableAskIsToldItsTurnAsBeforeAndTakesItsPermit() throws Exception {
+    RedisPermitPool pool = pool(1, Duration.ofSeconds(30));
+    pool.preload();
+    PermitAnswer a = pool.take(w("a"), null);
+    assertThat(pool.take(w("old"), null).ahead()).isEqualTo(1);
+    redis.admin.call("HSET", (String) pool.keys().get(6), "old", "an older release stores none; this is garbage");
+    CompletableFuture<Void> turn = pool.turn(w("old"), Duration.ofSeconds(10)).toCompletableFuture();
+    pool.release(a.permit()).toCompletableFuture().get(5, TimeUnit.SECONDS);
+    turn.get(5, TimeUnit.SECONDS);
+    assertThat(redis.admin.call("ZCARD", (String) pool.keys().get(0))).as("not granted: told").isEqualTo(0L);
+    long scripts = scripts();
+    assertThat(pool.take(w("old"), null).permit()).isNotNull();
+    assertThat(scripts() - scripts).as("it asks again").isEqualTo(1);
   }
 
   private static long scripts() {

@@ -26,6 +26,12 @@ KEYS[KO+5] the processes' configurations: a hash, field = a process's id, value 
            hold lately (ms: a decaying minimum of the time from a permit's take to its release)
 KEYS[KO+6] when each permit was taken: a sorted set, member = holder id, score = Redis ms (layout 3; entries of
            permits that ended otherwise are dropped when met)
+KEYS[KO+7] what each waiter in line asks for (layout 4): a hash, field = waiter id, value = "<its lease ms>|<1 with a
+           slot, else 0>|<the bucket's call>|<the bucket's settings>|<Redis ms when it asked>", so that a release
+           grants the head of the line its permit (and its slot) in the same step. Waiters of layouts before 4 have
+           none: their turn is published, and they ask again.
+KEYS[KO+8] the permits granted that way: a hash, field = holder id, value = "<Redis ms of the grant> <the take's reply>",
+           kept until the permit is released, for a waiter whose process missed the news and asks again
 ARGV[AO+1] op: 'take' | 'release' | 'leave' | 'close'
 ARGV[AO+2] the caller's capacity (whole, 1 .. 10000)
 ARGV[AO+3] the caller's lease (ms, 100 .. 86400000)
@@ -40,7 +46,9 @@ Every call but close registers the caller's configuration until now + its lease 
 renewed when less than 7/8 of that is left), then reclaims what is over: leases that ended (their holders died, or abandoned them: counted in the reply), permits
 whose lease ends further ahead than any live process's lease (not believable: counted too), places whose waiters
 stopped asking, and configurations past their time or unreadable. When permits are free, the ids of the waiters
-whose turn it is are published on KEYS[KO+1] .. ':turn'. close takes the caller's configuration out: it holds no
+whose turn it is are granted their permits (and their slots) in the same step, each grant published on
+KEYS[KO+1] .. ':turn' as '+<waiter id> <the take's reply>'; the ids of those that asked without a stored ask (older
+releases), or whose slot the bucket refused, are published there as before, joined by ','. close takes the caller's configuration out: it holds no
 permit and waits in no line any more.
 
 A key of the wrong type (a string or a list where a set or a hash belongs: an operator, another program) is deleted
@@ -59,14 +67,15 @@ Replies, space-separated; <cap> is the capacity in force:
 ]]
 
 local KO, AO = 0, 0
+local bucket_step = nil -- the token bucket's step, when it runs inside (PERMIT_AND_BUCKET)
 --@BUCKET@
 
-local LAYOUT = '3'
+local LAYOUT = '4'
 local MAX_LEASE = 86400000 -- a day: the longest lease any process may ask for
 local SLACK = 1000 -- 1 s: how far past the longest live lease a permit's end may lie (clocks of a failover)
 
 local permits, line, leases, counter, configs = KEYS[KO + 1], KEYS[KO + 2], KEYS[KO + 3], KEYS[KO + 4], KEYS[KO + 5]
-local taken = KEYS[KO + 6]
+local taken, asks, grants = KEYS[KO + 6], KEYS[KO + 7], KEYS[KO + 8]
 local op = ARGV[AO + 1]
 local my_capacity = tonumber(ARGV[AO + 2])
 local my_lease = tonumber(ARGV[AO + 3])
@@ -128,30 +137,84 @@ local function run()
   end
 
   local function reclaim()
-    local expired = redis.call('ZREMRANGEBYSCORE', permits, '-inf', now)
-    expired = expired + redis.call('ZREMRANGEBYSCORE', permits, '(' .. string.format('%d', now + longest + SLACK),
-      '+inf')
+    local over = redis.call('ZRANGEBYSCORE', permits, '-inf', now)
+    local far = redis.call('ZRANGEBYSCORE', permits, '(' .. string.format('%d', now + longest + SLACK), '+inf')
+    for _, id in ipairs(far) do
+      over[#over + 1] = id
+    end
+    if #over > 0 then
+      redis.call('ZREM', permits, unpack(over))
+      redis.call('HDEL', grants, unpack(over))
+    end
     local gone = redis.call('ZRANGEBYSCORE', leases, '-inf', now)
     if #gone > 0 then
       redis.call('ZREM', line, unpack(gone))
       redis.call('ZREM', leases, unpack(gone))
+      redis.call('HDEL', asks, unpack(gone))
     end
-    return expired
-  end
-
-  local function heads()
-    local free = capacity - redis.call('ZCARD', permits)
-    if free > 0 then
-      local ids = redis.call('ZRANGE', line, 0, free - 1)
-      if #ids > 0 then
-        redis.call('PUBLISH', permits .. ':turn', table.concat(ids, ','))
-      end
-    end
+    return #over
   end
 
   local function leave(waiter)
     redis.call('ZREM', line, waiter)
     redis.call('ZREM', leases, waiter)
+    redis.call('HDEL', asks, waiter)
+  end
+
+  -- Gives waiter w its permit, and its slot when it asked for one, as its own take would: true when granted. Its
+  -- slot is booked with what it stored, its longest wait less the time it has waited since it asked.
+  local function grant(w, ask)
+    local w_lease, with, call, settings, asked = string.match(ask or '', '^(%d+)|([01])|([^|]*)|([^|]*)|(%d+)$')
+    w_lease, asked = tonumber(w_lease), tonumber(asked)
+    if w_lease == nil or w_lease < 1 or w_lease > MAX_LEASE or asked == nil or asked > now then
+      return false
+    end
+    local slot = nil
+    if with == '1' then
+      local op_, cost, micros, clock, rest = string.match(call, '^(acquire) (%S+) (%d+) (%d*) (.*)$')
+      if bucket_step == nil or op_ == nil then
+        return false
+      end
+      local waited = (now - asked) * 1000 -- its ask, as it would send it now (on its own clock, if it sent one)
+      local a1, a2 = ARGV[1], ARGV[2]
+      ARGV[1] = string.format('acquire %s %d %s %s', cost, math.max(0, tonumber(micros) - waited),
+        clock == '' and '' or string.format('%d', tonumber(clock) + waited), rest)
+      ARGV[2] = settings
+      local ok, answer = pcall(bucket_step)
+      ARGV[1], ARGV[2] = a1, a2
+      if not ok or type(answer) ~= 'string' or string.sub(answer, 1, 1) ~= '1' then
+        return false -- its slot refused (or its ask unreadable): it asks again, and hears why
+      end
+      slot = answer
+    end
+    redis.call('ZADD', permits, string.format('%d', now + w_lease), w)
+    redis.call('ZADD', taken, string.format('%d', now), w)
+    leave(w)
+    local text = string.format('P %d 0 %d %d', redis.call('ZCARD', permits), now + w_lease, capacity)
+    if slot ~= nil then
+      text = text .. ' |' .. slot
+    end
+    redis.call('HSET', grants, w, string.format('%d ', now) .. text)
+    redis.call('PEXPIRE', grants, longest + SLACK)
+    redis.call('PUBLISH', permits .. ':turn', '+' .. w .. ' ' .. text)
+    return true
+  end
+
+  -- The waiters whose turn it is now: granted their permits where they said what they ask for, else told.
+  local function heads()
+    local free = capacity - redis.call('ZCARD', permits)
+    if free > 0 then
+      local ids = redis.call('ZRANGE', line, 0, free - 1)
+      local told = {}
+      for _, w in ipairs(ids) do
+        if not grant(w, redis.call('HGET', asks, w)) then
+          told[#told + 1] = w
+        end
+      end
+      if #told > 0 then
+        redis.call('PUBLISH', permits .. ':turn', table.concat(told, ','))
+      end
+    end
   end
 
   -- A permit given back: how long it was held makes the shortest hold lately (down at once, up by a tenth).
@@ -182,6 +245,7 @@ local function run()
   local expired = reclaim()
   if op == 'release' then
     local removed = redis.call('ZREM', permits, ARGV[AO + 5])
+    redis.call('HDEL', grants, ARGV[AO + 5])
     if removed == 1 then
       held_for(ARGV[AO + 5])
     end
@@ -192,6 +256,7 @@ local function run()
     leave(ARGV[AO + 5])
     redis.call('ZREM', permits, ARGV[AO + 5]) -- a permit it was given in a reply it never read (a timeout)
     redis.call('ZREM', taken, ARGV[AO + 5])
+    redis.call('HDEL', grants, ARGV[AO + 5])
     heads()
     return string.format('1 %d %d %d', expired, redis.call('ZCARD', permits), capacity)
   end
@@ -201,6 +266,37 @@ local function run()
   local keep = tonumber(ARGV[AO + 7])
   local with_slot = ARGV[AO + 8] == '1'
   local may_wait = math.floor(math.max(0, math.min(MAX_LEASE, tonumber(ARGV[AO + 9]) or MAX_LEASE)))
+  local given = redis.call('HGET', grants, waiter)
+  local held = given and redis.call('ZSCORE', permits, waiter)
+  if given then
+    redis.call('HDEL', grants, waiter)
+  end
+  if held then -- granted by a release, and its process missed the news: its permit, never a place in line again
+    local at, text = string.match(given, '^(%d+) (P .*)$')
+    local head, done, wait, left, clock, rest = string.match(text or '', '^(.-) |(%S+) (%S+) (%S+) (%S+)(.*)$')
+    local elapsed = at ~= nil and (now - tonumber(at)) * 1000 or nil
+    if at ~= nil and head == nil and not with_slot then
+      return text -- a permit alone
+    elseif head ~= nil and elapsed ~= nil and tonumber(wait) ~= nil and tonumber(wait) >= elapsed then
+      return string.format('%s |%s %d %s %d%s', head, done, tonumber(wait) - elapsed, left,
+        tonumber(clock) + elapsed, rest) -- its slot, still ahead
+    end
+    head = string.format('P %d %d %d %d', redis.call('ZCARD', permits), expired, tonumber(held), capacity)
+    if not with_slot then
+      return head
+    end
+    local slot = bucket_step() -- its slot passed unused (never sent late): the permit kept, a slot booked anew
+    if type(slot) ~= 'string' then
+      return slot
+    end
+    if string.sub(slot, 1, 1) ~= '1' then
+      redis.call('ZREM', permits, waiter) -- both or neither
+      redis.call('ZREM', taken, waiter)
+      heads()
+      return string.format('N %d %d %d |', redis.call('ZCARD', permits), expired, capacity) .. slot
+    end
+    return head .. ' |' .. slot
+  end
   if not redis.call('ZSCORE', line, waiter) then
     local ticket = redis.call('INCR', counter)
     redis.call('PEXPIRE', counter, longest + keep + SLACK) -- the sorted sets go when empty; the counter with them
@@ -217,6 +313,10 @@ local function run()
       leave(waiter) -- even first in line, no permit comes back before its deadline: refused now, not at it
       return string.format('R %d %d %d %d %d', ahead, in_use, expired, since + shortest - now, capacity)
     end
+    -- what it asks for, so that a release grants it its permit (and its slot) in the same step
+    redis.call('HSET', asks, waiter, string.format('%d|%s|%s|%s|%d', my_lease, with_slot and '1' or '0',
+      with_slot and ARGV[1] or '', with_slot and ARGV[2] or '', now))
+    redis.call('PEXPIRE', asks, longest + keep + SLACK)
     local first = redis.call('ZRANGE', permits, 0, 0, 'WITHSCORES')
     local until_ms = first[2] and (tonumber(first[2]) - now) or -1
     return string.format('Q %d %d %d %d %d', ahead, in_use, expired, until_ms, capacity)
@@ -253,7 +353,7 @@ local message = type(result) == 'table' and result.err or tostring(result)
 if not string.find(message, 'WRONGTYPE', 1, true) then
   return redis.error_reply(message)
 end
-for i, kind in ipairs({ 'zset', 'zset', 'zset', 'string', 'hash', 'zset' }) do
+for i, kind in ipairs({ 'zset', 'zset', 'zset', 'string', 'hash', 'zset', 'hash', 'hash' }) do
   local actual = redis.call('TYPE', KEYS[KO + i])['ok']
   if actual ~= 'none' and actual ~= kind then
     redis.call('DEL', KEYS[KO + i]) -- an operator's or another program's value: the pool's own, empty, instead
