@@ -69,7 +69,9 @@ final class PixWiring {
         : ThrottlingInterceptor.of(throttle(b, bucket, registry));
     // Every request, token fetches included, ends within the call timeout. No redirects: a known provider does not
     // send any, and a redirect loop would drain the shared bucket; a 3xx is an unexpected answer.
-    OkHttpClient.Builder baseBuilder = (b.okHttpClient != null ? b.okHttpClient : ownClient(bucket)).newBuilder()
+    int inFlight = config.throttling().maxInFlight();
+    OkHttpClient.Builder baseBuilder = (b.okHttpClient != null ? b.okHttpClient : ownClient(bucket, inFlight))
+        .newBuilder()
         .callTimeout(provider.callTimeout()).followRedirects(false).followSslRedirects(false);
     if (b.sslSocketFactory != null) {
       baseBuilder.sslSocketFactory(b.sslSocketFactory, b.trustManager);
@@ -92,7 +94,8 @@ final class PixWiring {
       attempts.answers(operation, 429); // at 0 from the start, so that an alert on its increase sees the first one
     }
     return new Parts(config, json, apiBase, http, base, attempts, responses, retry, b.okHttpClient == null,
-        new PixAsyncCalls(retry, attempts, b.callbacks), ownedRedisson, interceptor.throttle(),
+        new PixAsyncCalls(retry, attempts, b.callbacks, b.okHttpClient == null ? null
+            : undersized(b.okHttpClient, dispatcherNeeds(bucket, inFlight))), ownedRedisson, interceptor.throttle(),
         b.interceptor == null && b.bucket == null);
   }
 
@@ -116,17 +119,40 @@ final class PixWiring {
   }
 
   /**
-   * An OkHttp client of our own, its dispatcher sized for async calls: they hold a dispatcher slot only in flight,
-   * but a burst leaves at once, and one that queues in the dispatcher leaves late and books again. So: the bucket's
-   * burst plus a second's worth of its rate, per host (OkHttp's default is 5).
+   * An OkHttp client of our own, its dispatcher sized for async calls: at least {@link #dispatcherNeeds}, and the
+   * bucket's burst plus a second of its rate in any case (OkHttp's default is 5 per host).
    */
-  private static OkHttpClient ownClient(TokenBucket bucket) {
+  private static OkHttpClient ownClient(TokenBucket bucket, int maxInFlight) {
     OkHttpClient client = new OkHttpClient();
-    double perHost = bucket.limits().stream().mapToDouble(l -> l.capacity() + l.refillPerSecond()).min()
-        .orElse(0);
-    int needed = (int) Math.min(1024, Math.ceil(perHost));
+    int needed = Math.max(dispatcherNeeds(bucket, maxInFlight), burstAndASecond(bucket));
     client.dispatcher().setMaxRequests(Math.max(client.dispatcher().getMaxRequests(), needed));
     client.dispatcher().setMaxRequestsPerHost(Math.max(client.dispatcher().getMaxRequestsPerHost(), needed));
     return client;
+  }
+
+  /**
+   * The calls to a host a dispatcher must run at once for async calls, which hold a dispatcher slot only in flight:
+   * with a cap in flight, the cap (fewer leave a permit unused while a call waits in the dispatcher); without one,
+   * the bucket's burst plus a second of its rate (a burst leaves at once, and a call that waits in the dispatcher
+   * leaves late and books again). 1024 at most.
+   */
+  static int dispatcherNeeds(TokenBucket bucket, int maxInFlight) {
+    return maxInFlight > 0 ? Math.min(1024, maxInFlight) : burstAndASecond(bucket);
+  }
+
+  private static int burstAndASecond(TokenBucket bucket) {
+    double perHost = bucket.limits().stream().mapToDouble(l -> l.capacity() + l.refillPerSecond()).min()
+        .orElse(0);
+    return (int) Math.min(1024, Math.ceil(perHost));
+  }
+
+  /** Why a caller's client runs too few async calls at once for {@code needed}, or null when it runs enough. */
+  static String undersized(OkHttpClient client, int needed) {
+    int has = Math.min(client.dispatcher().getMaxRequestsPerHost(), client.dispatcher().getMaxRequests());
+    return has >= needed ? null : "PixClient: the OkHttp client given to it runs at most " + has + " calls to a host "
+        + "at once (its dispatcher's maxRequestsPerHost and maxRequests), and its async calls need " + needed
+        + " (maxInFlight; without it, the bucket's burst plus a second of its rate): the calls past " + has + " wait "
+        + "in the dispatcher holding their slots and permits, and leave late. Set "
+        + "client.dispatcher().setMaxRequestsPerHost(" + needed + ") (and setMaxRequests) on it; logged once";
   }
 }

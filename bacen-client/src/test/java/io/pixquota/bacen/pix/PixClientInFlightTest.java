@@ -7,13 +7,16 @@ import io.pixquota.mock.MockBacen;
 import io.pixquota.mock.MockConfig;
 import io.pixquota.testing.RedisExtension;
 import io.pixquota.testing.TestRedis;
+import io.pixquota.throttle.StdErrCapture;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import okhttp3.OkHttpClient;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -55,6 +58,44 @@ class PixClientInFlightTest {
           "interactive").timer().count()).isEqualTo(20);
       assertThat(registry.get("bacen.throttle.pool.in.use").tags("pool", config.bucket().name()).gauge().value())
           .isBetween(0.0, 3.0);
+    }
+  }
+
+  /**
+   * Async calls through an OkHttp client of the caller's own: its dispatcher runs 5 calls to a host at once unless
+   * told otherwise, so with a cap of 6 in flight the sixth permit stays unused while its call waits in the dispatcher
+   * (the judge sees 5 at most); PixClient says so once, naming the setting and the value. Sized to the cap: 6 at the
+   * judge, nothing said.
+   */
+  @Test
+  void asyncCallsThroughYourOwnClientFillTheCapOnlyWhenItsDispatcherRunsAsManyAndAreToldSo(TestRedis redis)
+      throws Exception {
+    for (int perHost : new int[] {5, 6}) { // OkHttp's default, then the cap
+      try (MockBacen mock = MockBacen.start(MockConfig.builder().latency(600, 0).maxInFlight(6).build());
+          StdErrCapture logs = new StdErrCapture()) {
+        OkHttpClient yours = new OkHttpClient();
+        yours.dispatcher().setMaxRequestsPerHost(perHost);
+        PixClientConfig config = PixClientConfig.builder().baseUrl(mock.pixUrl()).credentials("demo", "demo-secret")
+            .bucketName(redis.keyPrefix().replace(":", "-") + "own" + perHost).maxWait(Duration.ofSeconds(8))
+            .callTimeout(Duration.ofSeconds(10)).maxInFlight(6).build();
+        try (PixClient pix = PixClient.builder(config).redisson(redis.newRedisson()).okHttpClient(yours).build()) {
+          pix.warmUp();
+          List<CompletableFuture<Pix>> calls = new ArrayList<>();
+          for (int i = 0; i < 8; i++) { // the bucket's burst: all 8 could leave at once, 6 may be in flight
+            calls.add(pix.getPixAsync(String.format("E12345678202611301200OWNCX%d%05d", perHost, i)));
+          }
+          for (CompletableFuture<Pix> f : calls) {
+            assertThat(f.get(30, TimeUnit.SECONDS)).isNotNull();
+          }
+        }
+        assertThat(((Number) mock.inFlightStats("demo").get("mostSeen")).intValue()).as("the judge's count")
+            .isEqualTo(perHost);
+        String warning = "runs at most 5 calls to a host at once";
+        assertThat(logs.count(warning)).as("said once, for 8 calls:%n%s", logs.text()).isEqualTo(perHost == 5 ? 1 : 0);
+        if (perHost == 5) {
+          assertThat(logs.text()).contains("client.dispatcher().setMaxRequestsPerHost(6)");
+        }
+      }
     }
   }
 }
