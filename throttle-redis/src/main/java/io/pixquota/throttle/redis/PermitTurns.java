@@ -27,7 +27,7 @@ final class PermitTurns {
   private final Map<String, CompletableFuture<Void>> turns = new ConcurrentHashMap<>();
   private final AtomicReference<CompletableFuture<Void>> subscription = new AtomicReference<>();
   private final AtomicReference<Long> firstLeaseEndNanos = new AtomicReference<>();
-  private final Map<String, Grant> grants = new ConcurrentHashMap<>(); // by waiter: null-valued until granted
+  private final Map<String, Grant> grants = new ConcurrentHashMap<>(); // by waiter: EXPECTED until granted
 
   /** A take's reply a release published for a waiter of this process, and when it arrived. */
   record Grant(String reply, long receivedAtNanos) {}
