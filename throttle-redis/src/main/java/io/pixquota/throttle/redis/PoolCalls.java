@@ -54,7 +54,7 @@ final class PoolCalls {
   }
 
   /** The pool's own keys, its first the routing key. */
-  LuaScript.Target alone() {
+  private LuaScript.Target alone() {
     return LuaScript.target(redisson, (String) keys.get(0), keys);
   }
 

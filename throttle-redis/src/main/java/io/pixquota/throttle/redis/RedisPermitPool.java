@@ -117,9 +117,9 @@ public final class RedisPermitPool implements PermitPool {
   @Override
   public PermitAnswer take(Waiter waiter, SlotAsk slot) throws StoreUnavailableException, InterruptedException {
     PoolCalls.Call call = calls.take(waiter, slot);
-    PermitTurns.Grant granted = turns.claim(waiter.id());
-    if (granted != null) {
-      return read(waiter, call.withSlot(), granted.reply(), granted.receivedAtNanos());
+    PermitAnswer kept = kept(waiter, call);
+    if (kept != null) {
+      return kept;
     }
     turns.expect(waiter.id());
     try {
@@ -137,14 +137,13 @@ public final class RedisPermitPool implements PermitPool {
   @Override
   public CompletionStage<PermitAnswer> takeAsync(Waiter waiter, SlotAsk slot) {
     PoolCalls.Call call = calls.take(waiter, slot);
-    PermitTurns.Grant granted = turns.claim(waiter.id());
-    if (granted != null) {
-      try {
-        return CompletableFuture.completedFuture(read(waiter, call.withSlot(), granted.reply(),
-            granted.receivedAtNanos()));
-      } catch (StoreUnavailableException e) {
-        return CompletableFuture.failedFuture(e);
+    try {
+      PermitAnswer kept = kept(waiter, call);
+      if (kept != null) {
+        return CompletableFuture.completedFuture(kept);
       }
+    } catch (StoreUnavailableException e) {
+      return CompletableFuture.failedFuture(e);
     }
     turns.expect(waiter.id());
     return call.script().callAsync(call.target(), call.args(), timeoutNanos, time::nanoTime)
@@ -159,6 +158,12 @@ public final class RedisPermitPool implements PermitPool {
             throw e instanceof RuntimeException re ? re : new CompletionException(e);
           }
         });
+  }
+
+  /** The grant a release published for {@code waiter} and this process kept, read (no round trip); null: none. */
+  private PermitAnswer kept(Waiter waiter, PoolCalls.Call call) throws StoreUnavailableException {
+    PermitTurns.Grant granted = turns.claim(waiter.id());
+    return granted == null ? null : read(waiter, call.withSlot(), granted.reply(), granted.receivedAtNanos());
   }
 
   /**
@@ -196,8 +201,8 @@ public final class RedisPermitPool implements PermitPool {
   @Override
   public void close() {
     try {
-      LuaScript.PERMIT_POOL.callAsync(calls.alone(), calls.op("close", "").args(), timeoutNanos, time::nanoTime)
-          .toCompletableFuture()
+      PoolCalls.Call call = calls.op("close", "");
+      call.script().callAsync(call.target(), call.args(), timeoutNanos, time::nanoTime).toCompletableFuture()
           .get(timeoutNanos, TimeUnit.NANOSECONDS); // before a client that shuts down with it
     } catch (ExecutionException | TimeoutException e) {
       // best effort: the configuration ends with its lease

@@ -30,8 +30,8 @@ KEYS[KO+7] what each waiter in line asks for (layout 4): a hash, field = waiter 
            slot, else 0>|<the bucket's call>|<the bucket's settings>|<Redis ms when it asked>", so that a release
            grants the head of the line its permit (and its slot) in the same step. Waiters of layouts before 4 have
            none: their turn is published, and they ask again.
-KEYS[KO+8] the permits granted that way: a hash, field = holder id, value = "<Redis ms of the grant> <the take's reply>",
-           kept until the permit is released, for a waiter whose process missed the news and asks again
+KEYS[KO+8] the permits granted that way: a hash, field = holder id, value = "<Redis ms of the grant> <the take's
+           reply>", kept until the permit is released, for a waiter whose process missed the news and asks again
 ARGV[AO+1] op: 'take' | 'release' | 'leave' | 'close'
 ARGV[AO+2] the caller's capacity (whole, 1 .. 10000)
 ARGV[AO+3] the caller's lease (ms, 100 .. 86400000)
@@ -48,8 +48,8 @@ whose lease ends further ahead than any live process's lease (not believable: co
 stopped asking, and configurations past their time or unreadable. When permits are free, the ids of the waiters
 whose turn it is are granted their permits (and their slots) in the same step, each grant published on
 KEYS[KO+1] .. ':turn' as '+<waiter id> <the take's reply>'; the ids of those that asked without a stored ask (older
-releases), or whose slot the bucket refused, are published there as before, joined by ','. close takes the caller's configuration out: it holds no
-permit and waits in no line any more.
+releases), or whose slot the bucket refused, are published there as before, joined by ','. close takes the caller's
+configuration out: it holds no permit and waits in no line any more.
 
 A key of the wrong type (a string or a list where a set or a hash belongs: an operator, another program) is deleted
 and the call proceeds on an empty one: the pool heals instead of failing every call. Nothing stays behind an idle
