@@ -1,0 +1,103 @@
+package io.pixquota.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.offset;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.pixquota.bench.EnduranceChecks.Check;
+import io.pixquota.bench.EnduranceFleet.Sample;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The checks bench endurance applies to itself, on hand-made series whose answers are known. */
+class EnduranceChecksTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final long MIB = 1024 * 1024;
+
+  /** A replica's series every 10 s for {@code minutes}: heap growing {@code mibPerHour}, threads drifting. */
+  private static List<Sample> series(int replica, int incarnation, double minutes, double mibPerHour,
+      int threadsDrift, int metersDrift) {
+    List<Sample> out = new ArrayList<>();
+    int n = (int) (minutes * 6);
+    for (int i = 0; i <= n; i++) {
+      long atMs = i * 10_000L;
+      long heap = 20 * MIB + Math.round(mibPerHour * MIB * atMs / 3_600_000.0) + (i % 2 == 0 ? 4096 : -4096);
+      out.add(new Sample(replica, incarnation, atMs, JSON.valueToTree(Map.of("heapAfterGcBytes", heap,
+          "threads", 40 + (i == n ? threadsDrift : 0), "fds", 50, "meters", 130 + (i == n ? metersDrift : 0)))));
+    }
+    return out;
+  }
+
+  private static Check named(EnduranceChecks checks, String name) {
+    return checks.all().stream().filter(c -> c.name().equals(name)).findFirst().orElseThrow();
+  }
+
+  @Test
+  void theSlopeIsTheHeapsGrowthPerHourWhateverTheNoise() {
+    assertThat(EnduranceChecks.slopeMibPerHour(series(1, 1, 60, 3.5, 0, 0))).isCloseTo(3.5, offset(0.01));
+    assertThat(EnduranceChecks.slopeMibPerHour(series(1, 1, 60, 0, 0, 0))).isCloseTo(0, offset(0.01));
+  }
+
+  @Test
+  void anHourGrowingTwoMibFailsAndOneLevelPasses() {
+    EnduranceChecks checks = new EnduranceChecks(600_000, 3_600_000, 1_200_000);
+    List<Sample> all = new ArrayList<>(series(1, 1, 60, 2, 0, 0));
+    all.addAll(series(3, 1, 60, 0.2, 0, 0));
+    checks.replicas(all);
+    assertThat(named(checks, "replica 1, heap after GC").passed()).isFalse();
+    assertThat(named(checks, "replica 1, heap after GC").figure()).startsWith("2.00 MiB/h");
+    assertThat(named(checks, "replica 3, heap after GC").passed()).isTrue();
+    assertThat(checks.passed()).isFalse();
+  }
+
+  @Test
+  void aShortRunShowsTheSlopeWithoutCheckingIt() {
+    EnduranceChecks checks = new EnduranceChecks(60_000, 180_000, 300_000);
+    checks.replicas(series(1, 1, 3, 50, 0, 0));
+    assertThat(named(checks, "replica 1, heap after GC").passed()).isTrue();
+    assertThat(named(checks, "replica 1, heap after GC").figure()).contains("shown, checked from 30 min");
+  }
+
+  @Test
+  void threadsThatDriftBySixAndAMeterMoreFail() {
+    EnduranceChecks checks = new EnduranceChecks(60_000, 600_000, 300_000);
+    checks.replicas(series(2, 1, 10, 0, 6, 1));
+    assertThat(named(checks, "replica 2, threads").passed()).isFalse();
+    assertThat(named(checks, "replica 2, threads").figure()).isEqualTo("40 to 46");
+    assertThat(named(checks, "replica 2, fds").passed()).isTrue();
+    assertThat(named(checks, "replica 2, meters").passed()).isFalse();
+  }
+
+  @Test
+  void aMeterThatAppearsInTheFirstHalfIsAnOutcomeSeenLateNotALeak() {
+    EnduranceChecks checks = new EnduranceChecks(60_000, 600_000, 300_000);
+    List<Sample> s = new ArrayList<>();
+    for (Sample x : series(2, 1, 10, 0, 0, 0)) {
+      int meters = x.atMs() >= 120_000 ? 131 : 130; // a fault's first 503 at 2 min, then nothing new
+      s.add(new Sample(x.replica(), x.incarnation(), x.atMs(), JSON.valueToTree(Map.of("heapAfterGcBytes",
+          x.values().get("heapAfterGcBytes").asLong(), "threads", 40, "fds", 50, "meters", meters))));
+    }
+    checks.replicas(s);
+    assertThat(named(checks, "replica 2, meters").passed()).isTrue();
+    assertThat(named(checks, "replica 2, meters").figure()).isEqualTo("130, 131 half way, 131 at the end");
+  }
+
+  @Test
+  void aReplicaStartedAgainIsASeriesOfItsOwnAndATooShortLifeIsNotJudged() {
+    EnduranceChecks checks = new EnduranceChecks(60_000, 600_000, 300_000);
+    List<Sample> all = new ArrayList<>(series(2, 1, 10, 0, 0, 0));
+    all.addAll(series(2, 2, 0.3, 0, 9, 0)); // lived 18 s: nothing to say of it
+    checks.replicas(all);
+    assertThat(checks.all()).extracting(Check::name).noneMatch(n -> n.contains("start 2"));
+    assertThat(checks.passed()).isTrue();
+  }
+
+  @Test
+  void keysAreKnownByTheirNames() {
+    assertThat(RedisCensus.kind("pixquota:{dict-12345678}:b:u:AbC")).isEqualTo("dict-payer");
+    assertThat(RedisCensus.kind("pixquota:{dict-12345678}:b:ENTRIES_READ")).isEqualTo("dict-participant");
+    assertThat(RedisCensus.kind("pixquota:{endurance-pix}")).isEqualTo("bucket");
+  }
+}
