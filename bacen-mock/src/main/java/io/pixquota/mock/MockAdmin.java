@@ -6,7 +6,10 @@ import java.net.InetAddress;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** The mock's {@code /admin/*} endpoints: the audit ({@code GET /admin/stats}) and {@code POST /admin/reset}. */
+/**
+ * The mock's {@code /admin/*} endpoints: the audit ({@code GET /admin/stats}), {@code POST /admin/reset}, and a
+ * provider incident ({@code POST /admin/incident?status=503&ms=5000[&retryAfter=2]}).
+ */
 final class MockAdmin {
   private MockAdmin() {}
 
@@ -30,9 +33,21 @@ final class MockAdmin {
       body.put("originNanoTime", mock.originNanoTime()); // events' atMicros count from this System.nanoTime()
       body.put("integrators", integrators);
       body.put("dict", mock.dictStats());
+      body.put("incidentAnswers", mock.incidentAnswers());
       Answers.send(exchange, Answers.json(200, body));
     } else if (path.startsWith("/admin/dict/entries/") && method.equals("POST")) {
       mock.registerDictKey(path.substring("/admin/dict/entries/".length()));
+      exchange.sendResponseHeaders(204, -1);
+    } else if (path.equals("/admin/incident") && method.equals("POST")) {
+      Map<String, String> q = query(exchange.getRequestURI().getRawQuery());
+      try {
+        mock.incident(Integer.parseInt(q.getOrDefault("status", "503")), Long.parseLong(q.getOrDefault("ms", "")),
+            Long.parseLong(q.getOrDefault("retryAfter", "0")));
+      } catch (IllegalArgumentException e) { // NumberFormatException included
+        Answers.sendProblem(exchange, 400, "RequisicaoInvalida", "Requisição inválida", "status, ms, retryAfter: "
+            + e.getMessage());
+        return;
+      }
       exchange.sendResponseHeaders(204, -1);
     } else if (path.equals("/admin/reset") && method.equals("POST")) {
       mock.reset();
@@ -40,6 +55,19 @@ final class MockAdmin {
     } else {
       Answers.sendProblem(exchange, 404, "NaoEncontrado", "Recurso não encontrado", "no such admin endpoint");
     }
+  }
+
+  private static Map<String, String> query(String raw) {
+    Map<String, String> out = new LinkedHashMap<>();
+    if (raw != null) {
+      for (String pair : raw.split("&")) {
+        int eq = pair.indexOf('=');
+        if (eq > 0) {
+          out.put(pair.substring(0, eq), pair.substring(eq + 1));
+        }
+      }
+    }
+    return out;
   }
 
   /** Admin endpoints answer loopback callers only, unless configured to answer anyone. */

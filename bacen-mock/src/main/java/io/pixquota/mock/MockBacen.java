@@ -49,6 +49,7 @@ public final class MockBacen implements AutoCloseable {
   private final DictApi dict;
   private final InFlight inFlight;
   private final PixApi pix;
+  private final Incident incident = new Incident();
 
   private MockBacen(MockConfig config) throws IOException {
     this.config = config;
@@ -57,7 +58,7 @@ public final class MockBacen implements AutoCloseable {
     this.sessions = new Sessions(config.integrators(), config.tokenTtlSeconds());
     this.quota = config.redisUrl() == null ? new LocalQuota(config.policy())
         : new RedisSlidingWindowQuota(config.policy(), config.redisUrl(), "bacen-mock:");
-    this.pix = new PixApi(config, sessions, quota, inFlight, audit);
+    this.pix = new PixApi(config, sessions, quota, inFlight, audit, incident);
     this.dict = new DictApi(config.dict(), config.dictPrefix(), pix::delay);
     this.executor = Executors.newFixedThreadPool(config.threads(), r -> {
       Thread t = new Thread(r, "bacen-mock-" + threadIds.incrementAndGet());
@@ -171,6 +172,22 @@ public final class MockBacen implements AutoCloseable {
   /** The DICT's audit: per participant and policy, and per payer (as {@code GET /admin/stats} serves it). */
   public Map<String, Object> dictStats() {
     return dict.state().stats();
+  }
+
+  /**
+   * A provider incident: for {@code millis} from now, every API Pix request is answered {@code status} (503, or a
+   * 429 of the provider's own, with {@code Retry-After: retryAfterSeconds} when above 0), outside the quota.
+   *
+   * @throws IllegalArgumentException for a status other than 429 or 5xx, a length outside 1 ms..1 h, a negative
+   *                                  Retry-After
+   */
+  public void incident(int status, long millis, long retryAfterSeconds) {
+    incident.start(status, millis, retryAfterSeconds);
+  }
+
+  /** The API Pix requests incidents answered so far (not in the audit, which keeps the quota's 429s only). */
+  public long incidentAnswers() {
+    return incident.answered();
   }
 
   /** Registers a DICT key (beyond the ones the mock knows from the start). */

@@ -19,10 +19,12 @@ final class PixApi {
   private final Quota quota;
   private final InFlight inFlight;
   private final Audit audit;
+  private final Incident incident;
   private volatile boolean warming;
 
-  PixApi(MockConfig config, Sessions sessions, Quota quota, InFlight inFlight, Audit audit) {
+  PixApi(MockConfig config, Sessions sessions, Quota quota, InFlight inFlight, Audit audit, Incident incident) {
     this.config = config;
+    this.incident = incident;
     this.sessions = sessions;
     this.quota = quota;
     this.inFlight = inFlight;
@@ -57,6 +59,15 @@ final class PixApi {
       return;
     }
     long arrival = System.nanoTime();
+    int down = incident.status(); // counted there, not in the audit: the audit is the quota's view
+    if (down != 0) {
+      if (incident.retryAfterSeconds() > 0) {
+        exchange.getResponseHeaders().set("Retry-After", Long.toString(incident.retryAfterSeconds()));
+      }
+      Answers.sendProblem(exchange, down, down == 429 ? "LimiteDeRequisicoesExcedido" : "ServicoIndisponivel",
+          down == 429 ? "Limite de requisições excedido" : "Serviço indisponível", "the provider's incident");
+      return;
+    }
     if (!inFlight.enter(session.integrator())) {
       audit.record(session.integrator(), arrival, 429, exchange.getRequestHeaders().getFirst("X-Replica-Id"), false);
       Answers.sendProblem(exchange, 429, "LimiteDeRequisicoesExcedido", "Limite de requisições excedido",
