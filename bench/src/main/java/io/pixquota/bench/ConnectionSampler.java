@@ -43,14 +43,23 @@ final class ConnectionSampler implements AutoCloseable {
 
   /** Connections to the port now; -1 without {@code /proc/net/tcp}. */
   int now() {
+    return established(remotePort, null);
+  }
+
+  /**
+   * ESTABLISHED connections to the remote port {@code :XXXX} (hex, as the kernel writes it), of the sockets whose
+   * inodes are in {@code inodes} (null: every socket); -1 without {@code /proc/net/tcp}.
+   */
+  static int established(String remotePort, java.util.Set<String> inodes) {
     int count = 0;
     boolean read = false;
     for (Path table : TABLES) {
       try {
         for (String line : Files.readAllLines(table)) {
           String[] f = line.trim().split("\\s+");
-          // sl local_address rem_address st ...: 01 is ESTABLISHED
-          if (f.length > 3 && f[2].endsWith(remotePort) && f[3].equals("01")) {
+          // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode: 01 is ESTABLISHED
+          if (f.length > 9 && f[2].endsWith(remotePort) && f[3].equals("01")
+              && (inodes == null || inodes.contains(f[9]))) {
             count++;
           }
         }

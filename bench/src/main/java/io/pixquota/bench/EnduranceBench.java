@@ -76,7 +76,7 @@ final class EnduranceBench implements Callable<Integer> {
         for (int id = replicas; id >= 1; id--) { // replica 1 scans: its scanner starts once every payer has standing
           fleet.start(id, EnduranceFaults.RATE);
         }
-        EnduranceFaults faults = new EnduranceFaults(redis, fleet, replicas);
+        EnduranceFaults faults = new EnduranceFaults(redis, bacen, fleet, replicas);
         int count = Math.max(EnduranceFaults.Kind.values().length, (int) (minutes / 5));
         long everyMs = runMs / (count + 1);
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
@@ -107,23 +107,24 @@ final class EnduranceBench implements Callable<Integer> {
         scheduler.awaitTermination(30, TimeUnit.SECONDS);
         fleet.close();
         EnduranceChecks checks = new EnduranceChecks(warmUpMs, runMs,
-            2L * EnduranceFaults.Kind.values().length * everyMs);
+            EnduranceFaults.Kind.values().length * everyMs + EnduranceFaults.Fault.SETTLE_MS);
         checks.replicas(fleet.samples());
         checks.keys(series, fleet.samples(), replicas);
         judges.check(checks, faults, series, replicas);
+        Map<Fault, Map<String, Long>> costs = EnduranceCosts.of(faults.done(), fleet.samples());
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("minutes", minutes);
         result.put("replicas", replicas);
         result.put("warmUpMs", warmUpMs);
         result.put("faults", faults.done().stream().map(x -> Map.of("kind", x.kind().name(), "label",
-            x.kind().label, "startMs", x.startMs(), "endMs", x.endMs())).toList());
+            x.kind().label, "startMs", x.startMs(), "endMs", x.endMs(), "cost", costs.get(x))).toList());
         result.put("checks", checks.all());
         result.put("series", series);
         result.put("replicaSamples", fleet.samples());
         Files.writeString(output, json.writeValueAsString(result));
         Path page = output.resolveSibling(output.getFileName().toString().replaceAll("\\.json$", "") + ".html");
-        Files.writeString(page, EnduranceReport.html(minutes, series, fleet.samples(), faults.done(), checks.all()));
-        print(checks, faults, output, page);
+        Files.writeString(page, EnduranceReport.html(minutes, series, fleet.samples(), costs, checks.all()));
+        print(checks, costs, output, page);
         return checks.passed() ? 0 : 1;
       }
     }
@@ -135,10 +136,10 @@ final class EnduranceBench implements Callable<Integer> {
             + e.getValue()).reduce((a, b) -> a + "  " + b).orElse(""));
   }
 
-  private static void print(EnduranceChecks checks, EnduranceFaults faults, Path output, Path page) {
+  private static void print(EnduranceChecks checks, Map<Fault, Map<String, Long>> costs, Path output, Path page) {
     System.out.println();
-    System.out.println("faults:");
-    faults.done().forEach(f -> System.out.println("  " + f));
+    System.out.println("faults, and the outcomes other than served while each ran and settled:");
+    costs.forEach((f, cost) -> System.out.println("  " + f + ": " + EnduranceCosts.describe(cost)));
     System.out.println("checks:");
     checks.all().forEach(c -> System.out.println("  " + c));
     System.out.println(checks.passed() ? "all checks passed" : "SOME CHECKS FAILED");

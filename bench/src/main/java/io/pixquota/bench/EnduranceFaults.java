@@ -1,6 +1,7 @@
 package io.pixquota.bench;
 
 import io.pixquota.harness.PrivateRedisServer;
+import io.pixquota.mock.MockBacen;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -9,8 +10,9 @@ import java.util.Locale;
  * The faults of {@code bench endurance}, one at a time, each one that {@code docs/reliability.md}'s fault table bounds:
  * Redis paused 3 s (SIGSTOP), replica 2 killed ({@code kill -9}) and started again 5 s later, Redis restarted empty,
  * and a rolling change of API Pix's refill (the last replica restarted with a lower rate, then with the first again,
- * beside replicas that keep theirs). Replica 1 and 3 run from start to end: their series show a slow leak. Each fault
- * is kept with when it began and ended, and how many 429s its documented bound allows.
+ * beside replicas that keep theirs), and a provider incident (503s, then the provider's own 429s with Retry-After:
+ * the mock's, not its quota's). Replica 1 and 3 run from start to end: their series show a slow leak. Each fault is
+ * kept with when it began and ended, and how many of the quota's 429s its documented bound allows.
  */
 final class EnduranceFaults {
   /** The kinds, in the order the schedule cycles through them. */
@@ -19,10 +21,11 @@ final class EnduranceFaults {
     REPLICA_KILL("replica 2 killed, started 5 s later", 0),
     REDIS_RESTART("Redis restarted empty", 8),
     RATE_LOWER("the last replica restarted with refill 7/s", 0),
+    PROVIDER_INCIDENT("the provider answering 503 for 5 s, then its own 429 with Retry-After 1 s for 3 s", 0),
     RATE_HIGHER("the last replica restarted with refill 9/s", 0);
 
     final String label;
-    /** API Pix 429s the documented bound allows: a restart without persistence admits one extra burst B (8). */
+    /** The quota's 429s the documented bound allows: a restart without persistence admits one extra burst B (8). */
     final int pix429Allowed;
 
     Kind(String label, int pix429Allowed) {
@@ -50,12 +53,14 @@ final class EnduranceFaults {
   static final double LOWER_RATE = 7;
 
   private final PrivateRedisServer redis;
+  private final MockBacen provider;
   private final EnduranceFleet fleet;
   private final int replicas;
   private final List<Fault> done = new ArrayList<>();
 
-  EnduranceFaults(PrivateRedisServer redis, EnduranceFleet fleet, int replicas) {
+  EnduranceFaults(PrivateRedisServer redis, MockBacen provider, EnduranceFleet fleet, int replicas) {
     this.redis = redis;
+    this.provider = provider;
     this.fleet = fleet;
     this.replicas = replicas;
   }
@@ -80,6 +85,12 @@ final class EnduranceFaults {
         fleet.start(victim, fleet.rate(victim));
       }
       case REDIS_RESTART -> redis.restart();
+      case PROVIDER_INCIDENT -> {
+        provider.incident(503, 5_000, 0);
+        Thread.sleep(5_000);
+        provider.incident(429, 3_000, 1);
+        Thread.sleep(3_000);
+      }
       case RATE_LOWER, RATE_HIGHER -> fleet.restart(replicas, kind == Kind.RATE_LOWER ? LOWER_RATE : RATE);
     }
     synchronized (done) {

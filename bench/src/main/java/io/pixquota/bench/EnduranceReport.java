@@ -24,8 +24,9 @@ final class EnduranceReport {
 
   private EnduranceReport() {}
 
-  static String html(double minutes, List<Map<String, Object>> series, List<Sample> samples, List<Fault> faults,
-      List<Check> checks) {
+  static String html(double minutes, List<Map<String, Object>> series, List<Sample> samples,
+      Map<Fault, Map<String, Long>> costs, List<Check> checks) {
+    List<Fault> faults = List.copyOf(costs.keySet());
     double endS = minutes * 60;
     StringBuilder sb = new StringBuilder("<!doctype html><html><head><meta charset=\"utf-8\">")
         .append("<title>pixquota endurance</title>")
@@ -58,7 +59,12 @@ final class EnduranceReport {
       });
     }
     chart(sb, "Redis keys by kind", endS, faults, keys, -1);
-    sb.append("<h2>Checks</h2><table><tr><th>check</th><th>figure</th><th></th></tr>");
+    sb.append("<h2>Faults and what they cost</h2><p class=\"reading\">The callers' outcomes other than served while "
+        + "each fault ran and for 10 s after; the quota's 429s against each fault's bound are among the checks.</p>"
+        + "<table><tr><th>fault</th><th>outcomes other than served</th></tr>");
+    costs.forEach((f, cost) -> sb.append("<tr><td>").append(escape(f.toString())).append("</td><td>")
+        .append(escape(EnduranceCosts.describe(cost))).append("</td></tr>"));
+    sb.append("</table><h2>Checks</h2><table><tr><th>check</th><th>figure</th><th></th></tr>");
     for (Check c : checks) {
       sb.append("<tr><td>").append(escape(c.name())).append("</td><td>").append(escape(c.figure())).append("</td>")
           .append(c.passed() ? "<td>ok</td>" : "<td class=\"failed\">FAILED</td>").append("</tr>");

@@ -12,7 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -21,8 +21,6 @@ import java.util.Set;
  * platform threads, open file descriptors, registered meters, and this process's TCP connections to Redis.
  */
 final class ReplicaVitals {
-  private static final List<Path> TABLES = List.of(Path.of("/proc/net/tcp"), Path.of("/proc/net/tcp6"));
-
   private final MeterRegistry registry;
   private final int redisPort;
   private final Set<String> meterNames = new HashSet<>();
@@ -91,21 +89,6 @@ final class ReplicaVitals {
     } catch (IOException e) {
       return -1; // not Linux
     }
-    String remote = String.format(":%04X", port);
-    int count = 0;
-    for (Path table : TABLES) {
-      try {
-        for (String line : Files.readAllLines(table)) {
-          String[] f = line.trim().split("\\s+");
-          // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode: 01 is ESTABLISHED
-          if (f.length > 9 && f[2].endsWith(remote) && f[3].equals("01") && own.contains(f[9])) {
-            count++;
-          }
-        }
-      } catch (IOException e) {
-        // no such table (no IPv6)
-      }
-    }
-    return count;
+    return ConnectionSampler.established(String.format(Locale.ROOT, ":%04X", port), own);
   }
 }

@@ -25,7 +25,8 @@ class EnduranceChecksTest {
       long atMs = i * 10_000L;
       long heap = 20 * MIB + Math.round(mibPerHour * MIB * atMs / 3_600_000.0) + (i % 2 == 0 ? 4096 : -4096);
       out.add(new Sample(replica, incarnation, atMs, JSON.valueToTree(Map.of("heapAfterGcBytes", heap,
-          "threads", 40 + (i == n ? threadsDrift : 0), "fds", 50, "meters", 130 + (i == n ? metersDrift : 0)))));
+          "threads", 40 + (i == n ? threadsDrift : 0), "fds", 50, "meters", 130 + (i == n ? metersDrift : 0),
+          "redisConnections", 9))));
     }
     return out;
   }
@@ -77,7 +78,8 @@ class EnduranceChecksTest {
     for (Sample x : series(2, 1, 10, 0, 0, 0)) {
       int meters = x.atMs() >= 120_000 ? 131 : 130; // a fault's first 503 at 2 min, then nothing new
       s.add(new Sample(x.replica(), x.incarnation(), x.atMs(), JSON.valueToTree(Map.of("heapAfterGcBytes",
-          x.values().get("heapAfterGcBytes").asLong(), "threads", 40, "fds", 50, "meters", meters))));
+          x.values().get("heapAfterGcBytes").asLong(), "threads", 40, "fds", 50, "meters", meters,
+          "redisConnections", 9))));
     }
     checks.replicas(s);
     assertThat(named(checks, "replica 2, meters").passed()).isTrue();
@@ -92,6 +94,32 @@ class EnduranceChecksTest {
     checks.replicas(all);
     assertThat(checks.all()).extracting(Check::name).noneMatch(n -> n.contains("start 2"));
     assertThat(checks.passed()).isTrue();
+  }
+
+  @Test
+  void aFaultCostsWhatItsCallersMetWhileItRanAndSettled() {
+    // replica 1 lives throughout; replica 2 is killed in the window and starts again; 10 s samples
+    List<Sample> all = new ArrayList<>();
+    for (long t = 0; t <= 120_000; t += 10_000) {
+      long refused = t <= 30_000 ? 1 : t <= 50_000 ? 4 : 6; // 5 refusals from 30 s to 60 s
+      all.add(outcomes(1, 1, t, Map.of("pix-person:served", t / 1000, "pix-person:refused-BucketUnavailable",
+          refused)));
+      if (t <= 30_000) {
+        all.add(outcomes(2, 1, t, Map.of("spi:refused-ThrottleRefused", 7L)));
+      } else if (t >= 50_000) {
+        all.add(outcomes(2, 2, t, Map.of("spi:refused-ThrottleRefused", 2L)));
+      }
+    }
+    EnduranceFaults.Fault fault = new EnduranceFaults.Fault(EnduranceFaults.Kind.REPLICA_KILL, 35_000, 45_000);
+    Map<String, Long> cost = EnduranceCosts.of(List.of(fault), all).get(fault);
+    assertThat(cost).containsExactly(Map.entry("pix-person:refused-BucketUnavailable", 5L),
+        Map.entry("spi:refused-ThrottleRefused", 2L));
+    assertThat(EnduranceCosts.describe(cost)).isEqualTo(
+        "pix-person:refused-BucketUnavailable 5, spi:refused-ThrottleRefused 2");
+  }
+
+  private static Sample outcomes(int replica, int incarnation, long atMs, Map<String, Long> outcomes) {
+    return new Sample(replica, incarnation, atMs, JSON.valueToTree(Map.of("outcomes", outcomes)));
   }
 
   @Test
