@@ -73,9 +73,13 @@ final class EnduranceChecks {
           slope, mib(first.get("heapAfterGcBytes")), mib(last.get("heapAfterGcBytes")),
           (s.get(s.size() - 1).atMs() - s.get(0).atMs()) / 60_000.0, long30 ? "" : "; shown, checked from "
               + SLOPE_FROM_MINUTES + " min"), !long30 || slope < HEAP_SLOPE_MIB_PER_HOUR);
+      // where it started and ended: the median of the first three samples and of the last three, so that one
+      // sample taken while a pool had a thread or a connection more for a moment (OkHttp's dispatcher keeps an idle
+      // thread 60 s) is neither
+      int k = Math.min(3, s.size() / 2);
       for (String field : List.of("threads", "fds", "redisConnections")) {
-        long a = first.get(field).asLong();
-        long b = last.get(field).asLong();
+        long a = median(s.subList(0, k), field);
+        long b = median(s.subList(s.size() - k, s.size()), field);
         check(name + ", " + field, a + " to " + b, Math.abs(b - a) <= DRIFT);
       }
       // a meter appears the first time its tags do (a status, an outcome): a fault's new kind of outcome adds one;
@@ -134,6 +138,11 @@ final class EnduranceChecks {
     }
     return byIncarnation.entrySet().stream().filter(e -> !e.getKey().endsWith("!")).mapToLong(Map.Entry::getValue)
         .sum();
+  }
+
+  private static long median(List<Sample> s, String field) {
+    long[] v = s.stream().mapToLong(x -> x.values().get(field).asLong()).sorted().toArray();
+    return v[v.length / 2];
   }
 
   /** Least-squares slope of the heap after GC against time, in MiB an hour. */

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.pixquota.bacen.dict.DictClient;
 import io.pixquota.bacen.dict.DictClientConfig;
+import io.pixquota.bacen.dict.DictEntry;
 import io.pixquota.bacen.dict.DictPolicies;
 import io.pixquota.bacen.pix.PixClient;
 import io.pixquota.bacen.pix.PixClientConfig;
@@ -12,6 +13,9 @@ import io.pixquota.throttle.redis.RedisAddress;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -42,6 +46,7 @@ final class EnduranceReplica implements Callable<Integer> {
 
   static final String PIX_BUCKET = "endurance-pix";
   static final int SPI_CAP = 6;
+  static final String ISPB = "12345678";
   /** Each replica's honest payers: one looks a key of theirs up every 40 s, below their own bucket's 2 a minute. */
   static final int HONEST_PAYERS = 12;
   /** DICT's later counting, a participant of category E: its anti-scan bucket 1000 at 500 a minute. */
@@ -53,6 +58,7 @@ final class EnduranceReplica implements Callable<Integer> {
   static final Duration CREDIT_TTL = Duration.ofMinutes(5);
 
   private final ObjectMapper json = new ObjectMapper();
+  private final HttpClient http = HttpClient.newHttpClient();
 
   @Override
   public Integer call() throws Exception {
@@ -67,18 +73,16 @@ final class EnduranceReplica implements Callable<Integer> {
             .maxInFlight(SPI_CAP).maxWait(Duration.ofSeconds(5)).build()).redisson(redisson)
             .meterRegistry(registry).build();
         DictClient dict = DictClient.builder(DictClientConfig.builder().baseUrl(bacenUrl.resolve("/api/v1/"))
-            .participant("12345678").payerSecret("the-endurance-psp-secret-0001")
+            .participant(ISPB).payerSecret("the-endurance-psp-secret-0001")
             .policies(DictPolicies.parse(dictCounting)).creditTtl(CREDIT_TTL).build()).redisson(redisson)
             .meterRegistry(registry).build()) {
       warm(pix, spi, dict);
-      for (int payer = 0; payer < HONEST_PAYERS; payer++) {
-        for (int i = 0; i < 3; i++) { // found keys earn standing: 3 pay the price of a lookup in the reserve
-          try {
-            honest(dict, payer);
-            load.count("dict-honest", "served");
-          } catch (RuntimeException e) { // a restarted replica's payers may have their standing already
-            load.count("dict-honest", EnduranceLoad.outcome(e));
-          }
+      for (int payer = 0; payer < HONEST_PAYERS; payer++) { // a settled payment earns the standing the reserve asks
+        try {
+          honest(dict, payer);
+          load.count("dict-honest", "served");
+        } catch (RuntimeException | IOException e) { // a restarted replica's payers may have their standing already
+          load.count("dict-honest", EnduranceLoad.outcome(e));
         }
       }
       // API Pix: a person's calls (about 6.5/s over 4 replicas) and batch calls (4/s) on a quota of 9/s: the batch
@@ -101,9 +105,22 @@ final class EnduranceReplica implements Callable<Integer> {
     return 0;
   }
 
-  /** A lookup by one of this replica's honest payers, of a key of theirs that exists. */
-  private void honest(DictClient dict, int payer) {
-    dict.getEntry("user" + (replicaId * 100 + payer) + "@example.com", "customer-" + replicaId + "-" + payer);
+  /**
+   * An honest payer's payment: a lookup of a key of theirs that exists, the payment settled at the SPI (the mock's
+   * DICT credits the lookup), and the application's word of it to the mirror ({@code paymentSettled}: the credit
+   * back, the standing a settled payment earns).
+   */
+  private void honest(DictClient dict, int payer) throws IOException, InterruptedException {
+    DictEntry entry = dict.getEntry("user" + (replicaId * 100 + payer) + "@example.com", "customer-" + replicaId
+        + "-" + payer);
+    HttpResponse<Void> settled = http.send(HttpRequest.newBuilder(bacenUrl.resolve("/api/v1/settlements/"
+        + entry.endToEndId())).header("PI-RequestingParticipant", ISPB).POST(HttpRequest.BodyPublishers.noBody())
+        .build(),
+        HttpResponse.BodyHandlers.discarding());
+    if (settled.statusCode() / 100 != 2) {
+      throw new IOException("the SPI's settlement answered " + settled.statusCode());
+    }
+    dict.paymentSettled(entry.endToEndId());
   }
 
   /** One call of each kind before the load starts: classes loaded, tokens fetched, connections open. */

@@ -16,7 +16,10 @@ class EnduranceChecksTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final long MIB = 1024 * 1024;
 
-  /** A replica's series every 10 s for {@code minutes}: heap growing {@code mibPerHour}, threads drifting. */
+  /**
+   * A replica's series every 10 s for {@code minutes}: heap growing {@code mibPerHour}, threads drifting over the last
+   * three samples, meters over the last one.
+   */
   private static List<Sample> series(int replica, int incarnation, double minutes, double mibPerHour,
       int threadsDrift, int metersDrift) {
     List<Sample> out = new ArrayList<>();
@@ -25,7 +28,7 @@ class EnduranceChecksTest {
       long atMs = i * 10_000L;
       long heap = 20 * MIB + Math.round(mibPerHour * MIB * atMs / 3_600_000.0) + (i % 2 == 0 ? 4096 : -4096);
       out.add(new Sample(replica, incarnation, atMs, JSON.valueToTree(Map.of("heapAfterGcBytes", heap,
-          "threads", 40 + (i == n ? threadsDrift : 0), "fds", 50, "meters", 130 + (i == n ? metersDrift : 0),
+          "threads", 40 + (i >= n - 2 ? threadsDrift : 0), "fds", 50, "meters", 130 + (i == n ? metersDrift : 0),
           "redisConnections", 9))));
     }
     return out;
@@ -69,6 +72,18 @@ class EnduranceChecksTest {
     assertThat(named(checks, "replica 2, threads").figure()).isEqualTo("40 to 46");
     assertThat(named(checks, "replica 2, fds").passed()).isTrue();
     assertThat(named(checks, "replica 2, meters").passed()).isFalse();
+  }
+
+  @Test
+  void oneSampleWithSixThreadsMoreIsAPoolsMomentNotADrift() {
+    EnduranceChecks checks = new EnduranceChecks(60_000, 600_000, 300_000);
+    List<Sample> s = new ArrayList<>(series(2, 1, 10, 0, 0, 0));
+    Sample last = s.remove(s.size() - 1);
+    s.add(new Sample(2, 1, last.atMs(), JSON.valueToTree(Map.of("heapAfterGcBytes", 20 * MIB, "threads", 46, "fds",
+        50, "meters", 130, "redisConnections", 9))));
+    checks.replicas(s);
+    assertThat(named(checks, "replica 2, threads").figure()).isEqualTo("40 to 40");
+    assertThat(checks.passed()).isTrue();
   }
 
   @Test
