@@ -110,7 +110,7 @@ final class EnduranceBench implements Callable<Integer> {
             EnduranceFaults.Kind.values().length * everyMs + EnduranceFaults.Fault.SETTLE_MS);
         checks.replicas(fleet.samples());
         checks.keys(series, fleet.samples(), replicas);
-        judges.check(checks, faults, series, replicas);
+        judges.check(checks, faults, series, fleet.samples());
         Map<Fault, Map<String, Long>> costs = EnduranceCosts.of(faults.done(), fleet.samples());
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("minutes", minutes);

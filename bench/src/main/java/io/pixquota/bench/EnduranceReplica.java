@@ -97,7 +97,7 @@ final class EnduranceReplica implements Callable<Integer> {
       }
       System.out.println("READY " + replicaId);
       System.out.flush();
-      sampleUntilInputEnds(new ReplicaVitals(registry, URI.create(redisUrl).getPort()), load);
+      sampleUntilInputEnds(registry, new ReplicaVitals(registry, URI.create(redisUrl).getPort()), load);
     } finally {
       load.stop();
       redisson.shutdown();
@@ -141,7 +141,13 @@ final class EnduranceReplica implements Callable<Integer> {
     }
   }
 
-  private void sampleUntilInputEnds(ReplicaVitals vitals, EnduranceLoad load) throws Exception {
+  private static double timerMaxMs(SimpleMeterRegistry registry, String name) {
+    return registry.find(name).tag("bucket", PIX_BUCKET).timers().stream()
+        .mapToDouble(t -> t.max(java.util.concurrent.TimeUnit.MILLISECONDS)).max().orElse(0);
+  }
+
+  private void sampleUntilInputEnds(SimpleMeterRegistry registry, ReplicaVitals vitals, EnduranceLoad load)
+      throws Exception {
     CountDownLatch ended = new CountDownLatch(1);
     Thread reader = new Thread(() -> {
       try {
@@ -162,6 +168,10 @@ final class EnduranceReplica implements Callable<Integer> {
       sample.put("replica", replicaId);
       sample.put("uptimeMs", (System.nanoTime() - start) / 1_000_000);
       sample.putAll(vitals.sample());
+      // how far after its slot a call may have reached the provider lately (the meters' max over their last 2 min):
+      // "0 x 429" holds while it stays within the plan's J
+      sample.put("pixLatenessMaxMs", timerMaxMs(registry, "bacen.throttle.lateness"));
+      sample.put("pixAnswerMaxMs", timerMaxMs(registry, "bacen.throttle.answer"));
       sample.put("outcomes", load.outcomes());
       System.out.println("SAMPLE " + json.writeValueAsString(sample));
       System.out.flush();

@@ -138,6 +138,29 @@ class EnduranceChecksTest {
   }
 
   @Test
+  void a429OutsideAFaultPassesOnlyWhenTheJitterMeasuredThenAllowsIt() {
+    // 8 + 9 J <= 10 holds up to J = 222 ms: at 150 ms a 429 is a defect; at 400 ms, 8 + 3.6 - 10 allows 2
+    for (double lateness : new double[] {120, 370}) {
+      EnduranceChecks checks = new EnduranceChecks(60_000, 600_000, 300_000);
+      List<Sample> samples = List.of(jitter(1, 95_000, 5), jitter(1, 105_000, lateness), jitter(2, 108_000, 10));
+      EnduranceJudges.outside(checks, List.of(100_000L), samples);
+      Check c = named(checks, "API Pix 429s outside a fault");
+      assertThat(c.passed()).as(c.figure()).isEqualTo(lateness > 200);
+      assertThat(c.figure()).isEqualTo(lateness > 200
+          ? "1 (the worst at 100 s: 1 within a minute, the replicas' jitter then 400 ms allows 2)"
+          : "1 (the worst at 100 s: 1 within a minute, the replicas' jitter then 150 ms allows 0)");
+    }
+    EnduranceChecks none = new EnduranceChecks(60_000, 600_000, 300_000);
+    EnduranceJudges.outside(none, List.of(), List.of());
+    assertThat(named(none, "API Pix 429s outside a fault").passed()).isTrue();
+  }
+
+  private static Sample jitter(int replica, long atMs, double latenessMs) {
+    return new Sample(replica, 1, atMs, JSON.valueToTree(Map.of("pixLatenessMaxMs", latenessMs,
+        "pixAnswerMaxMs", 30.0)));
+  }
+
+  @Test
   void keysAreKnownByTheirNames() {
     assertThat(RedisCensus.kind("pixquota:{dict-12345678}:b:u:AbC")).isEqualTo("dict-payer");
     assertThat(RedisCensus.kind("pixquota:{dict-12345678}:b:ENTRIES_READ")).isEqualTo("dict-participant");
