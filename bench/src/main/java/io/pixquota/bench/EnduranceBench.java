@@ -106,8 +106,7 @@ final class EnduranceBench implements Callable<Integer> {
         scheduler.shutdownNow();
         scheduler.awaitTermination(30, TimeUnit.SECONDS);
         fleet.close();
-        EnduranceChecks checks = new EnduranceChecks(warmUpMs, runMs,
-            EnduranceFaults.Kind.values().length * everyMs + EnduranceFaults.Fault.SETTLE_MS);
+        EnduranceChecks checks = new EnduranceChecks(warmUpMs, runMs, faults.done());
         checks.replicas(fleet.samples());
         checks.keys(series, fleet.samples(), replicas);
         judges.check(checks, faults, series, fleet.samples());

@@ -34,6 +34,15 @@ class EnduranceChecksTest {
     return out;
   }
 
+  /** One fault of each kind, the last settled by {@code byMs}. */
+  private static List<EnduranceFaults.Fault> everyKindBy(long byMs) {
+    List<EnduranceFaults.Fault> out = new ArrayList<>();
+    for (EnduranceFaults.Kind k : EnduranceFaults.Kind.values()) {
+      out.add(new EnduranceFaults.Fault(k, 1_000, byMs - EnduranceFaults.Fault.SETTLE_MS));
+    }
+    return out;
+  }
+
   private static Check named(EnduranceChecks checks, String name) {
     return checks.all().stream().filter(c -> c.name().equals(name)).findFirst().orElseThrow();
   }
@@ -46,7 +55,7 @@ class EnduranceChecksTest {
 
   @Test
   void anHourGrowingTwoMibFailsAndOneLevelPasses() {
-    EnduranceChecks checks = new EnduranceChecks(600_000, 3_600_000, 1_200_000);
+    EnduranceChecks checks = new EnduranceChecks(600_000, 3_600_000, everyKindBy(1_200_000));
     List<Sample> all = new ArrayList<>(series(1, 1, 60, 2, 0, 0));
     all.addAll(series(3, 1, 60, 0.2, 0, 0));
     checks.replicas(all);
@@ -58,7 +67,7 @@ class EnduranceChecksTest {
 
   @Test
   void aShortRunShowsTheSlopeWithoutCheckingIt() {
-    EnduranceChecks checks = new EnduranceChecks(60_000, 180_000, 300_000);
+    EnduranceChecks checks = new EnduranceChecks(60_000, 180_000, List.of());
     checks.replicas(series(1, 1, 3, 50, 0, 0));
     assertThat(named(checks, "replica 1, heap after GC").passed()).isTrue();
     assertThat(named(checks, "replica 1, heap after GC").figure()).contains("shown, checked from 30 min");
@@ -66,7 +75,7 @@ class EnduranceChecksTest {
 
   @Test
   void threadsThatDriftBySixAndAMeterMoreFail() {
-    EnduranceChecks checks = new EnduranceChecks(60_000, 600_000, 300_000);
+    EnduranceChecks checks = new EnduranceChecks(60_000, 600_000, everyKindBy(300_000));
     checks.replicas(series(2, 1, 10, 0, 6, 1));
     assertThat(named(checks, "replica 2, threads").passed()).isFalse();
     assertThat(named(checks, "replica 2, threads").figure()).isEqualTo("40 to 46");
@@ -76,7 +85,7 @@ class EnduranceChecksTest {
 
   @Test
   void oneSampleWithSixThreadsMoreIsAPoolsMomentNotADrift() {
-    EnduranceChecks checks = new EnduranceChecks(60_000, 600_000, 300_000);
+    EnduranceChecks checks = new EnduranceChecks(60_000, 600_000, everyKindBy(300_000));
     List<Sample> s = new ArrayList<>(series(2, 1, 10, 0, 0, 0));
     Sample last = s.remove(s.size() - 1);
     s.add(new Sample(2, 1, last.atMs(), JSON.valueToTree(Map.of("heapAfterGcBytes", 20 * MIB, "threads", 46, "fds",
@@ -88,7 +97,7 @@ class EnduranceChecksTest {
 
   @Test
   void aMeterThatAppearsInTheFirstHalfIsAnOutcomeSeenLateNotALeak() {
-    EnduranceChecks checks = new EnduranceChecks(60_000, 600_000, 300_000);
+    EnduranceChecks checks = new EnduranceChecks(60_000, 600_000, everyKindBy(300_000));
     List<Sample> s = new ArrayList<>();
     for (Sample x : series(2, 1, 10, 0, 0, 0)) {
       int meters = x.atMs() >= 120_000 ? 131 : 130; // a fault's first 503 at 2 min, then nothing new
@@ -103,7 +112,7 @@ class EnduranceChecksTest {
 
   @Test
   void aReplicaStartedAgainIsASeriesOfItsOwnAndATooShortLifeIsNotJudged() {
-    EnduranceChecks checks = new EnduranceChecks(60_000, 600_000, 300_000);
+    EnduranceChecks checks = new EnduranceChecks(60_000, 600_000, everyKindBy(300_000));
     List<Sample> all = new ArrayList<>(series(2, 1, 10, 0, 0, 0));
     all.addAll(series(2, 2, 0.3, 0, 9, 0)); // lived 18 s: nothing to say of it
     checks.replicas(all);
@@ -141,7 +150,7 @@ class EnduranceChecksTest {
   void a429OutsideAFaultPassesOnlyWhenTheJitterMeasuredThenAllowsIt() {
     // 8 + 9 J <= 10 holds up to J = 222 ms: at 150 ms a 429 is a defect; at 400 ms, 8 + 3.6 - 10 allows 2
     for (double lateness : new double[] {120, 370}) {
-      EnduranceChecks checks = new EnduranceChecks(60_000, 600_000, 300_000);
+      EnduranceChecks checks = new EnduranceChecks(60_000, 600_000, everyKindBy(300_000));
       List<Sample> samples = List.of(jitter(1, 95_000, 5), jitter(1, 105_000, lateness), jitter(2, 108_000, 10));
       EnduranceJudges.outside(checks, List.of(100_000L), samples);
       Check c = named(checks, "API Pix 429s outside a fault");
@@ -150,7 +159,7 @@ class EnduranceChecksTest {
           ? "1 (the worst at 100 s: 1 within a minute, the replicas' jitter then 400 ms allows 2)"
           : "1 (the worst at 100 s: 1 within a minute, the replicas' jitter then 150 ms allows 0)");
     }
-    EnduranceChecks none = new EnduranceChecks(60_000, 600_000, 300_000);
+    EnduranceChecks none = new EnduranceChecks(60_000, 600_000, everyKindBy(300_000));
     EnduranceJudges.outside(none, List.of(), List.of());
     assertThat(named(none, "API Pix 429s outside a fault").passed()).isTrue();
   }

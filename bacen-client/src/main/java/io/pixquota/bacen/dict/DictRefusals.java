@@ -124,7 +124,11 @@ final class DictRefusals {
   void learn(DictLookups.Prepared p, Acquired a, Duration maxWait) {
     String payer = p.payer().bucket();
     if (!Double.isNaN(a.standing())) {
-      standing.put(payer, (long) a.standing());
+      if (a.standing() >= 1) {
+        standing.put(payer, (long) a.standing());
+      } else {
+        standing.invalidate(payer); // a payer without standing is not remembered: a scanner's ids would fill it
+      }
     }
     if (a.granted()) {
       return;
@@ -155,7 +159,11 @@ final class DictRefusals {
   }
 
   private void earned(String payer, double amount) {
-    standing.asMap().computeIfPresent(payer, (k, s) -> Math.max(0, s + (long) amount));
+    // a payer not remembered has no standing this process knows of: what it earns now is a lower bound of it
+    standing.asMap().compute(payer, (k, s) -> {
+      long next = Math.max(0, (s == null ? 0 : s) + (long) amount);
+      return next >= 1 ? next : null;
+    });
   }
 
   /** A credit of this process's that will earn its payer {@code amount} when its payment settles. */
