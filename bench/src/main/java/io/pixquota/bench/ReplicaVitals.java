@@ -69,7 +69,9 @@ final class ReplicaVitals {
         found = true;
       }
     }
-    return found ? sum : ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+    // G1 may not have collected its old generation yet at the first sample (0): the heap used right after the
+    // requested collection stands in
+    return found && sum > 0 ? sum : ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
   }
 
   /** This process's ESTABLISHED TCP connections to {@code port}: its sockets' inodes in the kernel's tables. */
