@@ -89,7 +89,7 @@ final class AsyncReplica implements Callable<Integer> {
     try (ConnectionSampler connections = ConnectionSampler.start(options.bacenUrl.getPort(), 20);
         PixClient pix = PixClient.builder(config).redisson(redisson).meterRegistry(registry).okHttpClient(base)
         .build()) {
-      warmUp(pix);
+      warmUp(pix::warmUp);
       String warmMinute = LocalDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyyMMddHHmm"));
       pix.getPixAsync(String.format("E12345678%sW%02dC999999A", warmMinute, options.replicaId)).join();
       // one blocking call the way the mode makes them (on a virtual thread for VIRTUAL): classes loaded and
@@ -199,13 +199,14 @@ final class AsyncReplica implements Callable<Integer> {
   }
 
   /**
-   * {@link PixClient#warmUp}, tried up to 3 times: a JVM that starts while the machine is busy may open its 64 Redis
-   * connections to a fresh server slower than the 2 s Redis timeout, and one cold start must not end the whole bench.
+   * A client's warm-up ({@link PixClient#warmUp}, say), tried up to 3 times: a JVM that starts while the machine is
+   * busy may open its Redis connections to a fresh server slower than the 2 s Redis timeout, and one cold start must
+   * not end the whole bench.
    */
-  private static void warmUp(PixClient pix) throws InterruptedException {
+  static void warmUp(Runnable warmUp) throws InterruptedException {
     for (int attempt = 1; ; attempt++) {
       try {
-        pix.warmUp();
+        warmUp.run();
         return;
       } catch (RuntimeException e) {
         if (attempt == 3) {

@@ -124,21 +124,12 @@ final class EnduranceReplica implements Callable<Integer> {
   }
 
   /** One call of each kind before the load starts: classes loaded, tokens fetched, connections open. */
-  private void warm(PixClient pix, PixClient spi, DictClient dict) throws InterruptedException {
-    for (int attempt = 1; ; attempt++) {
-      try {
-        pix.warmUp();
-        spi.warmUp();
-        dict.warmUp();
-        return;
-      } catch (RuntimeException e) {
-        if (attempt == 3) {
-          throw e;
-        }
-        System.err.println("warm-up " + attempt + " failed, trying again: " + e);
-        Thread.sleep(1_000);
-      }
-    }
+  private static void warm(PixClient pix, PixClient spi, DictClient dict) throws InterruptedException {
+    AsyncReplica.warmUp(() -> {
+      pix.warmUp();
+      spi.warmUp();
+      dict.warmUp();
+    });
   }
 
   private static double timerMaxMs(SimpleMeterRegistry registry, String name) {
