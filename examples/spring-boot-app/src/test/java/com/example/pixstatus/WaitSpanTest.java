@@ -95,8 +95,10 @@ class WaitSpanTest {
         longest.tag("wait.ms"), longest.parentId());
     assertThat(spanMs).as("the longest wait: 20 calls at a planned rate under 10/s, past its burst")
         .isGreaterThan(200);
+    // the tag is the throttle's own reading of the wait, the span's duration the observation's start and stop: the
+    // same wait read on two threads' clocks, each a hand-off away from the other (CI, both cores busy: 7 ms apart)
     assertThat(Long.parseLong(longest.tag("wait.ms"))).as("its tag agrees with its duration")
-        .isBetween(spanMs - 5, spanMs + 5);
+        .isBetween(spanMs - 25, spanMs + 25);
     assertThat(longest.tag("bucket")).isEqualTo(BUCKET);
     assertThat(longest.tag("outcome")).isEqualTo("granted");
     MutableSpan parent = spans.stream().filter(s -> longest.parentId() != null && longest.parentId().equals(s.id()))
