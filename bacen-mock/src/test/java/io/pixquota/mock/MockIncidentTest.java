@@ -28,12 +28,16 @@ class MockIncidentTest {
       assertThat(((Number) mock.stats("demo", false).get("accepted")).longValue()).isZero();
       assertThat(((Number) mock.stats("demo", false).get("refused")).longValue()).isZero();
       mock.incident(503, 1, 0); // a new incident replaces the first: it ends 1 ms from now
-      Thread.sleep(5);
+      long deadline = System.nanoTime() + 5_000_000_000L;
+      int status = http.get(PIX, bearer).statusCode();
+      while (status == 503 && System.nanoTime() < deadline) { // an incident's answer charges nothing: ask until it ends
+        status = http.get(PIX, bearer).statusCode();
+      }
       // the quota was never charged: its burst of 2 is whole
-      assertThat(http.get(PIX, bearer).statusCode()).isEqualTo(200);
+      assertThat(status).isEqualTo(200);
       assertThat(http.get(PIX, bearer).statusCode()).isEqualTo(200);
       assertThat(http.get(PIX, bearer).statusCode()).isEqualTo(429);
-      assertThat(mock.incidentAnswers()).isEqualTo(5);
+      assertThat(mock.incidentAnswers()).isGreaterThanOrEqualTo(5);
     }
   }
 
