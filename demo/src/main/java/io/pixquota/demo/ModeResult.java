@@ -137,6 +137,11 @@ final class ModeResult {
     return all().stream().mapToDouble(CallRecord::doneAtMs).max().orElse(0);
   }
 
+  /** When the first call left its replica, ms after the burst's start: the first booking had come back by then. */
+  double firstLeftAtMs() {
+    return all().stream().mapToDouble(CallRecord::leftAtMs).min().orElse(0);
+  }
+
   double waitPercentileMs(double p) {
     return percentile(all().stream().mapToDouble(CallRecord::waitMs).toArray(), p);
   }
@@ -244,6 +249,7 @@ final class ModeResult {
     CallRecord.FAILURES.forEach(kind -> failures.put(kind, count(kind)));
     m.put("failures", failures);
     m.put("elapsedMs", Math.round(elapsedMs()));
+    m.put("firstLeftAtMs", Math.round(firstLeftAtMs() * 10) / 10.0);
     m.put("waitP50Ms", Math.round(waitPercentileMs(50)));
     m.put("waitP99Ms", Math.round(waitPercentileMs(99)));
     m.put("redisRoundTripsPerCall", Math.round(redisRoundTripsPerCall() * 1000) / 1000.0);
