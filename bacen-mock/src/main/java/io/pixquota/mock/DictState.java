@@ -52,7 +52,7 @@ final class DictState {
   /** A lookup kept for its payment's credit. */
   private record Lookup(String participant, String payer, boolean legal, List<Policy> policies) {}
 
-  private final DictPolicies table;
+  private DictPolicies table;
   private final Map<String, Bucket> buckets = new LinkedHashMap<>();
   private final Map<String, Lookup> lookups = new ConcurrentHashMap<>();
   /** participant|policy -> tokens charged, 429s, tokens credited. */
@@ -63,8 +63,32 @@ final class DictState {
     this.table = table;
   }
 
-  DictPolicies table() {
+  synchronized DictPolicies table() {
     return table;
+  }
+
+  /**
+   * DICT moves the participant to another category (the later counting only): its anti-scan bucket takes the new
+   * size at once, keeping the tokens it holds up to the new capacity; {@code GET /policies} answers the new size.
+   *
+   * @throws IllegalArgumentException for a category outside A..H, or a table that is not the later counting
+   */
+  synchronized void recategorize(char category) {
+    if (!table.counting().equals("later")) {
+      throw new IllegalArgumentException("only the later counting has categories, but the table is " + table);
+    }
+    DictPolicies next = DictPolicies.later(category);
+    Policy p = next.policy(DictPolicies.PARTICIPANT_ANTISCAN);
+    long now = System.nanoTime();
+    buckets.replaceAll((key, b) -> {
+      if (!key.endsWith("|" + p.name())) {
+        return b;
+      }
+      Bucket resized = new Bucket(p.capacity(false), p.ratePerSecond(false), now);
+      resized.tokens = Math.min(b.tokens(now), resized.capacity);
+      return resized;
+    });
+    table = next;
   }
 
   /**
@@ -75,7 +99,7 @@ final class DictState {
       java.util.function.IntSupplier answer) {
     long now = System.nanoTime();
     List<Policy> applying = new ArrayList<>();
-    for (Policy p : table.policies()) {
+    for (Policy p : table.policies()) { // table: synchronized with recategorize
       if (p.applies(keyType)) {
         applying.add(p);
       }

@@ -38,6 +38,18 @@ final class MockAdmin {
     } else if (path.startsWith("/admin/dict/entries/") && method.equals("POST")) {
       mock.registerDictKey(path.substring("/admin/dict/entries/".length()));
       exchange.sendResponseHeaders(204, -1);
+    } else if (path.equals("/admin/dict/category") && method.equals("POST")) {
+      String to = query(exchange.getRequestURI().getRawQuery()).getOrDefault("to", "");
+      try {
+        if (to.length() != 1) {
+          throw new IllegalArgumentException("to must be one letter A..H, but was '" + to + "'");
+        }
+        mock.dictCategory(to.charAt(0));
+      } catch (IllegalArgumentException e) {
+        Answers.sendProblem(exchange, 400, "RequisicaoInvalida", "Requisição inválida", e.getMessage());
+        return;
+      }
+      exchange.sendResponseHeaders(204, -1);
     } else if (path.equals("/admin/incident") && method.equals("POST")) {
       Map<String, String> q = query(exchange.getRequestURI().getRawQuery());
       try {

@@ -190,6 +190,16 @@ public final class MockBacen implements AutoCloseable {
     return incident.answered();
   }
 
+  /**
+   * DICT moves the participants to category {@code category} (A..H) of the later counting: their anti-scan buckets
+   * take its size at once (tokens kept up to the new capacity), and {@code GET /policies} answers it.
+   *
+   * @throws IllegalArgumentException for a category outside A..H, or a DICT that is not the later counting
+   */
+  public void dictCategory(char category) {
+    dict.state().recategorize(category);
+  }
+
   /** Registers a DICT key (beyond the ones the mock knows from the start). */
   public void registerDictKey(String key) {
     dict.directory().add(key);

@@ -1,6 +1,7 @@
 package io.pixquota.mock;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -140,5 +141,37 @@ class DictApiTest {
     Map<String, Map<String, Long>> policies = (Map<String, Map<String, Long>>) mock.dictStats().get("policies");
     assertThat(policies.get(ISPB + "|ENTRIES_READ_PARTICIPANT_ANTISCAN")).containsEntry("charged", 4L)
         .containsEntry("credited", 1L).containsEntry("refused", 0L);
+  }
+
+  /**
+   * DICT moves the participant from category E (1000 at 500 a minute) to F (250 at 25): the tokens it holds are kept
+   * up to F's capacity, GET /policies says F; a table without categories refuses, naming it, as does a bad letter.
+   */
+  @Test
+  void aParticipantMovedToAnotherCategoryKeepsItsTokensUpToTheNewSize() throws Exception {
+    start(DictPolicies.later('E'));
+    lookup(UNKNOWN, PAYER, E2E); // a 404: 3 at the participant's bucket
+    HttpRequest policy = HttpRequest.newBuilder(mock.url().resolve("/api/v1/policies/"
+        + "ENTRIES_READ_PARTICIPANT_ANTISCAN")).header("PI-RequestingParticipant", ISPB).GET().build();
+    assertThat(http.send(policy).body()).contains("<Capacity>1000</Capacity>",
+        "<AvailableTokens>997</AvailableTokens>");
+    assertThat(http.post("/admin/dict/category?to=F").statusCode()).isEqualTo(204);
+    assertThat(http.send(policy).body()).contains("<Category>F</Category>", "<Capacity>250</Capacity>",
+        "<AvailableTokens>250</AvailableTokens>", "<RefillTokens>25</RefillTokens>");
+    HttpResponse<String> next = lookup(KNOWN, PAYER, "E12345678202612011200ccccccccccc");
+    assertThat(header(next, "PI-RateLimit-ParticipantRemaining")).isEqualTo("249");
+    mock.dictCategory('e');
+    String larger = http.send(policy).body();
+    assertThat(larger).contains("<Capacity>1000</Capacity>");
+    java.util.regex.Matcher held = java.util.regex.Pattern.compile("<AvailableTokens>(\\d+)<").matcher(larger);
+    assertThat(held.find()).isTrue();
+    // what the bucket held, and E's 500 a minute since: not filled to its new capacity
+    assertThat(Long.parseLong(held.group(1))).as(larger).isBetween(249L, 300L);
+    assertThat(http.post("/admin/dict/category?to=Z").body()).contains("category must be one of A..H, but was 'Z'");
+    assertThat(http.post("/admin/dict/category").body()).contains("to must be one letter A..H, but was ''");
+    mock.close();
+    start(DictPolicies.v120());
+    assertThatThrownBy(() -> mock.dictCategory('F')).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("only the later counting has categories");
   }
 }
