@@ -40,9 +40,10 @@ final class DictLookups {
   private final Runnable flushNow;
   private final Runnable flushSoon;
   private final DictRefusals refusals;
+  private final DictPolicyRefresh refresh;
 
   DictLookups(DictClientConfig config, DictBuckets buckets, DictLedger ledger, DictMetrics metrics,
-      Cache<String, Boolean> notFound, TimeSource time, Runnable flushNow, Runnable flushSoon) {
+      Cache<String, Boolean> notFound, TimeSource time, DictMirror mirror, DictPolicyRefresh refresh) {
     this.config = config;
     this.buckets = buckets;
     this.ledger = ledger;
@@ -50,8 +51,9 @@ final class DictLookups {
     this.payers = new PayerIds(config.payerSecret());
     this.notFound = notFound;
     this.time = time;
-    this.flushNow = flushNow;
-    this.flushSoon = flushSoon;
+    this.flushNow = mirror::flushNow;
+    this.flushSoon = mirror::flushSoon;
+    this.refresh = refresh;
     this.refusals = new DictRefusals(time, config.reserve().standingTtl(), config.creditTtl());
   }
 
@@ -215,6 +217,7 @@ final class DictLookups {
       String policy = emptyPolicy(p, answer);
       metrics.providerRefused(policy == null ? "unknown" : policy, 1);
       metrics.lookup("provider_refused", 1);
+      refresh.refusedBy(policy);
       throw new DictRateLimitedException(policy);
     }
     metrics.lookup("failed", 1);

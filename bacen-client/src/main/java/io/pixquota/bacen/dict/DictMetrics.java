@@ -107,6 +107,12 @@ final class DictMetrics {
         + "its headers named").tag("policy", policy).register(registry).increment(n);
   }
 
+  /** DICT's GET /policies read again after a 429 on a participant's policy: {@code read} or {@code failed}. */
+  void policiesReread(String outcome) {
+    Counter.builder("bacen.dict.policies.reread").description("DICT's GET /policies read again after DICT refused a "
+        + "lookup on a participant's policy").tag("outcome", outcome).register(registry).increment();
+  }
+
   /** What DICT's last answer said remains in a participant-scope bucket. */
   void providerRemaining(String policy, double tokens) {
     remaining.computeIfAbsent(policy, p -> {

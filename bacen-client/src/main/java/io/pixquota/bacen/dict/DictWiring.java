@@ -70,8 +70,8 @@ final class DictWiring {
         config.flushDelay());
     Cache<String, Boolean> notFound = config.negativeCacheTtl().isZero() ? null : Caffeine.newBuilder()
         .expireAfterWrite(config.negativeCacheTtl()).maximumSize(NEGATIVE_CACHE_SIZE).build();
-    DictLookups lookups = new DictLookups(config, buckets, ledger, metrics, notFound, b.time, mirror::flushNow,
-        mirror::flushSoon);
+    DictPolicyRefresh refresh = new DictPolicyRefresh(b.time, scheduler, metrics);
+    DictLookups lookups = new DictLookups(config, buckets, ledger, metrics, notFound, b.time, mirror, refresh);
     OkHttpClient.Builder http = (b.okHttpClient != null ? b.okHttpClient : new OkHttpClient()).newBuilder()
         .callTimeout(config.callTimeout()).followRedirects(false).followSslRedirects(false);
     if (b.sslSocketFactory != null) {
@@ -84,8 +84,10 @@ final class DictWiring {
         .addInterceptor(new DictSending()).build();
     DictHttp dictHttp = new DictHttp(plain, throttled, HttpUrl.get(config.api().toString()), config.participant());
     DictAsync async = new DictAsync(lookups, dictHttp, b.callbacks);
-    return new Parts(config, buckets, ledger, mirror, lookups, async, dictHttp, metrics, scheduler,
+    Parts parts = new Parts(config, buckets, ledger, mirror, lookups, async, dictHttp, metrics, scheduler,
         b.okHttpClient == null, owned, name);
+    refresh.bind(() -> DictWarmUp.run(parts), buckets::table);
+    return parts;
   }
 
   /**

@@ -144,8 +144,9 @@ class DictBookingPropertyTest {
     GroupStep.Store store = new GroupStep.Store();
     DictMirror mirror = new DictMirror(new LocalBucketGroup("dict", time::nanoTime, store), ledger, metrics,
         (task, delay) -> at.accept(time.nanoTime() + delay, task), config.flushDelay());
-    DictLookups lookups = new DictLookups(config, buckets, ledger, metrics, null, time, mirror::flushNow,
-        mirror::flushSoon);
+    // DICT's table never changes here: a policy refresh that reads nothing
+    DictLookups lookups = new DictLookups(config, buckets, ledger, metrics, null, time, mirror,
+        new DictPolicyRefresh(time, Runnable::run, metrics));
     Sim sim = new Sim(r, dict, time, at, ledger, buckets, mirror, lookups, store);
     int actors = 3 + r.nextInt(10);
     for (int a = 0; a < actors; a++) {
