@@ -76,9 +76,11 @@ final class EnduranceBench implements Callable<Integer> {
         for (int id = replicas; id >= 1; id--) { // replica 1 scans: its scanner starts once every payer has standing
           fleet.start(id, EnduranceFaults.RATE);
         }
-        EnduranceFaults faults = new EnduranceFaults(redis, bacen, fleet, replicas);
-        int count = Math.max(EnduranceFaults.Kind.values().length, (int) (minutes / 5));
+        // a fault every 4 minutes in an hour: every kind has run, and settled, before the half of a life that the
+        // meters check reads
+        int count = Math.max(EnduranceFaults.Kind.values().length, (int) (minutes / 4));
         long everyMs = runMs / (count + 1);
+        EnduranceFaults faults = new EnduranceFaults(redis, bacen, fleet, replicas, everyMs);
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
         for (int i = 0; i < count; i++) {
           int index = i;
@@ -109,7 +111,7 @@ final class EnduranceBench implements Callable<Integer> {
         EnduranceChecks checks = new EnduranceChecks(warmUpMs, runMs, faults.done());
         checks.replicas(fleet.samples());
         checks.keys(series, fleet.samples(), replicas);
-        judges.check(checks, faults, series, fleet.samples());
+        judges.check(checks, faults, series, fleet.samples(), replicas);
         Map<Fault, Map<String, Long>> costs = EnduranceCosts.of(faults.done(), fleet.samples());
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("minutes", minutes);
