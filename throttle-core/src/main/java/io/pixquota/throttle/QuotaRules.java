@@ -46,6 +46,12 @@ final class QuotaRules {
       throw new IllegalStateException("defaultPool needs a default bucket (Throttle.builder(bucket)): without one, "
           + "requests no quota matches pass through untouched; give the pool to a quota instead");
     }
+    for (int i = 0; i < rules.size(); i++) {
+      for (int j = i + 1; j < rules.size(); j++) {
+        RouteChecks.distinct(Route.describe(rules.get(i).name(), rules.get(i).match()), rules.get(i).match(),
+            Route.describe(rules.get(j).name(), rules.get(j).match()), rules.get(j).match());
+      }
+    }
     for (Rule r : rules) {
       if (r.bucket() != null) {
         RouteChecks.fits(Route.describe(r.name(), r.match()), r.cost(), r.bucket());

@@ -19,6 +19,20 @@ final class RouteChecks {
   }
 
   /**
+   * Two routes that may take the same request are not equally specific: else only the order they were given in would
+   * decide, and a quota added above another (a catch-all above API Pix's) would take its calls silently.
+   */
+  static void distinct(String a, Match ma, String b, Match mb) {
+    Specificity sa = Specificity.of(ma);
+    if (sa.equals(Specificity.of(mb)) && Specificity.mayOverlap(ma, mb)) {
+      throw new IllegalStateException(a + " (" + ma + ") and " + b + " (" + mb + ") may take the same requests, and "
+          + "neither is more specific (both: " + sa + "); a request goes to the most specific route that matches it "
+          + "(a host, then more literal characters of path, then a method), never to the one given first: name a "
+          + "host, a longer path or a method for one of them, or make them one");
+    }
+  }
+
+  /**
    * A permit is held from the slot's booking (at most the max wait) to the answer, or, for a call that gave up after
    * its send, until the provider can no longer be working on it: its lease must outlast the max wait plus the
    * provider's timeout, which must therefore be known.

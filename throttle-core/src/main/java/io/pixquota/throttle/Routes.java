@@ -7,8 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A throttle's routes: its quotas and rules in the order given, then its default route, if it has one; each request
- * takes the first that matches, and one that none matches passes through untouched.
+ * A throttle's routes: its quotas and rules, the most specific first ({@link Specificity}), then its default route,
+ * if it has one; each request takes the first that matches, and one that none matches passes through untouched.
  */
 final class Routes {
   private final Route defaultRoute;
@@ -17,7 +17,21 @@ final class Routes {
   /** @param defaultRoute null: requests no rule matches are not throttled */
   Routes(Route defaultRoute, List<Route> rules) {
     this.defaultRoute = defaultRoute;
-    this.rules = List.copyOf(rules);
+    List<Route> sorted = new ArrayList<>(rules);
+    sorted.sort(java.util.Comparator.comparing(r -> Specificity.of(r.match()), Specificity.MOST_SPECIFIC_FIRST));
+    this.rules = List.copyOf(sorted);
+  }
+
+  /** Each route as logs name it, with what it takes, in the order a request tries them. */
+  List<String> describe() {
+    List<String> out = new ArrayList<>();
+    for (Route r : rules) {
+      out.add(Route.describe(r.name(), r.match()) + ": " + r.match());
+    }
+    if (defaultRoute != null) {
+      out.add("the default route: any other request");
+    }
+    return out;
   }
 
   /** The route of this request; null: none takes it. */

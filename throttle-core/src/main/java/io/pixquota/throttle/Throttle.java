@@ -16,12 +16,10 @@ import java.util.Objects;
 import java.util.function.BooleanSupplier;
 
 /**
- * The throttle, for any HTTP client: routes a request to its bucket (the first {@link ThrottleBuilder#quota quota} or
- * rule its host, method and path match, else the default bucket at cost 1; a throttle built without one sends a request
- * no quota takes untouched), books its slot, waits for it, books again when the slot went bad (the caller woke too
- * late, the bucket's state was lost, the provider's 429 cut the rate), sends it once through its {@link Exchange}, and
- * settles the answer: a 429 tells the bucket, {@link ThrottleBuilder#responseCost response costs} are charged or
- * refunded. No request is sent before its slot.
+ * The throttle, for any HTTP client: routes a request to its bucket (the most specific {@link ThrottleBuilder#quota
+ * quota} or rule that matches it, {@link #routing()}; else the default bucket at cost 1, or untouched without one),
+ * books its slot, waits for it, books again when the slot went bad (woken too late, the bucket's state lost, the rate
+ * cut by a 429), sends it once through its {@link Exchange}, and settles the answer. No request leaves before its slot.
  *
  * <p>Two ways to wait, one booking (the bucket's async operation, the wait on the process's timer): {@link #exchange}
  * parks the caller's thread until its slot ({@link BlockingBooking}) and sends on it (OkHttp, RestClient);
@@ -85,10 +83,7 @@ public final class Throttle {
     return new ThrottleBuilder(null);
   }
 
-  /**
-   * Whether a quota (or rule, or the default route) takes this request; an adapter sends one it does not take
-   * without the throttle, as {@link #exchange} does.
-   */
+  /** Whether a quota, rule or the default route takes this request; an adapter sends one it does not take as is. */
   public boolean throttles(ThrottleRequest request) {
     return routes.route(Objects.requireNonNull(request, "request cannot be null")) != null;
   }
@@ -106,11 +101,15 @@ public final class Throttle {
     return routes.pools();
   }
 
+  /** Which quota or rule takes which requests, in the order a request tries them: "quota 'pix': host path". */
+  public List<String> routing() {
+    return routes.describe();
+  }
+
   /**
    * Prepares every bucket's and pool's store now ({@link TokenBucket#preload()}, {@link PermitPool#preload()}), so
-   * that the first calls of a burst do not each pay for a script load, a connection or a subscription.
-   *
-   * @throws BucketUnavailableException when a store does not answer
+   * that the first calls of a burst do not each pay for a script load, a connection or a subscription; throws
+   * {@link BucketUnavailableException} when a store does not answer.
    */
   public void preload() throws BucketUnavailableException, InterruptedException {
     try {

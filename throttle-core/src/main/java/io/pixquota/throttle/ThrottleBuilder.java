@@ -48,7 +48,7 @@ public final class ThrottleBuilder {
   }
 
   /**
-   * The quota {@code name}: requests that {@code match} takes (and no quota or rule added before it) go to
+   * The quota {@code name}: requests that {@code match} takes (and no more specific quota or rule) go to
    * {@code bucket} at {@code cost}. Names are unique: 1 to 64 letters, digits, '.', '_', ':' or '-'.
    */
   public ThrottleBuilder quota(String name, Match match, TokenBucket bucket, double cost) {
@@ -77,7 +77,7 @@ public final class ThrottleBuilder {
 
   /**
    * Requests whose method (null: any) and encoded path match go to {@code bucket} at {@code cost}. Rules are tried
-   * in the order added; the first match wins.
+   * most specific first, whatever the order they were added in ({@link Throttle#routing()}).
    */
   public ThrottleBuilder rule(String method, String pathRegex, TokenBucket bucket, double cost) {
     rules.add(null, ruleMatch(method, pathRegex), Objects.requireNonNull(bucket, "bucket cannot be null"), cost,

@@ -6,15 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistryAssert;
-import io.pixquota.throttle.store.Acquisition;
 import io.pixquota.throttle.store.Limit;
-import io.pixquota.throttle.store.StoreUnavailableException;
 import io.pixquota.throttle.store.LocalPermitPool;
 import io.pixquota.throttle.store.LocalTokenBucket;
-import io.pixquota.throttle.store.TokenBucket;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,47 +21,10 @@ class ThrottleQuotasTest {
   private final FakeTime time = FakeTime.autoAdvancing(1_000);
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
   private final TestObservationRegistry observations = TestObservationRegistry.create();
-  private final Counting pix = new Counting(new LocalTokenBucket("pix", List.of(Limit.of(2, 0.01)), time::nanoTime));
-  private final Counting dict = new Counting(new LocalTokenBucket("dict", List.of(Limit.of(1, 0.01)),
+  private final CountingBucket pix = new CountingBucket(new LocalTokenBucket("pix", List.of(Limit.of(2, 0.01)),
       time::nanoTime));
-
-  /** A bucket that counts what it is asked: the store's round trips. */
-  private static final class Counting implements TokenBucket {
-    private final TokenBucket real;
-    private final AtomicInteger asked = new AtomicInteger();
-
-    Counting(TokenBucket real) {
-      this.real = real;
-    }
-
-    @Override
-    public String name() {
-      return real.name();
-    }
-
-    @Override
-    public List<Limit> limits() {
-      return real.limits();
-    }
-
-    @Override
-    public Acquisition acquire(double cost, Duration maxWait) throws StoreUnavailableException, InterruptedException {
-      asked.incrementAndGet();
-      return real.acquire(cost, maxWait);
-    }
-
-    @Override
-    public double charge(double cost) throws StoreUnavailableException, InterruptedException {
-      asked.incrementAndGet();
-      return real.charge(cost);
-    }
-
-    @Override
-    public double refund(double cost) throws StoreUnavailableException, InterruptedException {
-      asked.incrementAndGet();
-      return real.refund(cost);
-    }
-  }
+  private final CountingBucket dict = new CountingBucket(new LocalTokenBucket("dict", List.of(Limit.of(1, 0.01)),
+      time::nanoTime));
 
   private Throttle throttle() {
     return ThrottleTesting.onTime(Throttle.builder(), time).maxWait(Duration.ZERO).meterRegistry(registry)
