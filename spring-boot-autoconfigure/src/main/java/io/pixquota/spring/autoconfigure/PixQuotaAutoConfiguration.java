@@ -131,12 +131,13 @@ public class PixQuotaAutoConfiguration {
   @ConditionalOnMissingBean
   @ConditionalOnProperty(prefix = "pixquota.provider", name = "base-url")
   @Conditional(NotReactiveWeb.class)
-  public PixClient pixClient(PixQuotaSettings settings, ThrottlingInterceptor throttle,
+  public PixClient pixClient(PixQuotaSettings settings, ThrottlingInterceptor throttle, Throttle routes,
       ObjectProvider<MeterRegistry> registry, ObjectProvider<SslBundles> ssl) {
     if (settings.client() == null) { // present but empty
       throw new InvalidConfigurationPropertyValueException("pixquota.provider.base-url", "",
           "must be an http or https URL");
     }
+    PixQuotaCoverage.pix(routes, settings.properties(), "PixClient");
     PixClient.Builder builder = PixClient.builder(settings.client()).throttlingInterceptor(throttle);
     registry.ifAvailable(builder::meterRegistry);
     tls(builder, settings, ssl);

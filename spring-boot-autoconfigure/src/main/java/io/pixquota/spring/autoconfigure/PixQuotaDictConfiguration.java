@@ -57,6 +57,9 @@ class PixQuotaDictConfiguration {
     } catch (IllegalArgumentException | IllegalStateException e) {
       throw new InvalidConfigurationPropertyValueException(prefix, d, e.getMessage());
     }
+    // the quota is the lookups' mirror: a DictClient it does not take would bypass it, so none may go unthrottled
+    PixQuotaCoverage.check(throttle, "DictClient", prefix + ".base-url", URI.create(d.getBaseUrl()),
+        PixQuotaCoverage.DICT_PATH, null);
     DictClientBuilder b = DictClient.builder(config).throttle(throttle);
     PixQuotaRedis r = redis.getIfAvailable();
     if (r != null) {

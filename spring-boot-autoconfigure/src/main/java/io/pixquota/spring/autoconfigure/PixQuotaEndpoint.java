@@ -14,7 +14,8 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 /**
  * {@code /actuator/pixquota}: each bucket's state in Redis now (tokens, calls booked ahead, when the next slot is
  * free, the rate in force and the fleet's live configurations) and what this process saw of it (the provider's hold,
- * repairs of the shared state), and each permit pool's cap and permits in use ({@code inFlight}).
+ * repairs of the shared state), each permit pool's cap and permits in use ({@code inFlight}), and which quota takes
+ * which requests ({@code routing}: the most specific first, as a request tries them).
  * {@code DELETE /actuator/pixquota/{bucket}/{configuration}} stops a configuration from counting for the whole fleet
  * at once (a stale or wrong setting), as {@link RedisTokenBucket#clearConfiguration} does.
  */
@@ -32,8 +33,13 @@ public class PixQuotaEndpoint {
     for (PixQuotaView.Bucket b : PixQuotaView.read(throttle, true)) {
       out.put(b.name(), b.details());
     }
-    return throttle.pools().isEmpty() ? Map.of("buckets", out)
-        : Map.of("buckets", out, "inFlight", PixQuotaView.pools(throttle));
+    Map<String, Object> view = new LinkedHashMap<>();
+    view.put("buckets", out);
+    if (!throttle.pools().isEmpty()) {
+      view.put("inFlight", PixQuotaView.pools(throttle));
+    }
+    view.put("routing", throttle.routing()); // which quota takes which requests, in the order a request tries them
+    return view;
   }
 
   /**

@@ -32,6 +32,12 @@ public class PixQuotaProviderProperties {
   /** Attempts per call, the first included (1..20); 429, 503 and I/O errors of GETs are retried. */
   private int retryMaxAttempts = 3;
 
+  /**
+   * With named quotas, the start fails when none takes the PixClient's requests (a typo in a quota's host or path);
+   * true sends them unthrottled instead.
+   */
+  private boolean unthrottled;
+
   public URI getBaseUrl() {
     return baseUrl;
   }
@@ -78,6 +84,14 @@ public class PixQuotaProviderProperties {
 
   public void setCallTimeout(Duration callTimeout) {
     this.callTimeout = callTimeout;
+  }
+
+  public boolean isUnthrottled() {
+    return unthrottled;
+  }
+
+  public void setUnthrottled(boolean unthrottled) {
+    this.unthrottled = unthrottled;
   }
 
   public int getRetryMaxAttempts() {

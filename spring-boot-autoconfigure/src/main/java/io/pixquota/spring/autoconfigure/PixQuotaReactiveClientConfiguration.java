@@ -39,6 +39,7 @@ class PixQuotaReactiveClientConfiguration {
       throw new InvalidConfigurationPropertyValueException("pixquota.provider.base-url", "",
           "must be an http or https URL");
     }
+    PixQuotaCoverage.pix(throttle, settings.properties(), "ReactivePixClient");
     ReactivePixClient.Builder b = ReactivePixClient.builder(settings.client()).throttle(throttle)
         .webClient(web.getIfAvailable(WebClient::builder));
     registry.ifAvailable(b::meterRegistry);

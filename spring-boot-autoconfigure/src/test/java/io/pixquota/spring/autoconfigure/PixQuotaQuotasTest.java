@@ -44,6 +44,8 @@ import org.springframework.web.client.RestClient;
 class PixQuotaQuotasTest {
   private final MockWebServer server = new MockWebServer();
   private ApplicationContextRunner runner;
+  /** The same, without a host for every quota. */
+  private ApplicationContextRunner anyHost;
   private TestRedis redis;
 
   @BeforeEach
@@ -56,10 +58,11 @@ class PixQuotaQuotasTest {
       }
     });
     server.start();
-    runner = new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(PixQuotaAutoConfiguration.class))
+    anyHost = new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(PixQuotaAutoConfiguration.class))
         .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
         .withPropertyValues("pixquota.redis.url=" + redis.uri(), "pixquota.bucket.key-prefix=" + redis.keyPrefix(),
-            "pixquota.max-wait=0s", "pixquota.configs.default.host=" + server.getHostName());
+            "pixquota.max-wait=0s");
+    runner = anyHost.withPropertyValues("pixquota.configs.default.host=" + server.getHostName());
   }
 
   @AfterEach
@@ -111,6 +114,83 @@ class PixQuotaQuotasTest {
                 .withHost("auth.example.com"))).isFalse();
           });
     }
+  }
+
+  /**
+   * A catch-all quota and API Pix's, declared in either order: API Pix's calls go to API Pix's quota (the most
+   * specific), the others to the catch-all, and {@code /actuator/pixquota} shows the order a request tries them.
+   */
+  @Test
+  void overlappingQuotasTakeTheSameRequestsWhateverTheOrderTheyAreDeclaredIn() {
+    String host = server.getHostName();
+    String[] wide = {"pixquota.quotas.wide.path=/api/.*",
+        "pixquota.quotas.wide.capacity=100", "pixquota.quotas.wide.refill-per-second=100"};
+    String[] pix = {"pixquota.quotas.pix.host=" + host, "pixquota.quotas.pix.path=/api/v2/.*",
+        "pixquota.quotas.pix.capacity=1",
+        "pixquota.quotas.pix.refill-per-second=0.001"};
+    for (boolean wideFirst : new boolean[] {true, false}) {
+      String[] both = wideFirst ? concat(wide, pix) : concat(pix, wide);
+      anyHost.withPropertyValues(both).withPropertyValues("pixquota.bucket.key-prefix=" + redis.keyPrefix()
+          + wideFirst).run(context -> {
+        assertThat(context).hasNotFailed();
+        Throttle throttle = context.getBean(Throttle.class);
+        assertThat(throttle.routing()).as("wide first: %s", wideFirst).containsExactly(
+            "quota 'pix': " + host + " /api/v2/.*", "quota 'wide': any host /api/.*");
+        RestClient rest = RestClient.builder().baseUrl(server.url("/").toString())
+            .requestInterceptor(context.getBean(ThrottlingClientHttpRequestInterceptor.class)).build();
+        assertThat(rest.get().uri("/api/v2/pix/E1").retrieve().body(String.class)).isEqualTo("ok");
+        assertThatThrownBy(() -> rest.get().uri("/api/v2/pix/E2").retrieve().body(String.class))
+            .as("API Pix's quota of 1, spent: the catch-all declared %s did not take it", wideFirst ? "first"
+                : "last").hasCauseInstanceOf(ThrottleRefusedException.class);
+        for (int i = 0; i < 5; i++) {
+          assertThat(rest.get().uri("/api/v1/other").retrieve().body(String.class)).isEqualTo("ok");
+        }
+        MeterRegistry registry = context.getBean(MeterRegistry.class);
+        assertThat(registry.get("bacen.throttle.wait").tag("quota", "wide").timer().count()).isEqualTo(5);
+      });
+    }
+    runner.withPropertyValues(concat(pix, new String[] {"pixquota.quotas.again.path=/api/v2/.*",
+        "pixquota.quotas.again.capacity=5", "pixquota.quotas.again.refill-per-second=5"})).run(context ->
+        assertThat(context).getFailure().rootCause().hasMessageContaining("quota 'again'")
+            .hasMessageContaining("quota 'pix'").hasMessageContaining("neither is more specific"));
+  }
+
+  private static String[] concat(String[] a, String[] b) {
+    String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, out, a.length, b.length);
+    return out;
+  }
+
+  /**
+   * Named quotas that take none of the PixClient's requests (a host with a typo): the start fails naming the base
+   * URL and the quotas, unless the service says it wants the PixClient unthrottled. A DICT quota whose host is not
+   * its DictClient's fails too: its mirror would be bypassed.
+   */
+  @Test
+  void aClientWhoseRequestsNoQuotaTakesFailsTheStartNamingItsBaseUrl() {
+    String base = "http://" + server.getHostName() + ":" + server.getPort() + "/api/v2/";
+    String[] typo = {"pixquota.provider.base-url=" + base, "pixquota.provider.client-id=id",
+        "pixquota.provider.client-secret=secret", "pixquota.quotas.pix.host=pix.exmaple.com",
+        "pixquota.quotas.pix.path=/api/v2/.*", "pixquota.quotas.pix.capacity=8",
+        "pixquota.quotas.pix.refill-per-second=9"};
+    anyHost.withPropertyValues(typo).run(context -> assertThat(context).getFailure().rootCause()
+        .hasMessageContaining("pixquota.provider.base-url").hasMessageContaining(base)
+        .hasMessageContaining("PixClient's requests (GET " + server.getHostName() + "/api/v2/pix/")
+        .hasMessageContaining("quota 'pix': pix.exmaple.com /api/v2/.*")
+        .hasMessageContaining("pixquota.provider.unthrottled=true"));
+    anyHost.withPropertyValues(typo).withPropertyValues("pixquota.provider.unthrottled=true").run(context ->
+        assertThat(context).hasNotFailed().hasSingleBean(io.pixquota.bacen.pix.PixClient.class));
+    String[] right = typo.clone();
+    right[3] = "pixquota.quotas.pix.host=" + server.getHostName();
+    anyHost.withPropertyValues(right).run(context -> assertThat(context).as("the quota's host right: started")
+        .hasNotFailed());
+    anyHost.withPropertyValues("pixquota.quotas.dict.host=dict.example.com",
+        "pixquota.quotas.dict.dict.base-url=http://127.0.0.1:1/api/v1/",
+        "pixquota.quotas.dict.dict.participant=12345678",
+        "pixquota.quotas.dict.dict.payer-secret=a-secret-of-the-psp-0001").run(context -> assertThat(context)
+        .getFailure().rootCause().hasMessageContaining("pixquota.quotas.dict.dict.base-url")
+        .hasMessageContaining("DictClient's requests (GET 127.0.0.1/api/v1/entries/")
+        .hasMessageContaining("[quota 'dict': dict.example.com]").hasMessageNotContaining("=true"));
   }
 
   @Test
