@@ -3,6 +3,7 @@ package io.pixquota.throttle.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.pixquota.throttle.plan.ProviderSimulation;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -46,19 +47,6 @@ class ShareStepPropertiesTest {
     return out;
   }
 
-  /** The most slots in any window of {@code windowMicros} (a slot exactly a window later is the next window's). */
-  private static int mostInWindow(long[] slots, long windowMicros) {
-    int most = 0;
-    int end = 0;
-    for (int start = 0; start < slots.length; start++) {
-      while (end < slots.length && slots[end] <= slots[start] + windowMicros) {
-        end++;
-      }
-      most = Math.max(most, end - start);
-    }
-    return most;
-  }
-
   /**
    * Any weights (2-5 flows), a steady flow at its guaranteed rate (evenly, its max wait one slot of it), and up to
    * 400 calls of the others at any times with any max wait: the bucket's bound holds, and the steady flow is served
@@ -97,7 +85,7 @@ class ShareStepPropertiesTest {
     }
     long[] slots = out.stream().filter(o -> o.decision().granted()).mapToLong(Outcome::slot).sorted().toArray();
     for (long w : new long[] {0, 100_000, S / 2, S, 5 * S}) {
-      assertThat(mostInWindow(slots, w)).as("window %d us, weights %s", w, weights)
+      assertThat(ProviderSimulation.maxSlotsInWindow(slots, w)).as("window %d us, weights %s", w, weights)
           .isLessThanOrEqualTo((int) Math.floor(B + R * w / S + 1e-9));
     }
   }

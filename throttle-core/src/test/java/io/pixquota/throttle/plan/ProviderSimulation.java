@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * lateness, and reach the provider after a network delay; the provider's limiter (token bucket, sliding or fixed
  * window) accepts or answers 429.
  */
-final class ProviderSimulation {
+public final class ProviderSimulation {
   /** One call: when it reaches the client bucket, how late it leaves after its slot, its network delay. */
   record Call(long demandNanos, long latenessNanos, long networkNanos) {}
 
@@ -93,8 +93,8 @@ final class ProviderSimulation {
     return new Outcome(refused, sortedArrivals.length - refused, slots, sortedArrivals);
   }
 
-  /** The most slots booked in any closed interval [s, s + T] that starts at a slot. */
-  static int maxSlotsInWindow(long[] slots, long windowNanos) {
+  /** The most slots booked in any closed interval [s, s + T] that starts at a slot (any one unit of time). */
+  public static int maxSlotsInWindow(long[] slots, long windowNanos) {
     long[] sorted = slots.clone();
     Arrays.sort(sorted);
     int best = 0;
