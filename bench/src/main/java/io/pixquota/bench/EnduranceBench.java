@@ -84,10 +84,12 @@ final class EnduranceBench implements Callable<Integer> {
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
         for (int i = 0; i < count; i++) {
           int index = i;
+          // into the run, not after the fleet's start: the last fault (at most half the time between faults) and
+          // its settling end before the run does
           scheduler.schedule(() -> {
             faults.run(index, () -> (System.nanoTime() - start) / 1_000_000);
             return null;
-          }, everyMs * (i + 1), TimeUnit.MILLISECONDS);
+          }, everyMs * (i + 1) - (System.nanoTime() - start) / 1_000_000, TimeUnit.MILLISECONDS);
         }
         List<Map<String, Object>> series = new ArrayList<>();
         for (long next = 0; next <= runMs; next += sampleSeconds * 1000L) {
@@ -105,8 +107,10 @@ final class EnduranceBench implements Callable<Integer> {
           series.add(row);
           progress(row, fleet.alive());
         }
-        scheduler.shutdownNow();
-        scheduler.awaitTermination(30, TimeUnit.SECONDS);
+        scheduler.shutdown(); // a fault still running ends as it would (a provider set back, a replica started)
+        if (!scheduler.awaitTermination(90, TimeUnit.SECONDS)) {
+          scheduler.shutdownNow();
+        }
         fleet.close();
         EnduranceChecks checks = new EnduranceChecks(warmUpMs, runMs, faults.done());
         checks.replicas(fleet.samples());
