@@ -51,4 +51,20 @@ class ReactivePixClientConfigurationTest {
           assertThat(context).hasNotFailed().hasSingleBean(PixClient.class).doesNotHaveBean(ReactivePixClient.class));
     }
   }
+
+  /** Named quotas that take none of its requests (another host): the reactive client fails the start too. */
+  @Test
+  void aReactiveClientWhoseRequestsNoQuotaTakesFailsTheStart(TestRedis redis) {
+    AutoConfigurations starter = AutoConfigurations.of(WebClientAutoConfiguration.class,
+        PixQuotaAutoConfiguration.class, PixQuotaWebClientAutoConfiguration.class);
+    String[] properties = {"pixquota.redis.url=" + redis.uri(), "pixquota.bucket.key-prefix=" + redis.keyPrefix(),
+        "pixquota.provider.base-url=http://127.0.0.1:1/api/v2/", "pixquota.provider.client-id=demo",
+        "pixquota.provider.client-secret=demo-secret", "pixquota.quotas.pix.host=pix.example.com",
+        "pixquota.quotas.pix.capacity=8", "pixquota.quotas.pix.refill-per-second=9"};
+    new ReactiveWebApplicationContextRunner().withConfiguration(starter)
+        .withBean(MeterRegistry.class, SimpleMeterRegistry::new).withPropertyValues(properties).run(context ->
+            assertThat(context).getFailure().rootCause().hasMessageContaining("pixquota.provider.base-url")
+                .hasMessageContaining("ReactivePixClient's requests (GET 127.0.0.1/api/v2/pix/")
+                .hasMessageContaining("quota 'pix': pix.example.com"));
+  }
 }
