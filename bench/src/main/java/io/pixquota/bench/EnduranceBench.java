@@ -113,6 +113,9 @@ final class EnduranceBench implements Callable<Integer> {
         }
         fleet.close();
         EnduranceChecks checks = new EnduranceChecks(warmUpMs, runMs, faults.done());
+        checks.check("faults that ran as scheduled", faults.done().size() + " of " + count
+            + (faults.failures().isEmpty() ? "" : "; failed: " + faults.failures()),
+            faults.done().size() == count && faults.failures().isEmpty());
         checks.replicas(fleet.samples());
         checks.keys(series, fleet.samples(), replicas);
         judges.check(checks, faults, series, fleet.samples(), replicas);

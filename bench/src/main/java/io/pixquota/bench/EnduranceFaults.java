@@ -78,6 +78,8 @@ final class EnduranceFaults {
   private final int replicas;
   private final int longSeconds;
   private final List<Fault> done = new ArrayList<>();
+  private volatile Fault running;
+  private final List<String> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   EnduranceFaults(PrivateRedisServer redis, MockBacen provider, EnduranceFleet fleet, int replicas, long everyMs) {
     this.longSeconds = (int) Math.max(1, Math.min(FOREIGN_SECONDS, everyMs / 2_000));
@@ -91,6 +93,26 @@ final class EnduranceFaults {
   void run(int index, java.util.function.LongSupplier nowMs) throws Exception {
     Kind kind = Kind.values()[index % Kind.values().length];
     long start = nowMs.getAsLong();
+    running = new Fault(kind, start, Long.MAX_VALUE - Fault.SETTLE_MS);
+    try {
+      inject(kind);
+    } catch (Exception e) {
+      failures.add(kind.label + " at " + start / 1000 + " s: " + e);
+      throw e;
+    } finally {
+      synchronized (done) {
+        done.add(new Fault(kind, start, nowMs.getAsLong()));
+        running = null;
+      }
+    }
+  }
+
+  /** What did not run as scheduled: a fault that failed, and why. */
+  List<String> failures() {
+    return List.copyOf(failures);
+  }
+
+  private void inject(Kind kind) throws Exception {
     switch (kind) {
       case REDIS_PAUSE -> {
         redis.pause();
@@ -122,9 +144,6 @@ final class EnduranceFaults {
         provider.dictCategory('E');
       }
     }
-    synchronized (done) {
-      done.add(new Fault(kind, start, nowMs.getAsLong()));
-    }
   }
 
   List<Fault> done() {
@@ -133,13 +152,14 @@ final class EnduranceFaults {
     }
   }
 
-  /** The fault whose window covers {@code atMs}, or null. */
+  /** The fault whose window covers {@code atMs} (one still running included: a sample taken while it runs), or null. */
   Fault at(long atMs) {
     for (Fault f : done()) {
       if (f.covers(atMs)) {
         return f;
       }
     }
-    return null;
+    Fault now = running;
+    return now != null && now.covers(atMs) ? now : null;
   }
 }
