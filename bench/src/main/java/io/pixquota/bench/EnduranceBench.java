@@ -119,7 +119,8 @@ final class EnduranceBench implements Callable<Integer> {
         checks.replicas(fleet.samples());
         checks.keys(series, fleet.samples(), replicas);
         judges.check(checks, faults, series, fleet.samples(), replicas);
-        Map<Fault, Map<String, Long>> costs = EnduranceCosts.of(faults.done(), fleet.samples());
+        Map<Fault, Map<String, Long>> costs = EnduranceCosts.of(faults.done(), fleet.samples(),
+            sampleSeconds * 1000L);
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("minutes", minutes);
         result.put("replicas", replicas);

@@ -15,12 +15,12 @@ import java.util.TreeMap;
 final class EnduranceCosts {
   private EnduranceCosts() {}
 
-  /** Each fault's cost, in the order they ran. */
-  static Map<Fault, Map<String, Long>> of(List<Fault> faults, List<Sample> samples) {
+  /** Each fault's cost, in the order they ran; the replicas sample every {@code sampleMs}. */
+  static Map<Fault, Map<String, Long>> of(List<Fault> faults, List<Sample> samples, long sampleMs) {
     Map<Fault, Map<String, Long>> out = new LinkedHashMap<>();
     for (Fault f : faults) {
-      Map<String, Long> before = counts(samples, f.startMs(), false);
-      Map<String, Long> after = counts(samples, f.endMs() + Fault.SETTLE_MS, true);
+      Map<String, Long> before = counts(samples, f.startMs(), false, 0);
+      Map<String, Long> after = counts(samples, f.endMs() + Fault.SETTLE_MS, true, 2 * sampleMs);
       Map<String, Long> cost = new TreeMap<>();
       after.forEach((key, n) -> {
         long grew = n - before.getOrDefault(key, 0L);
@@ -33,12 +33,17 @@ final class EnduranceCosts {
     return out;
   }
 
-  /** Each incarnation's counts at its last sample before {@code atMs}, or its first after it. */
-  private static Map<String, Long> counts(List<Sample> samples, long atMs, boolean after) {
+  /**
+   * Each incarnation's counts at its last sample before {@code atMs}, or its first after it, if that comes within
+   * {@code nextMs}: an incarnation started later was not alive in the window, and its counts are not the window's.
+   */
+  private static Map<String, Long> counts(List<Sample> samples, long atMs, boolean after, long nextMs) {
     Map<String, Sample> chosen = new LinkedHashMap<>();
     for (Sample s : samples) {
       String who = s.replica() + "/" + s.incarnation();
-      if (after ? s.atMs() >= atMs && !chosen.containsKey(who) : s.atMs() < atMs) {
+      boolean first = !chosen.containsKey(who) || chosen.get(who).atMs() > s.atMs();
+      if (after ? s.atMs() >= atMs && s.atMs() <= atMs + nextMs && first : s.atMs() < atMs
+          && (!chosen.containsKey(who) || chosen.get(who).atMs() < s.atMs())) {
         chosen.put(who, s);
       }
     }

@@ -133,9 +133,12 @@ class EnduranceChecksTest {
       } else if (t >= 50_000) {
         all.add(outcomes(2, 2, t, Map.of("spi:refused-ThrottleRefused", 2L)));
       }
+      if (t >= 100_000) { // started long after the window: what it met is not the window's
+        all.add(outcomes(3, 2, t, Map.of("dict-honest:refused-reserve", 15L)));
+      }
     }
     EnduranceFaults.Fault fault = new EnduranceFaults.Fault(EnduranceFaults.Kind.REPLICA_KILL, 35_000, 45_000);
-    Map<String, Long> cost = EnduranceCosts.of(List.of(fault), all).get(fault);
+    Map<String, Long> cost = EnduranceCosts.of(List.of(fault), all, 10_000).get(fault);
     assertThat(cost).containsExactly(Map.entry("pix-person:refused-BucketUnavailable", 5L),
         Map.entry("spi:refused-ThrottleRefused", 2L));
     assertThat(EnduranceCosts.describe(cost)).isEqualTo(
