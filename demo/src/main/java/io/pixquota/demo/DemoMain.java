@@ -154,16 +154,19 @@ public final class DemoMain implements Callable<Integer> {
             ownRedis ? "embedded" : RedisAddress.parse(redisUrl));
         if (priorities) {
           out.printf(Locale.ROOT, "r1: a batch job, %d threads back to back; r2: a person's status check once a "
-              + "second; %d s per run%n%n", calls, durationSeconds);
+              + "second; %d s per run%n", calls, durationSeconds);
         } else if (backToBackInFlight()) {
           out.printf(Locale.ROOT, "%d replicas x %d PIX status queries: direct, fired at the same instant; throttled, "
-              + "%d callers each back to back for %d s%n%n", replicas, calls, calls, durationSeconds);
+              + "%d callers each back to back for %d s%n", replicas, calls, calls, durationSeconds);
         } else if (foreignRate == null) {
-          out.printf(Locale.ROOT, "%d replicas x %d PIX status queries, fired at the same instant%n%n", replicas,
+          out.printf(Locale.ROOT, "%d replicas x %d PIX status queries, fired at the same instant%n", replicas,
               calls);
         } else {
           out.printf(Locale.ROOT, "%d replicas x %d callers back to back for %d s, and a foreign system on the same "
-              + "credentials at %s per second%n%n", replicas, calls, durationSeconds, ResultTable.number(foreignRate));
+              + "credentials at %s per second%n", replicas, calls, durationSeconds, ResultTable.number(foreignRate));
+        }
+        if (terminal) {
+          out.println(); // between this and the progress lines; the table starts with a blank line of its own
         }
       }
       Map<String, ModeResult> results = new LinkedHashMap<>();
