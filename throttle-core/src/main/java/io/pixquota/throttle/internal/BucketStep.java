@@ -2,6 +2,7 @@ package io.pixquota.throttle.internal;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -44,6 +45,12 @@ public final class BucketStep {
    */
   public static BucketReply step(StepHash s, Op op, double cost, long argMicros, Long clientMicros, long storeNowMicros,
       Long booked, StepSettings settings) {
+    return step(s, op, cost, argMicros, clientMicros, storeNowMicros, booked, settings, null);
+  }
+
+  /** The same for a call of {@code flow} (its settings' shares name it; null or another: the flow "*"). */
+  public static BucketReply step(StepHash s, Op op, double cost, long argMicros, Long clientMicros, long storeNowMicros,
+      Long booked, StepSettings settings, String flow) {
     long storeMillis = Math.floorDiv(storeNowMicros, 1000);
     if (s.expiresAtMillis != null && storeMillis > s.expiresAtMillis) {
       s.hash = new HashMap<>(); // expired
@@ -64,8 +71,9 @@ public final class BucketStep {
     List<String> storedLimits = new ArrayList<>();
     String myField = "c:" + myId;
     String myReplica = "r:" + settings.replica();
+    Set<String> live = new HashSet<>();
     Set<String> users = Configurations.read(r, at, settings.maxLeaseMicros(), myField, myReplica, leases, ids,
-        storedLimits);
+        storedLimits, live);
     ids.sort(null);
     // the configuration's lease (the longest of its replicas') and this replica's own
     Double myLeaseRead = StoredState.whole(h.get(myField));
@@ -100,50 +108,22 @@ public final class BucketStep {
     RateFactor rate = new RateFactor(r.k, r.fCut, r.p, a);
     double fLast = rate.at(r.last == null ? at : r.last);
     double fNow = rate.at(at);
-    List<String> fields = new ArrayList<>(limits.keySet());
+    ShareFields shares = new ShareFields(r, settings, live, fLast, at, closing);
+    LimitTokens lt = new LimitTokens(limits, r, fLast, fNow, at);
+    List<String> fields = lt.fields;
     int m = fields.size();
-    double[] capacity = new double[m];
-    double[] refill = new double[m];
-    double[] tokens = new double[m];
-    boolean[] known = new boolean[m];
-    double busiest = 0;
-    for (int i = 0; i < m; i++) {
-      capacity[i] = limits.get(fields.get(i))[0];
-      refill[i] = limits.get(fields.get(i))[1];
-      Double stored = StoredState.finite(h.get(fields.get(i)));
-      if (stored != null && stored < -(capacity[i] * (capacity[i] + refill[i] * AHEAD_SECONDS)
-          + refill[i] * OWED_SECONDS)) {
-        stored = null; // deeper in debt than any fleet can owe (the script's header): garbage
-      }
-      if (h.containsKey(fields.get(i)) && stored == null) {
-        r.repair("t");
-      }
-      if (r.last == null) {
-        tokens[i] = capacity[i];
-        known[i] = true;
-      } else if (stored != null) {
-        tokens[i] = RateFactor.refilled(capacity[i], refill[i], stored, fLast, r.last, at);
-        known[i] = true;
-        double toFull = (capacity[i] - tokens[i]) / (refill[i] * fNow);
-        if (toFull > busiest) {
-          busiest = toFull;
-        }
-      }
-    }
-    for (int i = 0; i < m; i++) {
-      if (!known[i]) {
-        tokens[i] = capacity[i] - refill[i] * fNow * busiest;
-      }
-    }
+    double[] capacity = lt.capacity;
+    double[] refill = lt.refill;
+    double[] tokens = lt.tokens;
+    shares.settle(ids.isEmpty() && m == 1, capacity, tokens, refill[0], flow);
 
     double wait = 0;
-    if (op == Op.ACQUIRE) {
+    if (op == Op.ACQUIRE && shares.inForce()) {
+      wait = Math.min(Math.ceil(shares.wait(cost, fNow, r.hold, at)), MAX_WAIT_MICROS);
+    } else if (op == Op.ACQUIRE) {
       for (int i = 0; i < m; i++) {
         if (tokens[i] < cost) {
-          double w = (cost - tokens[i]) / (refill[i] * fNow) * 1000000;
-          if (w > wait) {
-            wait = w;
-          }
+          wait = Math.max(wait, (cost - tokens[i]) / (refill[i] * fNow) * 1000000);
         }
       }
       if (r.hold - at > wait) {
@@ -156,11 +136,12 @@ public final class BucketStep {
     String others = String.join(";", ids);
     List<String> repaired = r.repaired();
     int done = 1;
+    String flowFrom = shares.inForce() ? shares.from() : null;
     if (op == Op.ACQUIRE && waitMicros > argMicros) {
       done = 0;
-      if (!r.gWritten && repaired.isEmpty()) {
+      if (!r.gWritten && repaired.isEmpty() && !shares.changed) {
         return new BucketReply(0, waitMicros, smallest(tokens), at, epoch, r.g != null ? r.g : epoch, fNow, r.hold,
-            ids.size() + 1, repaired, others);
+            ids.size() + 1, repaired, others, flowFrom);
       }
     }
 
@@ -204,9 +185,14 @@ public final class BucketStep {
         for (int i = 0; i < m; i++) {
           tokens[i] = -(refill[i] * fNow) * Math.max(0, r.hold - at) / 1000000;
         }
+        if (shares.inForce()) {
+          shares.cut(fNow, r.hold, at, tokens);
+        }
         published = true;
         r.gWritten = true;
       }
+    } else if (done == 1 && !closing && shares.inForce()) {
+      shares.apply(op, cost, fNow, wait, tokens);
     } else if (done == 1 && !closing) {
       for (int i = 0; i < m; i++) {
         if (op == Op.REFUND) {
@@ -250,6 +236,7 @@ public final class BucketStep {
         ttl = toFull;
       }
     }
+    ttl = Math.max(ttl, shares.write(written, settings.replica(), renewed, fNow));
     for (double ends : leases.values()) {
       if ((ends - at) / 1000 > ttl) {
         ttl = (ends - at) / 1000;
@@ -287,7 +274,7 @@ public final class BucketStep {
     }
     s.hash = written;
     return new BucketReply(done, waitMicros, smallest(tokens), at, epoch, generation, fNow, r.hold, ids.size() + 1,
-        repaired, others);
+        repaired, others, flowFrom);
   }
 
   private static double smallest(double[] tokens) {

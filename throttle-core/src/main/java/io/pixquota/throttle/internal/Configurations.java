@@ -20,10 +20,11 @@ final class Configurations {
    * @param leases       filled: another live configuration's id to its lease end
    * @param ids          filled: the other live configurations' ids
    * @param storedLimits filled: the limits' token fields
+   * @param live         filled: the other replicas whose r: field is live
    * @return the configurations another live replica uses
    */
   static Set<String> read(StoredState r, long at, long maxLeaseMicros, String myField, String myReplica,
-      Map<String, Double> leases, List<String> ids, List<String> storedLimits) {
+      Map<String, Double> leases, List<String> ids, List<String> storedLimits, Set<String> live) {
     Set<String> users = new HashSet<>();
     boolean badConfiguration = false;
     boolean badReplica = false;
@@ -66,6 +67,7 @@ final class Configurations {
             r.writes.put(field, v[0] + "/" + (at + maxLeaseMicros));
           }
           users.add(v[0]);
+          live.add(field.substring(2));
         } else {
           r.dead.add(field);
         }

@@ -31,6 +31,9 @@ import org.redisson.client.codec.StringCodec;
  */
 class ScriptAndJavaStepAgreeTest {
   private static final FakeTime TIME = FakeTime.manual(10_000);
+  private static final java.util.Map<String, Double> PLAN = java.util.Map.of("checkout", 5.0, "merchant-api", 3.0,
+      "*", 1.0);
+  private static final String[] FLOWS = {"checkout", "checkout", "merchant-api", "merchant-api", "*", "nobody", null};
   private static RedisOnFakeTime redis;
   private static int run;
   /** What the sequences went through, over every try: each kind must have happened, or the test proved little. */
@@ -46,7 +49,14 @@ class ScriptAndJavaStepAgreeTest {
       // r0's configuration on another replica with other settings: the fleet of one configuration, the script's
       // common path (r0 and r3 alone, nothing cut, nothing to repair)
       new StepSettings(20_000_000, 30_000_000, new StepSettings.Adaptation(0.7, 0.01, 0.2, 10_000_000, 0), "r3",
-          List.of(new StepSettings.LimitArgs("8.0", "9.0"))));
+          List.of(new StepSettings.LimitArgs("8.0", "9.0"))),
+      // r0's configuration with shares (issue 46): r4 and r5 one plan, r6 another
+      new StepSettings(30_000_000, 30_000_000, new StepSettings.Adaptation(0.85, 0.005, 0.25, 15_000_000,
+          5_000_000), "r4", List.of(new StepSettings.LimitArgs("8.0", "9.0")), PLAN),
+      new StepSettings(10_000_000, 30_000_000, new StepSettings.Adaptation(0.5, 0.1, 0.3, 2_000_000, 0), "r5",
+          List.of(new StepSettings.LimitArgs("8.0", "9.0")), PLAN),
+      new StepSettings(30_000_000, 30_000_000, new StepSettings.Adaptation(0.85, 0.005, 0.25, 15_000_000, 0), "r6",
+          List.of(new StepSettings.LimitArgs("8.0", "9.0")), java.util.Map.of("checkout", 1.0, "*", 1.0)));
 
   /** The fields of a state of r0's and r3's configuration alone, never cut nor held: the script's common path. */
   private static final String[] COMMON_FIELDS = {"u", "e", "v", "t:8.0:9.0", "c:8.0:9.0", "r:r0", "r:r3"};
@@ -54,6 +64,10 @@ class ScriptAndJavaStepAgreeTest {
 
   private static final String[] FIELDS = {"u", "e", "v", "k", "f", "p", "g", "h", "o", "w", "a", "q", "x", "t:8.0:9.0",
       "t:4.0:2.5", "c:8.0:9.0", "c:0:0", "c:5.0:1.0", "c:4.0:2.5,oops", "r:r0", "r:r1", "r:zz"};
+
+  /** The fields of a state with shares, and the others a fleet of several plans and configurations writes. */
+  private static final String[] SHARE_FIELDS = {"u", "e", "t:8.0:9.0", "s:checkout", "s:merchant-api", "s:*",
+      "s:bad name", "l:r4", "l:r5", "l:r6", "r:r4", "r:r5", "c:8.0:9.0", "k", "h", "c:4.0:2.5"};
 
   @BeforeContainer
   static void start() {
@@ -66,7 +80,9 @@ class ScriptAndJavaStepAgreeTest {
     System.out.println("ScriptAndJavaStepAgreeTest saw: " + SEEN);
     assertThat(SEEN).as("the sequences reached every case").containsKeys("repaired", "cut", "old news",
         "not counted", "refused", "held", "lone cut", "configurations > 1", "closed", "repaired r", "repaired t",
-        "common path");
+        "common path", "shares decided", "borrowed", "booked on its own share", "refused by its share", "repaired s",
+        "shares folded");
+    assertThat(SEEN.get("borrowed")).as("calls that borrowed another flow's tokens").isGreaterThan(50);
     assertThat(SEEN.get("common path")).as("steps on a state of one configuration, nothing cut").isGreaterThan(500);
   }
 
@@ -86,6 +102,19 @@ class ScriptAndJavaStepAgreeTest {
   @Property(tries = 40)
   void theCommonPathAndItsJavaTwinGiveTheSameAnswers(@ForAll long seed) throws Exception {
     agree(seed, new int[] {0, 3}, COMMON_FIELDS, 12, 60);
+  }
+
+  /**
+   * The same with shares: replicas of one plan (r4, r5) most of the time, now and then one of another plan (r6) or
+   * without shares (r0), whose steps fold the sub-buckets into the bucket; calls of named, unnamed and unknown flows.
+   */
+  @Property(tries = 40)
+  void theSharesAndTheirJavaTwinGiveTheSameAnswers(@ForAll long seed) throws Exception {
+    int[] replicas = new int[40]; // r6 and r0 once in 40 steps each: their configuration stays live for 30 s
+    for (int i = 0; i < replicas.length; i++) {
+      replicas[i] = i == 0 ? 6 : i == 1 ? 0 : 4 + i % 2;
+    }
+    agree(seed, replicas, SHARE_FIELDS, 10, 30);
   }
 
   /** cutOneIn: 0 for a cut as often as a charge or a refund, else one step in that many. */
@@ -119,9 +148,11 @@ class ScriptAndJavaStepAgreeTest {
           && !model.hash().isEmpty() && COMMON.containsAll(model.hash().keySet())) {
         seen("common path");
       }
-      BucketReply expected = BucketStep.step(model, op, cost, arg, null, TIME.micros(), booked, replica);
+      String flow = FLOWS[r.nextInt(FLOWS.length)];
+      boolean hadShares = model.hash().keySet().stream().anyMatch(f -> f.startsWith("s:"));
+      BucketReply expected = BucketStep.step(model, op, cost, arg, null, TIME.micros(), booked, replica, flow);
       String text = LuaScript.TOKEN_BUCKET.call(redis.redisson, key, ScriptProtocol.arguments(op, cost, arg, null,
-          booked, replica), TimeUnit.SECONDS.toNanos(5), System::nanoTime).text();
+          booked, replica, flow), TimeUnit.SECONDS.toNanos(5), System::nanoTime).text();
       String where = "seed " + seed + ", step " + step + ", " + op + " by replica " + who;
       if (expected == null) {
         assertThat(text).as(where + ": a close of a state that is gone makes none").isEqualTo("1");
@@ -141,6 +172,21 @@ class ScriptAndJavaStepAgreeTest {
       assertThat(actual.configurations()).as(where + ": configurations").isEqualTo(expected.configurations());
       assertThat(actual.repaired()).as(where + ": repaired").isEqualTo(expected.repaired());
       assertThat(actual.others()).as(where + ": others").isEqualTo(expected.others());
+      assertThat(actual.flow()).as(where + ": flow").isEqualTo(expected.flow());
+      if (hadShares && expected.flow() == null && model.hash().keySet().stream().noneMatch(f -> f.startsWith("s:"))) {
+        seen("shares folded");
+      }
+      if (expected.flow() != null) {
+        seen("shares decided");
+        String asker = flow == null || !replica.shares().contains(flow + "=") ? "*" : flow;
+        if (op == BucketStep.Op.ACQUIRE && expected.done() && !expected.flow().equals(asker)) {
+          seen("borrowed");
+        } else if (op == BucketStep.Op.ACQUIRE && expected.done() && expected.waitMicros() > 0) {
+          seen("booked on its own share");
+        } else if (op == BucketStep.Op.ACQUIRE && !expected.done()) {
+          seen("refused by its share");
+        }
+      }
       if (op == BucketStep.Op.ACQUIRE) {
         lastGeneration[who] = expected.generation();
       }
@@ -184,6 +230,13 @@ class ScriptAndJavaStepAgreeTest {
     if (field.startsWith("r:")) {
       String[] ids = {"8.0:9.0", "4.0:2.5", "10.0:10.0,30.0:0.5", "0:0", "8.0:9.0/", "garbage"};
       return ids[r.nextInt(ids.length)] + (r.nextInt(5) == 0 ? "" : "/" + times[r.nextInt(times.length)]);
+    }
+    if (field.startsWith("s:")) {
+      return new String[] {"1 4.333333333333333 5", "-3 2.6666666666666665 3", "nan 1 1", "5 4 1e13", "2 1 0",
+          "x", "", "1 2", "0.5 1.5 1 2", "-1e300 4 4", "3 2 1"}[r.nextInt(11)];
+    }
+    if (field.startsWith("l:")) {
+      return new String[] {"*=1.0,checkout=5.0,merchant-api=3.0", "*=1.0,checkout=1.0", "garbage", ""}[r.nextInt(4)];
     }
     if (field.equals("w")) {
       return new String[] {"r0", "r1", "r2", "bad id!", ""}[r.nextInt(5)];

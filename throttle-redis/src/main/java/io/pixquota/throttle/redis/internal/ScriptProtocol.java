@@ -21,6 +21,15 @@ public final class ScriptProtocol {
    */
   public static Object[] arguments(BucketStep.Op op, double cost, long argMicros, Long clientMicros, Long booked,
       StepSettings settings) {
+    return arguments(op, cost, argMicros, clientMicros, booked, settings, null);
+  }
+
+  /**
+   * The same for a call of {@code flow}: sent only when the settings have shares ("*" when null), so that a bucket
+   * without them keeps its common path.
+   */
+  public static Object[] arguments(BucketStep.Op op, double cost, long argMicros, Long clientMicros, Long booked,
+      StepSettings settings, String flow) {
     StringBuilder call = new StringBuilder(48).append(name(op)).append(' ');
     if (cost == 1) {
       call.append('1');
@@ -34,6 +43,9 @@ public final class ScriptProtocol {
     call.append(' ');
     if (booked != null) {
       call.append(booked.longValue());
+    }
+    if (settings.shares() != null) {
+      call.append(' ').append(flow == null ? "*" : flow);
     }
     return new Object[] {call.toString(), settings.text()};
   }
@@ -50,7 +62,8 @@ public final class ScriptProtocol {
 
   /**
    * Reads the script's reply: "done wait tokens now epoch", then, unless the rate was never cut, never held, no other
-   * configuration is live and nothing was repaired, " generation factor hold configurations repaired others".
+   * configuration is live and nothing was repaired, " generation factor hold configurations repaired others", and,
+   * when shares decided, " flow" (the flow whose tokens it took).
    *
    * @throws IllegalArgumentException when {@code text} is not such a reply
    */
@@ -64,16 +77,17 @@ public final class ScriptProtocol {
         long now = Long.parseLong(v.next());
         long epoch = Long.parseLong(v.next());
         if (v.atEnd()) {
-          return new BucketReply(outcome, wait, remaining, now, epoch, epoch, 1, 0, 1, List.of(), "");
+          return new BucketReply(outcome, wait, remaining, now, epoch, epoch, 1, 0, 1, List.of(), "", null);
         }
         long generation = Long.parseLong(v.next());
         double factor = Double.parseDouble(v.next());
         long hold = Long.parseLong(v.next());
         int configurations = Integer.parseInt(v.next());
         String repaired = v.next();
-        String others = v.rest();
+        String others = v.next();
+        String flow = v.atEnd() ? null : v.rest();
         return new BucketReply(outcome, wait, remaining, now, epoch, generation, factor, hold, configurations,
-            "-".equals(repaired) ? List.of() : List.of(repaired.split(",")), others);
+            "-".equals(repaired) ? List.of() : List.of(repaired.split(",")), others, flow);
       }
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException("not a reply of the bucket's script: '" + shown(text) + "'", e);

@@ -22,16 +22,19 @@ KEYS[1]  the bucket's hash, e.g. "pixquota:{pix}:tb". The hash tag {pix} keeps e
                w = the replica that made that cut; o = when another replica last asked for a slot since that cut;
                g = the rate's generation (Redis TIME in microseconds at that cut, always above the epoch and the
                previous one); h = no slot before this (microseconds, bucket clock), the provider's Retry-After (kept
-               once over: when the last hold ended).
+               once over: when the last hold ended);
+           s:<flow> = "<tokens> <burst> <rate>": a flow's sub-bucket, while shares decide (below); l:<replica> = the
+               shares that replica runs (its ARGV[2]'s last value), for as long as its r: field is live.
          A field is written only when its value changes (u and the tokens at every call).
 Two ARGV, each of values separated by single spaces (every argument costs the client and Redis to encode and read):
-ARGV[1]  the call: "<operation> <cost> <micros> <clock> <generation>"
+ARGV[1]  the call: "<operation> <cost> <micros> <clock> <generation>", and " <flow>" when ARGV[2] has shares
   operation  "acquire" | "charge" | "refund" | "cut" | "close"
   cost       a decimal > 0 (validated by the caller: 0 < cost <= capacity of every limit, and at most 1e12)
   micros     acquire: the longest wait the caller accepts, whole microseconds (>= 0); cut: how long the provider
              asked to wait (Retry-After), whole microseconds (>= 0; 0 when it did not say); others: 0
   clock      empty to use the Redis clock (TIME), or the caller's clock in microseconds (client-clock mode)
   generation cut: the rate generation the refused call was booked under; others: empty
+  flow       the service the call is for (a flow the shares do not name is "*"'s)
   e.g. "acquire 1 0  " (an acquire that waits for nothing, on Redis's clock)
 ARGV[2]  the caller's settings, fixed for a bucket (validated by the caller; the common path, below, reads the first
          four): "<replica> <configuration> <lease> <longest lease> <decrease> <increase> <floor> <hold> <recovery>"
@@ -45,6 +48,9 @@ ARGV[2]  the caller's settings, fixed for a bucket (validated by the caller; the
   the rate adaptation: decrease (0 < beta < 1), increase per second (alpha > 0, a fraction of the configured rates),
                  floor (0 < floor <= 1), the longest hold one refusal may impose (whole microseconds, <= 1 h), the
                  lone recovery (whole microseconds, 0: none).
+  shares (optional) the flows that share the bucket and each one's weight, "<flow>=<weight>" sorted by flow and
+                 joined by ",", "*" (the flows not named) among them; weights >= 0, one above 0 at least; the
+                 configuration of one limit whose capacity holds one call per flow (validated by the caller)
   e.g. "k3x9a1 10.0:10.0,600.0:10.0 30000000 30000000 0.85 0.005 0.25 15000000 5000000"
   (Releases before this script's common path sent six ARGV, in another order; the state's layout is the same.)
 
@@ -65,6 +71,8 @@ and, unless the rate was never cut, no hold was ever set, no other configuration
   configurations  how many configurations are live, this one included
   repaired        the fields this step could not trust and reset, joined by "," ("-" when none)
   others          the other live configurations, separated by ";" (empty when none)
+and, when shares decided (the reply is then always this long):
+  flow            the flow whose tokens the step took: the caller's own, or the one it borrowed from
 
 Nothing read is trusted (another replica, an operator, a failover or a bug may have written it): a value that is not
 a finite number of its range (a whole one of 0 .. 2^53 - 1 for times and counts) is reset and named in `repaired`, so
@@ -120,6 +128,29 @@ below at a factor of 1: no table of the whole hash, no repair list, no settings 
 other field, a configuration of several limits, or a cut or close sends the call down the full path instead, which
 gives the same answer on the same state; ScriptAndJavaStepAgreeTest runs both against the Java step.
 
+Shares (issue 46; Linux HTB's guaranteed rate and borrowing, docs/architecture.md): a bucket of one limit (B, r)
+is one sub-bucket per flow, flow f of weight w (of the weights' sum W) refilling at g = r w / W up to its burst
+b = 1 + (B - n) w / W (n flows: one call each, the rest by weight; the bursts add up to B, the rates to r). They
+decide only while every live replica of the bucket runs the same shares on one configuration of one limit (the
+caller's); then:
+  - the stored sub-buckets, refilled as the limits are (at f(last)), are used when they are the plan's (the same
+    flows, bursts and rates) and add up to no more than the limit's tokens (+ 1e-9 B); else each flow gets the
+    limit's tokens times b / B. The limit's tokens are the sub-buckets' sum after every step.
+  - acquire c of flow a: its own sub-bucket holds c: granted now. Else another flow's holds c beyond what it keeps for
+    its own callers (min(c, b - c)): it borrows c of it now (the fullest by tokens over burst, the first in the
+    order of names of equals). Else it books on its own sub-bucket, wait = (c - tokens) / (g f(now)) (a flow of
+    weight 0 only borrows: its wait is endless, it is refused). Never before the hold; beyond the max wait, refused
+    as any acquire is. The sub-bucket that gives is charged as a limit is (min(tokens, b - g f wait) - c). A token
+    is lent only when it is there, never ahead: a flow that storms books ahead on its own rate alone, and cannot take
+    the slots another flow's guarantee needs.
+  - refund c: min(b, tokens + c) of the caller's own flow; charge c: its tokens - c; cut: each sub-bucket
+    -(g f) (h - now), as the limit.
+A step that finds sub-buckets while the shares do not decide (another configuration or plan live, a replica of an
+older release, a close) folds them into every limit in force (tokens = min(tokens, capacity * sum / bursts' sum))
+and drops them: what the flows booked ahead stays booked. Every call takes a token of one sub-bucket at or after it
+held it, so the bucket's bound (B + r T in any T) holds; a flow asking no faster than g, evenly, finds its own call
+(none may lend it away), at once when b holds two calls.
+
 The math (B = capacity, r = refill per second, last = updatedAt, all times in microseconds):
   now    = max(clock, last)                       -- never backwards: a late clock mints nothing
            (a client clock is first capped at Redis's TIME: an early clock mints nothing either)
@@ -157,7 +188,7 @@ local LONE = 60000000 -- 60 s: a cut with no cut this long before it is lone
 local TALLY = 1000 -- the most calls and reports of the last cut's maker counted since its cut
 
 local key = KEYS[1]
-local op, cost, arg_micros, clock, booked = string.match(ARGV[1], '^(%l+) (%S+) (%S+) (%S*) (%S*)$')
+local op, cost, arg_micros, clock, booked, flow = string.match(ARGV[1], '^(%l+) (%S+) (%S+) (%S*) (%S*) ?(%S*)$')
 cost, arg_micros = tonumber(cost), tonumber(arg_micros)
 local me, my_id, lease, max_lease, adaptation = string.match(ARGV[2], '^(%w+) (%S+) (%S+) (%S+) ()')
 lease, max_lease = tonumber(lease), tonumber(max_lease)
@@ -188,7 +219,7 @@ local my_replica = 'r:' .. me
 -- Every value the decision uses is read and checked as the full path checks it (the same bounds, below); the first
 -- that is not as expected, or any other field, sends the call down the full path, which repairs, renews and deletes.
 -- The answer and the state written are the full path's, operation for operation (the differential test runs both).
-if (op == 'acquire' or op == 'charge' or op == 'refund') and flat['err'] == nil and #flat > 0 then
+if (op == 'acquire' or op == 'charge' or op == 'refund') and flat['err'] == nil and #flat > 0 and flow == '' then
   local common = true
   local my_tokens = 't:' .. my_id
   local u, e, v, mine, my_r, had
@@ -322,7 +353,8 @@ if wrong_type then
   flat = {}
 end
 local booked_gen = tonumber(booked)
-local beta, alpha, floor, max_hold, lone_us = string.match(ARGV[2], '^(%S+) (%S+) (%S+) (%S+) (%S+)$', adaptation)
+local beta, alpha, floor, max_hold, lone_us, plan = string.match(ARGV[2], '^(%S+) (%S+) (%S+) (%S+) (%S+) ?(%S*)$',
+  adaptation)
 beta, alpha, floor, max_hold, lone_us = tonumber(beta), tonumber(alpha), tonumber(floor), tonumber(max_hold),
   tonumber(lone_us)
 if beta == nil or alpha == nil or floor == nil or max_hold == nil or lone_us == nil then
@@ -474,6 +506,8 @@ local leases = {}
 local ids = {}
 local stored_limits = {}
 local users = {} -- configuration -> true, for every other live replica's r: field
+local live = {} -- replica -> true, for every other live replica's r: field
+local sub_fields, plan_fields = {}, {} -- s: and l: fields (shares)
 local bad_c, bad_r = false, false -- named after the pass, c then r: the order of pairs() is Redis's own
 for field, value in pairs(h) do
   if string.byte(field, 2) == 58 then -- ':'
@@ -511,9 +545,14 @@ for field, value in pairs(h) do
           hset[#hset + 1] = id .. '/' .. string.format('%d', now + max_lease)
         end
         users[id] = true
+        live[string.sub(field, 3)] = true
       else
         dead[#dead + 1] = field
       end
+    elseif first == 115 then -- 's', a flow's sub-bucket
+      sub_fields[#sub_fields + 1] = field
+    elseif first == 108 then -- 'l', a replica's shares
+      plan_fields[#plan_fields + 1] = field
     end
   end
 end
@@ -581,6 +620,50 @@ end
 
 local f_last = factor(last or now)
 local f_now = factor(now)
+
+-- Shares (issue 46): the sub-buckets as stored, refilled to now ("s" when one cannot be read), and the replicas'
+-- plans (a plan whose replica is not live any more is dropped). The shares decide only when every live replica of
+-- the bucket runs this replica's plan on one configuration of one limit.
+local my_plan = (not closing and plan ~= '') and plan or nil
+local subs = {} -- flow -> { tokens, burst, rate }
+local sub_flows = {}
+local bad_s = false
+for _, field in ipairs(sub_fields) do
+  local name = string.sub(field, 3)
+  local tk, bu, ra = string.match(h[field], '^(%S+) (%S+) (%S+)$')
+  tk, bu, ra = finite(tk), finite(bu), finite(ra)
+  if not ((string.match(name, '^[%w._-]+$') or name == '*') and #name <= 64) or tk == nil or bu == nil or ra == nil
+      or not (bu > 0) or bu > 1e12 or not (ra >= 0) or ra > 1e12 or tk > bu
+      or tk < -(bu * (bu + ra * AHEAD) + ra * OWED) then
+    bad_s = true
+    dead[#dead + 1] = field
+  else
+    if last ~= nil then
+      tk = math.min(bu, tk + ra * f_last * (now - last) / 1000000)
+    end
+    subs[name] = { tk, bu, ra }
+    sub_flows[#sub_flows + 1] = name
+  end
+end
+if bad_s then
+  repair('s')
+end
+table.sort(sub_flows)
+for _, field in ipairs(plan_fields) do
+  if field == 'l:' .. me then
+    if my_plan == nil then
+      dead[#dead + 1] = field
+    end
+  elseif not live[string.sub(field, 3)] then
+    dead[#dead + 1] = field
+  end
+end
+local agree = true
+for replica, _ in pairs(live) do
+  if my_plan == nil or h['l:' .. replica] ~= my_plan then
+    agree = false
+  end
+end
 local tokens = {}
 local busiest = 0
 for i, l in ipairs(limits) do
@@ -607,8 +690,98 @@ for i, l in ipairs(limits) do
   end
 end
 
+-- With the shares deciding: the stored sub-buckets when they are the plan's and add up to no more than the bucket
+-- holds, else new ones sharing its tokens by burst; the bucket's tokens are then their sum. Without: stored
+-- sub-buckets are folded into the limits (none holds more than their sum, in proportion) and dropped.
+local share = nil -- { flows, bursts, rates, tokens, asker, from } while the shares decide
+local shares_changed = false
+local function share_sum()
+  local sum = 0
+  for i = 1, #share[4] do
+    sum = sum + share[4][i]
+  end
+  return sum
+end
+if my_plan ~= nil and #ids == 0 and #limits == 1 and agree then
+  local fl, wt, total = {}, {}, 0
+  for name, weight in string.gmatch(my_plan, '([^=,]+)=([^=,]+)') do
+    fl[#fl + 1] = name
+    wt[#wt + 1] = tonumber(weight)
+    total = total + tonumber(weight)
+  end
+  local n, capacity, refill = #fl, limits[1][2], limits[1][3]
+  local bu, ra, tk, asker, star = {}, {}, {}, nil, nil
+  for i = 1, n do
+    bu[i] = 1 + (capacity - n) * wt[i] / total
+    ra[i] = refill * wt[i] / total
+    if fl[i] == flow then
+      asker = i
+    elseif fl[i] == '*' then
+      star = i
+    end
+  end
+  local same = #sub_flows == n
+  local sum = 0
+  for i = 1, n do
+    if same then
+      local sub = subs[fl[i]]
+      same = sub ~= nil and sub[2] == bu[i] and sub[3] == ra[i]
+      if same then
+        tk[i] = sub[1]
+        sum = sum + sub[1]
+      end
+    end
+  end
+  if not same or sum > tokens[1] + 1e-9 * capacity then
+    for i = 1, n do
+      tk[i] = tokens[1] * bu[i] / capacity
+    end
+    shares_changed = true
+    for _, name in ipairs(sub_flows) do
+      dead[#dead + 1] = 's:' .. name
+    end
+  end
+  asker = asker or star
+  share = { fl, bu, ra, tk, asker, asker }
+  tokens[1] = share_sum()
+elseif #sub_flows > 0 then
+  local sum, bursts = 0, 0
+  for _, name in ipairs(sub_flows) do
+    sum = sum + subs[name][1]
+    bursts = bursts + subs[name][2]
+  end
+  for i, l in ipairs(limits) do
+    tokens[i] = math.min(tokens[i], l[2] * sum / bursts)
+  end
+  for _, name in ipairs(sub_flows) do
+    dead[#dead + 1] = 's:' .. name
+  end
+  shares_changed = true
+end
+
 local wait = 0
-if op == 'acquire' then
+if op == 'acquire' and share ~= nil then
+  -- its own flow's token now; else a token another flow holds beyond the call it keeps for its own, now (the
+  -- fullest by burst, the first of equals); else its slot on its own refill. Never before the hold.
+  local bu, tk, asker = share[2], share[4], share[5]
+  if tk[asker] < cost then
+    local fullest = -1
+    for i = 1, #tk do
+      local part = tk[i] / bu[i]
+      if i ~= asker and tk[i] - cost >= math.min(cost, bu[i] - cost) and part > fullest then
+        share[6] = i
+        fullest = part
+      end
+    end
+    if share[6] == asker then
+      wait = (cost - tk[asker]) / (share[3][asker] * f_now) * 1000000
+    end
+  end
+  if hold - now > wait then
+    wait = hold - now
+  end
+  wait = math.min(math.ceil(wait), MAX_WAIT)
+elseif op == 'acquire' then
   for i, l in ipairs(limits) do
     if tokens[i] < cost then
       local w_i = (cost - tokens[i]) / (l[3] * f_now) * 1000000
@@ -633,15 +806,19 @@ local function reply()
     end
   end
   local text = string.format('%d %d %.17g %d %s', done, wait, m, now, epoch)
-  if g == nil and k == nil and hold == 0 and #ids == 0 and #repaired == 0 then
+  if g == nil and k == nil and hold == 0 and #ids == 0 and #repaired == 0 and share == nil then
     return text -- never cut, never held, alone, nothing repaired: generation = epoch, factor 1, hold 0, one configuration
   end
   local fixed = #repaired == 0 and '-' or table.concat(repaired, ',')
-  return string.format('%s %d %.17g %d %d %s %s', text, generation, f_now, hold, #ids + 1, fixed,
+  text = string.format('%s %d %.17g %d %d %s %s', text, generation, f_now, hold, #ids + 1, fixed,
     table.concat(ids, ';'))
+  if share ~= nil then
+    return text .. ' ' .. share[1][share[6]] -- the flow whose tokens it took
+  end
+  return text
 end
 
-if op == 'acquire' and wait > arg_micros and not g_written and #repaired == 0 then
+if op == 'acquire' and wait > arg_micros and not g_written and #repaired == 0 and not shares_changed then
   done = 0
   return reply() -- nothing to record (a repair, though, is written whatever the answer)
 end
@@ -693,9 +870,25 @@ if op == 'cut' then
     for i, l in ipairs(limits) do
       tokens[i] = -(l[3] * f_now) * math.max(0, hold - now) / 1000000
     end
+    if share ~= nil then
+      for i = 1, #share[4] do
+        share[4][i] = -(share[3][i] * f_now) * math.max(0, hold - now) / 1000000
+      end
+      tokens[1] = share_sum()
+    end
     published = true
     g_written = true
   end
+elseif done == 1 and not closing and share ~= nil then
+  local bu, ra, tk, asker, from = share[2], share[3], share[4], share[5], share[6]
+  if op == 'acquire' then
+    tk[from] = math.min(tk[from], bu[from] - ra[from] * f_now * wait / 1000000) - cost
+  elseif op == 'refund' then
+    tk[asker] = math.min(bu[asker], tk[asker] + cost)
+  elseif op == 'charge' then
+    tk[asker] = tk[asker] - cost
+  end
+  tokens[1] = share_sum()
 elseif done == 1 and not closing then
   for i, l in ipairs(limits) do
     if op == 'refund' then
@@ -742,6 +935,20 @@ for i, l in ipairs(limits) do
   local to_full = (l[2] - tokens[i]) / (l[3] * f_now) * 1000
   if to_full > ttl then
     ttl = to_full
+  end
+end
+if my_plan ~= nil and (renewed or h['l:' .. me] ~= my_plan) then
+  hset[#hset + 1] = 'l:' .. me
+  hset[#hset + 1] = my_plan
+end
+if share ~= nil then
+  for i = 1, #share[4] do
+    hset[#hset + 1] = 's:' .. share[1][i]
+    hset[#hset + 1] = string.format('%.17g %.17g %.17g', share[4][i], share[2][i], share[3][i])
+    local to_full = share[3][i] > 0 and (share[2][i] - share[4][i]) / (share[3][i] * f_now) * 1000 or 0
+    if to_full > ttl then
+      ttl = to_full -- a flow of weight 0 borrows only: its sub-bucket never fills
+    end
   end
 end
 for _, ends in pairs(leases) do
