@@ -49,12 +49,13 @@ final class Booking {
   /**
    * @param maxWait           the max wait in force for this call
    * @param configuredMaxWait the throttle's; more than {@code maxWait} when the call's timeout left it less
+   * @param flow              the service the call is for (its bucket's shares), or null
    */
   Booking(CallPlan plan, TokenBucket own, Duration maxWait, Duration configuredMaxWait, Priority priority,
-      Duration horizon, SlotWaits waits) {
+      Duration horizon, SlotWaits waits, String flow) {
     this.plan = plan;
     this.ownBucket = own != null;
-    this.bucket = own != null ? own : plan.charge().bucket();
+    this.bucket = (own != null ? own : plan.charge().bucket()).forFlow(flow);
     this.cost = own != null ? 1 : plan.charge().cost();
     this.priority = priority;
     this.maxWait = maxWait;

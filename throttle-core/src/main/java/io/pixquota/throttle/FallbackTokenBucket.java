@@ -6,6 +6,8 @@ import io.pixquota.throttle.store.Limit;
 import io.pixquota.throttle.store.Acquisition;
 import io.pixquota.throttle.store.BucketReadings;
 import io.pixquota.throttle.store.LocalTokenBucket;
+import io.pixquota.throttle.store.RateAdaptation;
+import io.pixquota.throttle.internal.StepHash;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.pixquota.throttle.support.Async;
@@ -19,10 +21,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.DoubleSupplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * {@code LOCAL_FALLBACK} as a decorator: the shared bucket while its store answers; while it does not, an in-memory
@@ -36,7 +37,6 @@ import org.slf4j.LoggerFactory;
  * <p>This class is threadsafe.
  */
 final class FallbackTokenBucket implements TokenBucket, MeterBinder {
-  private static final Logger LOG = LoggerFactory.getLogger(FallbackTokenBucket.class);
 
   /** Told of store errors and of switches between the shared bucket and the local share. */
   interface Listener {
@@ -48,25 +48,47 @@ final class FallbackTokenBucket implements TokenBucket, MeterBinder {
   private final TokenBucket shared;
   private final LocalTokenBucket local;
   private final double share;
-  private final long retryNanos;
-  private final TimeSource time;
-  private final Listener listener;
-  private final AtomicBoolean active = new AtomicBoolean();
-  private volatile long retrySharedAtNanos;
+  private final FallbackState state;
+  private final Map<TokenBucket, FallbackTokenBucket> flows;
 
   FallbackTokenBucket(TokenBucket shared, double share, Duration retryInterval, TimeSource time,
       Listener listener) {
     this.shared = Objects.requireNonNull(shared, "shared cannot be null");
     this.share = Checks.share("localShare", share);
-    this.retryNanos = Checks.positiveAtMostADay("retryInterval", retryInterval).toNanos();
-    this.time = Objects.requireNonNull(time, "time cannot be null");
-    this.listener = Objects.requireNonNull(listener, "listener cannot be null");
+    this.state = new FallbackState(shared.name(), share, Checks.positiveAtMostADay("retryInterval", retryInterval)
+        .toNanos(), Objects.requireNonNull(time, "time cannot be null"), Objects.requireNonNull(listener,
+        "listener cannot be null"));
+    this.flows = new ConcurrentHashMap<>();
     List<Limit> mine = new ArrayList<>();
     for (Limit l : shared.limits()) {
       mine.add(Limit.of(Math.max(l.capacity() * share, 1),
           Math.max(l.refillPerSecond() * share, Checks.MIN_REFILL_PER_SECOND)));
     }
-    this.local = new LocalTokenBucket(shared.name(), mine, time::nanoTime);
+    // the shared bucket's shares too, when the local share holds one call per flow (else first come, first served)
+    Map<String, Double> shares = shared.shares().isEmpty() || mine.size() != 1
+        || mine.get(0).capacity() < shared.shares().size() ? null : shared.shares();
+    this.local = new LocalTokenBucket(shared.name(), mine, time::nanoTime, new StepHash(),
+        LocalTokenBucket.DEFAULT_CONFIGURATION_LEASE, RateAdaptation.defaults(), shares);
+  }
+
+  /** One flow's calls: the shared bucket's for that flow, the same local share and the same state (issue 46). */
+  private FallbackTokenBucket(FallbackTokenBucket of, TokenBucket sharedFlow, String flow) {
+    this.shared = sharedFlow;
+    this.local = of.local.forFlow(flow);
+    this.share = of.share;
+    this.state = of.state;
+    this.flows = of.flows;
+  }
+
+  @Override
+  public TokenBucket forFlow(String flow) {
+    TokenBucket view = shared.forFlow(flow);
+    return view == shared ? this : flows.computeIfAbsent(view, v -> new FallbackTokenBucket(this, v, flow));
+  }
+
+  @Override
+  public Map<String, Double> shares() {
+    return shared.shares();
   }
 
   @Override
@@ -84,15 +106,15 @@ final class FallbackTokenBucket implements TokenBucket, MeterBinder {
   public Acquisition acquire(double cost, Duration maxWait) throws StoreUnavailableException, InterruptedException {
     Checks.cost(cost, shared.limits().stream().mapToDouble(Limit::capacity).min().orElseThrow());
     Checks.notNegative("maxWait", maxWait);
-    if (!useShared()) {
+    if (!state.useShared()) {
       return local(cost, maxWait, null);
     }
     try {
       Acquisition a = shared.acquire(cost, maxWait);
-      sharedAnswered();
+      state.sharedAnswered();
       return a;
     } catch (StoreUnavailableException e) {
-      sharedFailed(e);
+      state.sharedFailed(e);
       return local(cost, maxWait, e);
     }
   }
@@ -107,7 +129,7 @@ final class FallbackTokenBucket implements TokenBucket, MeterBinder {
   public CompletionStage<Acquisition> acquireAsync(double cost, Duration maxWait, long askedAt) {
     Checks.cost(cost, shared.limits().stream().mapToDouble(Limit::capacity).min().orElseThrow());
     Checks.notNegative("maxWait", maxWait);
-    if (!useShared()) {
+    if (!state.useShared()) {
       return TokenBucket.super.acquireAsync(cost, maxWait);
     }
     // Each booking's answer (the local share's, when the shared one failed) after the one asked before it: failures
@@ -146,7 +168,7 @@ final class FallbackTokenBucket implements TokenBucket, MeterBinder {
   @Override
   public CompletionStage<Double> chargeAsync(double cost) {
     Checks.tokens("cost", cost);
-    if (!useShared()) {
+    if (!state.useShared()) {
       return CompletableFuture.completedFuture(local.charge(cost));
     }
     return sharedElseLocalAsync(shared.chargeAsync(cost), e -> local.charge(cost));
@@ -156,7 +178,7 @@ final class FallbackTokenBucket implements TokenBucket, MeterBinder {
   @Override
   public CompletionStage<Double> refundAsync(double cost) {
     Checks.tokens("cost", cost);
-    if (!useShared()) {
+    if (!state.useShared()) {
       return CompletableFuture.completedFuture(local.refund(cost));
     }
     return sharedElseLocalAsync(shared.refundAsync(cost), e -> local.refund(cost));
@@ -172,13 +194,13 @@ final class FallbackTokenBucket implements TokenBucket, MeterBinder {
   private <T> CompletionStage<T> sharedElseLocalAsync(CompletionStage<T> onShared, LocalOperation<T> onLocal) {
     return onShared.handle((value, failure) -> {
       if (failure == null) {
-        sharedAnswered();
+        state.sharedAnswered();
         return value;
       }
       if (!(Async.cause(failure) instanceof StoreUnavailableException e)) {
         throw Async.rethrown(failure);
       }
-      sharedFailed(e);
+      state.sharedFailed(e);
       try {
         return onLocal.run(e);
       } catch (StoreUnavailableException refused) {
@@ -195,13 +217,13 @@ final class FallbackTokenBucket implements TokenBucket, MeterBinder {
 
   /** On the shared bucket when it is in use and answers, else on the local share. */
   private double sharedElseLocal(SharedOperation onShared, DoubleSupplier onLocal) throws InterruptedException {
-    if (useShared()) {
+    if (state.useShared()) {
       try {
         double left = onShared.run();
-        sharedAnswered();
+        state.sharedAnswered();
         return left;
       } catch (StoreUnavailableException e) {
-        sharedFailed(e);
+        state.sharedFailed(e);
       }
     }
     return onLocal.getAsDouble();
@@ -220,13 +242,13 @@ final class FallbackTokenBucket implements TokenBucket, MeterBinder {
   /** Tells the bucket in use: the shared one while it answers, else the local share. */
   @Override
   public Refusal providerRefused(Acquisition booked, Duration retryAfter) throws InterruptedException {
-    if (useShared()) {
+    if (state.useShared()) {
       try {
         Refusal outcome = shared.providerRefused(booked, retryAfter);
-        sharedAnswered();
+        state.sharedAnswered();
         return outcome;
       } catch (StoreUnavailableException e) {
-        sharedFailed(e);
+        state.sharedFailed(e);
       }
     }
     return local.providerRefused(booked, retryAfter);
@@ -237,7 +259,7 @@ final class FallbackTokenBucket implements TokenBucket, MeterBinder {
   public BucketReadings readings() {
     BucketReadings r = shared.readings();
     BucketReadings l = local.readings();
-    return !active.get() ? r : new BucketReadings(l.rateFactor(), r.configurations(), r.providerHoldLeft(),
+    return !state.active() ? r : new BucketReadings(l.rateFactor(), r.configurations(), r.providerHoldLeft(),
         r.stateRepairs(), r.refusalsNotCounted(), l.ratePerSecond());
   }
 
@@ -257,12 +279,7 @@ final class FallbackTokenBucket implements TokenBucket, MeterBinder {
 
   /** Whether the fallback is in use now. */
   boolean fallbackActive() {
-    return active.get();
-  }
-
-  /** False while the shared bucket failed less than {@code retryInterval} ago. */
-  private boolean useShared() {
-    return !active.get() || time.nanoTime() - retrySharedAtNanos >= 0;
+    return state.active();
   }
 
   /** The local share, unless it can never hold this cost: then the call fails as if there were no fallback. */
@@ -274,23 +291,6 @@ final class FallbackTokenBucket implements TokenBucket, MeterBinder {
           + " exceeds this process's local share (capacity " + capacity + ")", cause);
     }
     return local.acquire(cost, maxWait);
-  }
-
-  private void sharedAnswered() {
-    if (active.compareAndSet(true, false)) {
-      listener.fallbackActive(name(), false);
-      LOG.warn("Bucket '{}': Redis answers again; back to the shared bucket", name());
-    }
-  }
-
-  private void sharedFailed(StoreUnavailableException e) {
-    listener.storeFailed(name());
-    retrySharedAtNanos = time.nanoTime() + retryNanos;
-    if (active.compareAndSet(false, true)) {
-      listener.fallbackActive(name(), true);
-      LOG.warn("Bucket '{}': Redis unavailable ({}); using this process's local share ({} of the quota)", name(),
-          e.getMessage(), share);
-    }
   }
 
   @Override

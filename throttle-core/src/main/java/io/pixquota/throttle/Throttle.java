@@ -8,7 +8,6 @@ import io.micrometer.observation.ObservationRegistry;
 import io.pixquota.throttle.support.TimeSource;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -46,6 +45,7 @@ public final class Throttle {
   private final List<TokenBucket> buckets;
   private final Duration maxWait;
   private final Priority defaultPriority;
+  private final String flow;
   private final Map<Priority, Duration> horizons;
   private final TimeSource time;
   private final ThrottleMetrics metrics;
@@ -58,6 +58,7 @@ public final class Throttle {
     this.buckets = List.copyOf(buckets);
     this.maxWait = s.maxWait();
     this.defaultPriority = s.defaultPriority();
+    this.flow = s.flow();
     this.horizons = new EnumMap<>(Priority.class);
     this.horizons.putAll(s.horizons());
     this.time = s.time();
@@ -287,13 +288,13 @@ public final class Throttle {
     Priority priority = request.priority() != null ? request.priority() : defaultPriority;
     Duration wait = request.maxWait() != null && request.maxWait().compareTo(maxWait) < 0 ? request.maxWait()
         : maxWait;
-    return new Booking(route.plan(), request.bucket(), wait, maxWait, priority, horizons.get(priority), waits);
+    return new Booking(route.plan(), request.bucket(), wait, maxWait, priority, horizons.get(priority), waits,
+        request.flow() != null ? request.flow() : flow);
   }
 
   @Override
   public String toString() {
-    List<String> names = new ArrayList<>();
-    buckets.forEach(b -> names.add(b.name()));
-    return "Throttle{buckets=" + names + ", maxWait=" + maxWait + ", defaultPriority=" + defaultPriority + "}";
+    return "Throttle{buckets=" + buckets.stream().map(TokenBucket::name).toList() + ", maxWait=" + maxWait
+        + ", defaultPriority=" + defaultPriority + "}";
   }
 }

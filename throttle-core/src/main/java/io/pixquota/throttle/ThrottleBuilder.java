@@ -21,6 +21,7 @@ public final class ThrottleBuilder {
   private final Map<Integer, Double> responseCosts = new LinkedHashMap<>();
   private Duration maxWait = Throttle.DEFAULT_MAX_WAIT;
   private Priority defaultPriority = Priority.INTERACTIVE;
+  private String flow;
   private final Map<Priority, Duration> horizons = new EnumMap<>(Map.of(Priority.BATCH, Duration.ZERO));
   private Duration lateLimit = Throttle.DEFAULT_LATE_LIMIT;
   private Duration assumedJitter;
@@ -40,7 +41,7 @@ public final class ThrottleBuilder {
   /** What the throttle keeps of its builder. */
   record Settings(Duration maxWait, Priority defaultPriority, Map<Priority, Duration> horizons, Duration lateLimit,
       Duration assumedJitter, String quotaSignal, QuotaHeaders quotaHeaders, TimeSource time,
-      ObservationRegistry observations, Duration providerTimeout) {}
+      ObservationRegistry observations, Duration providerTimeout, String flow) {}
 
   /** @param defaultBucket null: requests no quota or rule matches pass through untouched */
   ThrottleBuilder(TokenBucket defaultBucket) {
@@ -143,6 +144,17 @@ public final class ThrottleBuilder {
   /** The longest a call may wait for its slot; default 10 s. A request's own max wait (its timeout) may shorten it. */
   public ThrottleBuilder maxWait(Duration maxWait) {
     this.maxWait = Checks.notNegativeAtMostADay("maxWait", maxWait);
+    return this;
+  }
+
+  /**
+   * The service this throttle's requests are for, where their quota has shares (issue 46): every replica of one
+   * service gives the same name (in Spring Boot, {@code spring.application.name}); a request's own
+   * ({@link ThrottleRequest#withFlow}) comes first. A name the shares do not name, and null (the default), take the
+   * share of the flow "*".
+   */
+  public ThrottleBuilder flow(String service) {
+    this.flow = service;
     return this;
   }
 
@@ -269,7 +281,7 @@ public final class ThrottleBuilder {
     // milliseconds on a cold, loaded JVM, between the lateness check and the send.
     wrapped.values().forEach(b -> metrics.register(b, defaultPriority));
     Settings settings = new Settings(maxWait, defaultPriority, horizons, lateLimit, assumedJitter, quotaSignal,
-        quotaHeaders, time, observations, providerTimeout);
+        quotaHeaders, time, observations, providerTimeout, flow);
     return new Throttle(settings, routes, rules.given(defaultBucket), metrics);
   }
 }

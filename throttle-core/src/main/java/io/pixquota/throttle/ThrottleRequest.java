@@ -20,9 +20,11 @@ import java.util.function.BooleanSupplier;
  * @param bucket      the bucket it books on instead of its quota's ({@link #withBucket}); null: its quota's
  * @param host        the host it goes to, lower case (a quota may match it); null: unknown, matches only quotas that
  *                    name no host
+ * @param flow        the service it is for, when its quota has shares (issue 46); null: the throttle's
+ *                    {@link ThrottleBuilder#flow flow}
  */
 public record ThrottleRequest(String method, String encodedPath, Priority priority, Duration maxWait,
-    BooleanSupplier canceled, TokenBucket bucket, String host) {
+    BooleanSupplier canceled, TokenBucket bucket, String host, String flow) {
   static final BooleanSupplier NEVER = () -> false;
 
   /** @throws IllegalArgumentException for a blank method; NullPointerException for a null path */
@@ -36,31 +38,37 @@ public record ThrottleRequest(String method, String encodedPath, Priority priori
     host = host == null ? null : host.toLowerCase(Locale.ROOT);
   }
 
+  /** A request of the throttle's flow. */
+  public ThrottleRequest(String method, String encodedPath, Priority priority, Duration maxWait,
+      BooleanSupplier canceled, TokenBucket bucket, String host) {
+    this(method, encodedPath, priority, maxWait, canceled, bucket, host, null);
+  }
+
   /** A request that books on its route's bucket. */
   public ThrottleRequest(String method, String encodedPath, Priority priority, Duration maxWait,
       BooleanSupplier canceled) {
-    this(method, encodedPath, priority, maxWait, canceled, null, null);
+    this(method, encodedPath, priority, maxWait, canceled, null, null, null);
   }
 
   /** A request of the default class, with the throttle's max wait, that only an interrupt cancels. */
   public static ThrottleRequest of(String method, String encodedPath) {
-    return new ThrottleRequest(method, encodedPath, null, null, NEVER, null, null);
+    return new ThrottleRequest(method, encodedPath, null, null, NEVER, null, null, null);
   }
 
   /** This request in another class (null: the default). */
   public ThrottleRequest withPriority(Priority p) {
-    return new ThrottleRequest(method, encodedPath, p, maxWait, canceled, bucket, host);
+    return new ThrottleRequest(method, encodedPath, p, maxWait, canceled, bucket, host, flow);
   }
 
   /** This request with a max wait of its own (null: the throttle's). */
   public ThrottleRequest withMaxWait(Duration wait) {
-    return new ThrottleRequest(method, encodedPath, priority, wait, canceled, bucket, host);
+    return new ThrottleRequest(method, encodedPath, priority, wait, canceled, bucket, host, flow);
   }
 
   /** This request, cancelled when {@code whether} says so. */
   public ThrottleRequest withCanceled(BooleanSupplier whether) {
     return new ThrottleRequest(method, encodedPath, priority, maxWait, Objects.requireNonNull(whether,
-        "canceled cannot be null"), bucket, host);
+        "canceled cannot be null"), bucket, host, flow);
   }
 
   /**
@@ -69,11 +77,19 @@ public record ThrottleRequest(String method, String encodedPath, Priority priori
    * one {@code BucketGroup} step). Its route's response costs do not apply. Null: the route's bucket.
    */
   public ThrottleRequest withBucket(TokenBucket own) {
-    return new ThrottleRequest(method, encodedPath, priority, maxWait, canceled, own, host);
+    return new ThrottleRequest(method, encodedPath, priority, maxWait, canceled, own, host, flow);
   }
 
   /** This request, going to {@code to} (a quota may match its host; null: unknown). */
   public ThrottleRequest withHost(String to) {
-    return new ThrottleRequest(method, encodedPath, priority, maxWait, canceled, bucket, to);
+    return new ThrottleRequest(method, encodedPath, priority, maxWait, canceled, bucket, to, flow);
+  }
+
+  /**
+   * This request, for the service {@code service} (its quota's shares name the flows; one they do not name takes the
+   * share of "*"). Null: the throttle's flow.
+   */
+  public ThrottleRequest withFlow(String service) {
+    return new ThrottleRequest(method, encodedPath, priority, maxWait, canceled, bucket, host, service);
   }
 }

@@ -39,4 +39,14 @@ class FallbackTokenBucketWhileRedisAnswersTest extends TokenBucketContract {
     return new FallbackTokenBucket(RedisTesting.create(redis.newRedisson(), config.build(), time), 0.5,
         Duration.ofSeconds(1), time, listener);
   }
+
+  @Override
+  protected TokenBucket bucket(String name, List<Limit> limits, java.util.Map<String, Double> shares) {
+    TokenBucketConfig.Builder config = TokenBucketConfig.custom(name).keyPrefix(redis.keyPrefix())
+        .clientClock(time.clock());
+    limits.forEach(config::limit);
+    config.shares(shares);
+    return new FallbackTokenBucket(RedisTesting.create(redis.newRedisson(), config.build(), time), 0.5,
+        Duration.ofSeconds(1), time, listener);
+  }
 }

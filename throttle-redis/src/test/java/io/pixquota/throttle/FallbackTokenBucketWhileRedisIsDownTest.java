@@ -47,4 +47,14 @@ class FallbackTokenBucketWhileRedisIsDownTest extends TokenBucketContract {
     return new FallbackTokenBucket(RedisTesting.create(redisson, config.build(), time), 1, Duration.ofHours(1),
         time, listener);
   }
+
+  /** While Redis is down, the local share (here the whole quota) keeps the shares. */
+  @Override
+  protected TokenBucket bucket(String name, List<Limit> limits, java.util.Map<String, Double> shares) {
+    redisson = RedisAddress.parse("redis://127.0.0.1:" + FreePorts.pick()).connect(Duration.ofMillis(500));
+    TokenBucketConfig.Builder config = TokenBucketConfig.custom(name).clientClock(time.clock()).shares(shares);
+    limits.forEach(config::limit);
+    return new FallbackTokenBucket(RedisTesting.create(redisson, config.build(), time), 1, Duration.ofHours(1),
+        time, listener);
+  }
 }

@@ -19,14 +19,10 @@ public final class Acquisition {
   private final long answeredAtNanos;
   private final Object stamp;
   private final boolean waits;
+  private final String tokensOf;
 
   private Acquisition(boolean granted, Duration waitTime, double remaining, long slotMicros, long answeredAtNanos,
-      Object stamp) {
-    this(granted, waitTime, remaining, slotMicros, answeredAtNanos, stamp, true);
-  }
-
-  private Acquisition(boolean granted, Duration waitTime, double remaining, long slotMicros, long answeredAtNanos,
-      Object stamp, boolean waits) {
+      Object stamp, boolean waits, String tokensOf) {
     this.granted = granted;
     this.waitTime = Objects.requireNonNull(waitTime, "waitTime cannot be null");
     this.remaining = remaining;
@@ -34,6 +30,7 @@ public final class Acquisition {
     this.answeredAtNanos = answeredAtNanos;
     this.stamp = stamp;
     this.waits = waits;
+    this.tokensOf = tokensOf;
   }
 
   /**
@@ -50,18 +47,27 @@ public final class Acquisition {
    */
   public static Acquisition of(boolean granted, Duration waitTime, double remaining, long slotMicros,
       long answeredAtNanos) {
-    return new Acquisition(granted, waitTime, remaining, slotMicros, answeredAtNanos, null);
+    return new Acquisition(granted, waitTime, remaining, slotMicros, answeredAtNanos, null, true, null);
   }
 
   /** {@link #of}, stamped at once: one object on a bucket's hot path, not a copy. */
   public static Acquisition of(boolean granted, Duration waitTime, double remaining, long slotMicros,
       long answeredAtNanos, Object stamp) {
-    return new Acquisition(granted, waitTime, remaining, slotMicros, answeredAtNanos, stamp);
+    return new Acquisition(granted, waitTime, remaining, slotMicros, answeredAtNanos, stamp, true, null);
+  }
+
+  /**
+   * {@link #of(boolean, Duration, double, long, long, Object)} from a bucket with shares (issue 46):
+   * {@code tokensOf} is the flow whose share gave the slot (the caller's own, or the flow it borrowed from).
+   */
+  public static Acquisition of(boolean granted, Duration waitTime, double remaining, long slotMicros,
+      long answeredAtNanos, Object stamp, String tokensOf) {
+    return new Acquisition(granted, waitTime, remaining, slotMicros, answeredAtNanos, stamp, true, tokensOf);
   }
 
   /** This answer with a stamp of its bucket's own (which state and which rate booked it, say). */
   public Acquisition withStamp(Object stamp) {
-    return new Acquisition(granted, waitTime, remaining, slotMicros, answeredAtNanos, stamp, waits);
+    return new Acquisition(granted, waitTime, remaining, slotMicros, answeredAtNanos, stamp, waits, tokensOf);
   }
 
   /**
@@ -69,7 +75,7 @@ public final class Acquisition {
    * end-user bucket). A caller that would ask again later (a class with a horizon) is refused at once instead.
    */
   public Acquisition withoutWaiting() {
-    return new Acquisition(granted, waitTime, remaining, slotMicros, answeredAtNanos, stamp, false);
+    return new Acquisition(granted, waitTime, remaining, slotMicros, answeredAtNanos, stamp, false, tokensOf);
   }
 
   /** Whether asking again after {@link #waitTime()} may grant it: true but for {@link #withoutWaiting()}. */
@@ -97,6 +103,14 @@ public final class Acquisition {
     return answeredAtNanos;
   }
 
+  /**
+   * With shares deciding (issue 46), the flow whose share gave the slot: the caller's own flow, or another one it
+   * borrowed from; null from a bucket without shares.
+   */
+  public String tokensOf() {
+    return tokensOf;
+  }
+
   /** The stamp of the bucket that answered; null when it set none. */
   public Object stamp() {
     return stamp;
@@ -111,17 +125,19 @@ public final class Acquisition {
   public boolean equals(Object o) {
     return o instanceof Acquisition a && granted == a.granted && waitTime.equals(a.waitTime)
         && Double.compare(remaining, a.remaining) == 0 && slotMicros == a.slotMicros
-        && answeredAtNanos == a.answeredAtNanos && Objects.equals(stamp, a.stamp) && waits == a.waits;
+        && answeredAtNanos == a.answeredAtNanos && Objects.equals(stamp, a.stamp) && waits == a.waits
+        && Objects.equals(tokensOf, a.tokensOf);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(granted, waitTime, remaining, slotMicros, answeredAtNanos, stamp, waits);
+    return Objects.hash(granted, waitTime, remaining, slotMicros, answeredAtNanos, stamp, waits, tokensOf);
   }
 
   @Override
   public String toString() {
     return "Acquisition{" + (granted ? "granted" : waits ? "refused" : "refused for good") + ", wait=" + waitTime
-        + ", remaining=" + remaining + ", slotMicros=" + slotMicros + (stamp == null ? "" : ", stamp=" + stamp) + "}";
+        + ", remaining=" + remaining + ", slotMicros=" + slotMicros + (stamp == null ? "" : ", stamp=" + stamp)
+        + (tokensOf == null ? "" : ", tokensOf=" + tokensOf) + "}";
   }
 }

@@ -11,7 +11,9 @@ import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
@@ -33,13 +35,21 @@ public final class LocalTokenBucket implements TokenBucket {
   private final StepHash state;
   private final RateAdaptation adaptation;
   private final StepSettings settings;
-  private final EpochHistory generations = new EpochHistory();
-  private volatile double rateFactor = 1;
-  private volatile int configurations = 1;
-  private volatile double ratePerSecond = Double.NaN;
-  private final LongAdder notCounted = new LongAdder();
-  private final LongAdder repairs = new LongAdder();
-  private volatile long holdEndsNanos = Long.MIN_VALUE;
+  private final Heard heard;
+  private final Map<String, LocalTokenBucket> flows;
+  private final Map<String, Double> shares;
+  private final String flow; // with shares, the flow whose calls this is (forFlow); else null
+
+  /** What the bucket's answers said, for every flow's calls. */
+  private static final class Heard {
+    final EpochHistory generations = new EpochHistory();
+    volatile double rateFactor = 1;
+    volatile int configurations = 1;
+    volatile double ratePerSecond = Double.NaN;
+    final LongAdder notCounted = new LongAdder();
+    final LongAdder repairs = new LongAdder();
+    volatile long holdEndsNanos = Long.MIN_VALUE;
+  }
 
   /**
    * A bucket with a state of its own, the default configuration lease and rate adaptation.
@@ -58,6 +68,18 @@ public final class LocalTokenBucket implements TokenBucket {
    */
   public LocalTokenBucket(String name, List<Limit> limits, LongSupplier nanoClock, StepHash state,
       Duration lease, RateAdaptation adaptation) {
+    this(name, limits, nanoClock, state, lease, adaptation, null);
+  }
+
+  /**
+   * The same with shares within the bucket (issue 46): each flow's weight, "*" among them (the flows not named);
+   * {@link #forFlow} gives the bucket of one flow's calls. Null: no shares.
+   *
+   * @throws IllegalArgumentException for shares the bucket cannot hold (several limits, a capacity under one call per
+   *                                  flow, a weight below 0, a bad flow name, no "*"), naming them
+   */
+  public LocalTokenBucket(String name, List<Limit> limits, LongSupplier nanoClock, StepHash state,
+      Duration lease, RateAdaptation adaptation, Map<String, Double> shares) {
     this.name = Checks.notBlank("name", name);
     this.limits = List.copyOf(limits);
     if (this.limits.isEmpty()) {
@@ -73,7 +95,25 @@ public final class LocalTokenBucket implements TokenBucket {
     this.adaptation = adaptation;
     long leaseMicros = Checks.saturatedMicros(Checks.positiveAtMostADay("lease", lease));
     this.settings = new StepSettings(leaseMicros, Math.max(leaseMicros, 30_000_000L),
-        adaptation == null ? ADAPTATION_OFF : toStep(adaptation), StepSettings.newReplicaId(), a);
+        adaptation == null ? ADAPTATION_OFF : toStep(adaptation), StepSettings.newReplicaId(), a, shares);
+    this.shares = shares == null ? Map.of() : Map.copyOf(shares);
+    this.heard = new Heard();
+    this.flows = new ConcurrentHashMap<>();
+    this.flow = null;
+  }
+
+  private LocalTokenBucket(LocalTokenBucket bucket, String flow) {
+    this.name = bucket.name;
+    this.limits = bucket.limits;
+    this.maxCost = bucket.maxCost;
+    this.nanoClock = bucket.nanoClock;
+    this.state = bucket.state;
+    this.adaptation = bucket.adaptation;
+    this.settings = bucket.settings;
+    this.shares = bucket.shares;
+    this.heard = bucket.heard;
+    this.flows = bucket.flows;
+    this.flow = flow;
   }
 
   @Override
@@ -91,21 +131,38 @@ public final class LocalTokenBucket implements TokenBucket {
     Checks.cost(cost, maxCost);
     long maxWaitMicros = Checks.saturatedMicros(Checks.notNegative("maxWait", maxWait));
     long nanos = nanoClock.getAsLong();
-    BucketReply r = step(BucketStep.Op.ACQUIRE, cost, maxWaitMicros, null, nanos);
+    BucketReply r = step(BucketStep.Op.ACQUIRE, cost, maxWaitMicros, null, nanos, flow);
     return Acquisition.of(r.done(), Duration.of(r.waitMicros(), ChronoUnit.MICROS), r.remaining(),
-        r.nowMicros() + r.waitMicros(), nanos, new StepStamp(r.epoch(), r.generation()));
+        r.nowMicros() + r.waitMicros(), nanos, new StepStamp(r.epoch(), r.generation()), r.flow());
   }
 
   @Override
   public double charge(double cost) {
     Checks.tokens("cost", cost);
-    return step(BucketStep.Op.CHARGE, cost, 0, null, nanoClock.getAsLong()).remaining();
+    return step(BucketStep.Op.CHARGE, cost, 0, null, nanoClock.getAsLong(), flow).remaining();
   }
 
   @Override
   public double refund(double cost) {
     Checks.tokens("cost", cost);
-    return step(BucketStep.Op.REFUND, cost, 0, null, nanoClock.getAsLong()).remaining();
+    return step(BucketStep.Op.REFUND, cost, 0, null, nanoClock.getAsLong(), flow).remaining();
+  }
+
+  /**
+   * With shares, the bucket of {@code flow}'s calls: the same bucket, whose acquires, charges and refunds count
+   * against that flow's share (a flow the shares do not name takes "*"'s). Without shares, or for a null flow: this.
+   */
+  @Override
+  public LocalTokenBucket forFlow(String flow) {
+    if (shares.isEmpty() || flow == null) {
+      return this;
+    }
+    return flows.computeIfAbsent(shares.containsKey(flow) ? flow : "*", f -> new LocalTokenBucket(this, f));
+  }
+
+  @Override
+  public Map<String, Double> shares() {
+    return shares;
   }
 
   /**
@@ -119,7 +176,7 @@ public final class LocalTokenBucket implements TokenBucket {
       current = state.generation();
     }
     long booked = StepStamp.of(granted.stamp()).generation();
-    return generations.isDead(booked) || (booked != 0 && booked < current) ? Validity.RATE_CUT : Validity.VALID;
+    return heard.generations.isDead(booked) || (booked != 0 && booked < current) ? Validity.RATE_CUT : Validity.VALID;
   }
 
   @Override
@@ -130,9 +187,9 @@ public final class LocalTokenBucket implements TokenBucket {
       return Refusal.NO_CUT;
     }
     BucketReply r = step(BucketStep.Op.CUT, 1, holdMicros, StepStamp.of(booked.stamp()).generation(),
-        nanoClock.getAsLong());
+        nanoClock.getAsLong(), null);
     if (r.notCounted()) {
-      notCounted.increment();
+      heard.notCounted.increment();
       return Refusal.NOT_COUNTED;
     }
     return r.done() ? Refusal.CUT : Refusal.NO_CUT;
@@ -140,23 +197,23 @@ public final class LocalTokenBucket implements TokenBucket {
 
   @Override
   public BucketReadings readings() {
-    long left = holdEndsNanos - nanoClock.getAsLong();
-    return new BucketReadings(rateFactor, configurations, left > 0 ? Duration.ofNanos(left) : Duration.ZERO,
-        repairs.sum(), notCounted.sum(), ratePerSecond);
+    long left = heard.holdEndsNanos - nanoClock.getAsLong();
+    return new BucketReadings(heard.rateFactor, heard.configurations, left > 0 ? Duration.ofNanos(left)
+        : Duration.ZERO, heard.repairs.sum(), heard.notCounted.sum(), heard.ratePerSecond);
   }
 
-  private BucketReply step(BucketStep.Op op, double cost, long argMicros, Long booked, long nanos) {
+  private BucketReply step(BucketStep.Op op, double cost, long argMicros, Long booked, long nanos, String flow) {
     BucketReply r;
     synchronized (state) {
-      r = BucketStep.step(state, op, cost, argMicros, null, Math.floorDiv(nanos, 1000), booked, settings);
+      r = BucketStep.step(state, op, cost, argMicros, null, Math.floorDiv(nanos, 1000), booked, settings, flow);
     }
-    generations.observe(r.generation());
-    rateFactor = r.factor();
-    configurations = r.configurations();
-    ratePerSecond = r.ratePerSecond(settings.configuration());
-    holdEndsNanos = nanos + Math.max(0, r.holdUntilMicros() - r.nowMicros()) * 1000;
+    heard.generations.observe(r.generation());
+    heard.rateFactor = r.factor();
+    heard.configurations = r.configurations();
+    heard.ratePerSecond = r.ratePerSecond(settings.configuration());
+    heard.holdEndsNanos = nanos + Math.max(0, r.holdUntilMicros() - r.nowMicros()) * 1000;
     if (!r.repaired().isEmpty()) {
-      repairs.increment();
+      heard.repairs.increment();
     }
     return r;
   }
@@ -168,6 +225,6 @@ public final class LocalTokenBucket implements TokenBucket {
 
   @Override
   public String toString() {
-    return "LocalTokenBucket{name=" + name + ", limits=" + limits + "}";
+    return "LocalTokenBucket{name=" + name + ", limits=" + limits + (flow == null ? "" : ", flow=" + flow) + "}";
   }
 }

@@ -2,6 +2,7 @@ package io.pixquota.throttle.store;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -67,6 +68,21 @@ public interface TokenBucket {
    */
   default CompletionStage<Acquisition> acquireAsync(double cost, Duration maxWait, long askedAt) {
     return acquireAsync(cost, maxWait);
+  }
+
+  /**
+   * This bucket for the calls of one flow (a service of a fleet that shares the bucket's quota, issue 46): the same
+   * bucket, whose acquires, charges and refunds count against that flow's guaranteed share when the bucket has shares
+   * ({@code docs/architecture.md}, "Shares within a quota"). A flow the shares do not name takes the share of the
+   * flow "*". A bucket without shares, and the default, return the bucket itself; so does a null flow.
+   */
+  default TokenBucket forFlow(String flow) {
+    return this;
+  }
+
+  /** The flows that share this bucket and each one's weight, "*" among them; empty (the default) without shares. */
+  default Map<String, Double> shares() {
+    return Map.of();
   }
 
   /**

@@ -13,4 +13,10 @@ class LocalTokenBucketTest extends TokenBucketContract {
   protected TokenBucket bucket(String name, List<Limit> limits) {
     return new LocalTokenBucket(name, limits, time::nanoTime);
   }
+
+  @Override
+  protected TokenBucket bucket(String name, List<Limit> limits, java.util.Map<String, Double> shares) {
+    return new LocalTokenBucket(name, limits, time::nanoTime, new io.pixquota.throttle.internal.StepHash(),
+        LocalTokenBucket.DEFAULT_CONFIGURATION_LEASE, RateAdaptation.defaults(), shares);
+  }
 }

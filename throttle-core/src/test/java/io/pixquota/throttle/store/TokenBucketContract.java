@@ -9,6 +9,7 @@ import io.pixquota.throttle.WindowAudit;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -29,6 +30,10 @@ public abstract class TokenBucketContract {
 
   /** A new, full bucket of this name and these limits, whose clock is {@link #time}. */
   protected abstract TokenBucket bucket(String name, List<Limit> limits) throws Exception;
+
+  /** The same with shares within the bucket (issue 46): each flow's weight, "*" among them. */
+  protected abstract TokenBucket bucket(String name, List<Limit> limits, Map<String, Double> shares)
+      throws Exception;
 
   private TokenBucket bucket(double capacity, double rate) throws Exception {
     return bucket("pix", List.of(Limit.of(capacity, rate)));
@@ -312,5 +317,66 @@ public abstract class TokenBucketContract {
     assertThat(first.permit()).isNotNull();
     assertThat(pool.take(PermitPool.Waiter.of(0), null).permit()).as("one in flight: the cap").isNull();
     assertThat(pool.release(first.permit()).toCompletableFuture().get(5, TimeUnit.SECONDS)).isTrue();
+  }
+
+  /** Checkout 6/s, the merchant API 3/s, other flows 0 (they only borrow), of a bucket of 8 + 9/s. */
+  private static final Map<String, Double> SHARES = Map.of("checkout", 6.0, "merchant-api", 3.0, "*", 0.0);
+
+  /**
+   * Shares (issue 46): the merchant API storms, 40 calls that may wait as long as it takes, and borrows what
+   * checkout does not use now, never what checkout keeps: checkout's next call goes at once, from its own share,
+   * where a bucket without shares would put it behind the storm (about 3.5 s).
+   */
+  @Test
+  public void aFlowWithinItsShareGoesAtOnceWhileAnotherStorms() throws Exception {
+    TokenBucket bucket = bucket("pix", List.of(Limit.of(8, 9)), SHARES);
+    TokenBucket storm = bucket.forFlow("merchant-api");
+    long borrowed = 0;
+    Acquisition last = null;
+    for (int i = 0; i < 40; i++) {
+      last = storm.acquire(1, LONG);
+      assertThat(last.granted()).isTrue();
+      borrowed += "merchant-api".equals(last.tokensOf()) ? 0 : 1;
+    }
+    assertThat(borrowed).as("the storm borrowed what checkout and the others did not keep").isEqualTo(4);
+    assertThat(waitMicros(last)).as("the rest booked on its own 3/s").isGreaterThan(10_000_000);
+    Acquisition checkout = bucket.forFlow("checkout").acquire(1, Duration.ZERO);
+    assertThat(checkout.granted()).isTrue();
+    assertThat(checkout.waitTime()).isZero();
+    assertThat(checkout.tokensOf()).isEqualTo("checkout");
+    Acquisition unnamed = bucket.forFlow("reports").acquire(1, Duration.ofSeconds(1));
+    assertThat(unnamed.granted()).as("a flow of weight 0 with nothing to borrow: refused").isFalse();
+    time.advanceMillis(400); // checkout's share refills 2.4
+    assertThat(bucket.forFlow("reports").acquire(1, Duration.ZERO).tokensOf()).as("it borrows checkout's spare")
+        .isEqualTo("checkout");
+  }
+
+  /** A flow alone borrows the whole bucket, as a bucket without shares would give it, at 95% or more over 10 s. */
+  @Test
+  public void aFlowAloneBorrowsWhatTheOthersLeave() throws Exception {
+    TokenBucket checkout = bucket("pix", List.of(Limit.of(8, 9)), SHARES).forFlow("checkout");
+    int granted = 0;
+    for (int i = 0; i < 200; i++) {
+      granted += checkout.acquire(1, Duration.ZERO).granted() ? 1 : 0;
+      time.advanceMillis(50);
+    }
+    assertThat(granted).as("of the bucket's 8 + 9/s over 10 s").isBetween(93, 98);
+  }
+
+  /** A refund goes back to the flow's own share; a bucket without shares gives every flow the bucket itself. */
+  @Test
+  public void aRefundGoesBackToItsFlowsShare() throws Exception {
+    TokenBucket bucket = bucket("pix", List.of(Limit.of(8, 9)), SHARES);
+    TokenBucket checkout = bucket.forFlow("checkout");
+    for (int i = 0; i < 4; i++) {
+      assertThat(checkout.acquire(1, Duration.ZERO).tokensOf()).isEqualTo("checkout");
+    }
+    assertThat(checkout.acquire(1, Duration.ZERO).tokensOf()).as("its own share spent: it borrows")
+        .isNotEqualTo("checkout");
+    checkout.refund(1);
+    assertThat(checkout.acquire(1, Duration.ZERO).tokensOf()).isEqualTo("checkout");
+    TokenBucket plain = bucket("plain", List.of(Limit.of(8, 9)));
+    assertThat(plain.forFlow("checkout")).isSameAs(plain);
+    assertThat(plain.acquire(1, Duration.ZERO).tokensOf()).isNull();
   }
 }

@@ -2,6 +2,8 @@ package io.pixquota.throttle.redis;
 
 import io.pixquota.throttle.internal.BucketReply;
 import io.pixquota.throttle.internal.EpochHistory;
+import io.pixquota.throttle.internal.StepStamp;
+import io.pixquota.throttle.store.TokenBucket;
 import io.pixquota.throttle.support.TimeSource;
 import java.time.Duration;
 import java.util.List;
@@ -147,5 +149,13 @@ final class BucketNews {
     long now = time.nanoTime();
     long before = last.get();
     return now - before > MINUTE && last.compareAndSet(before, now);
+  }
+
+  /** Whether a slot stamped {@code stamp} may still be left on, from the replies this process has seen. */
+  TokenBucket.Validity validity(StepStamp stamp) {
+    if (epochs.isDead(stamp.epoch())) {
+      return TokenBucket.Validity.STATE_LOST;
+    }
+    return generations.isDead(stamp.generation()) ? TokenBucket.Validity.RATE_CUT : TokenBucket.Validity.VALID;
   }
 }

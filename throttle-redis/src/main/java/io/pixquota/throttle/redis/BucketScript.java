@@ -1,21 +1,28 @@
 package io.pixquota.throttle.redis;
 
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.pixquota.throttle.store.Acquisition;
 import io.pixquota.throttle.store.StoreUnavailableException;
+import io.pixquota.throttle.store.TokenBucket;
 import io.pixquota.throttle.support.Async;
 import io.pixquota.throttle.internal.BucketReply;
 import io.pixquota.throttle.internal.BucketStep;
 import io.pixquota.throttle.support.Checks;
 import io.pixquota.throttle.internal.StepSettings;
+import io.pixquota.throttle.internal.StepStamp;
 import io.pixquota.throttle.support.TimeSource;
 import io.pixquota.throttle.redis.internal.ConnectGuard;
 import io.pixquota.throttle.redis.internal.LuaScript;
 import io.pixquota.throttle.redis.internal.ScriptBatch;
 import io.pixquota.throttle.redis.internal.ScriptProtocol;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -35,6 +42,7 @@ final class BucketScript {
   private static final LuaScript STATE = LuaScript.fromResource("bucket_state.lua");
 
   private final RedissonClient redisson;
+  private final double maxCost;
   private final TokenBucketConfig config;
   private final String key;
   private final TimeSource time;
@@ -48,6 +56,7 @@ final class BucketScript {
   BucketScript(RedissonClient redisson, TokenBucketConfig config, TimeSource time, StepSettings settings,
       BucketNews news, FleetChannel channel) {
     this.redisson = redisson;
+    this.maxCost = config.maxCost();
     this.config = config;
     this.key = config.key();
     this.time = time;
@@ -59,14 +68,43 @@ final class BucketScript {
     this.clock = time::nanoTime;
   }
 
-  /** A reply read, and when it arrived by the bucket's clock. */
-  record Answer(BucketReply reply, long receivedAtNanos) {}
+  RedissonClient redisson() {
+    return redisson;
+  }
 
-  Answer run(BucketStep.Op op, double cost, long argMicros, Long booked)
+  /** An acquire's max wait in microseconds, its cost and max wait checked first (before any I/O). */
+  long checkedMaxWaitMicros(double cost, Duration maxWait) {
+    Checks.cost(cost, maxCost);
+    return Checks.saturatedMicros(Checks.notNegative("maxWait", maxWait));
+  }
+
+  /** A reply read, and when it arrived by the bucket's clock. */
+  record Answer(BucketReply reply, long receivedAtNanos) {
+    /** The reply as an acquire's answer, stamped with its epoch and generation. */
+    Acquisition acquisition() {
+      return Acquisition.of(reply.done(), Duration.of(reply.waitMicros(), ChronoUnit.MICROS), reply.remaining(),
+          reply.nowMicros() + reply.waitMicros(), receivedAtNanos, new StepStamp(reply.epoch(), reply.generation()),
+          reply.flow());
+    }
+  }
+
+  /**
+   * The script's meter: calls of this process that met NOSCRIPT and sent the script's body instead. One per process
+   * and registry, however many buckets bind it.
+   */
+  static void bindNoScriptMeter(MeterRegistry registry) {
+    if (registry.find("bacen.throttle.script.noscript").functionCounter() == null) {
+      FunctionCounter.builder("bacen.throttle.script.noscript", LuaScript.TOKEN_BUCKET, LuaScript::noScriptCount)
+          .description("Calls that met NOSCRIPT (a restarted or promoted node) and sent the script's body instead, "
+              + "in this process").register(registry);
+    }
+  }
+
+  Answer run(BucketStep.Op op, double cost, long argMicros, Long booked, String flow)
       throws StoreUnavailableException, InterruptedException {
     channel.subscribe();
     try {
-      return observe(SCRIPT.call(target, args(op, cost, argMicros, booked), config.redisTimeout().toNanos(),
+      return observe(SCRIPT.call(target, args(op, cost, argMicros, booked, flow), config.redisTimeout().toNanos(),
           clock));
     } catch (LuaScript.CallFailedException e) {
       throw unavailable(e);
@@ -77,21 +115,21 @@ final class BucketScript {
    * One script call, without blocking: completes on Redisson's I/O thread after this process has taken the news of
    * the reply, or exceptionally with a {@link StoreUnavailableException}.
    */
-  CompletableFuture<Answer> runAsync(BucketStep.Op op, double cost, long argMicros, Long booked) {
+  CompletableFuture<Answer> runAsync(BucketStep.Op op, double cost, long argMicros, Long booked, String flow) {
     channel.subscribe();
-    return SCRIPT.callAsync(target, args(op, cost, argMicros, booked), config.redisTimeout().toNanos(), clock)
+    return SCRIPT.callAsync(target, args(op, cost, argMicros, booked, flow), config.redisTimeout().toNanos(), clock)
         .handle(this::answer);
   }
 
   /**
-   * Acquires of {@code costs} (with their max waits), in one pipeline, run by Redis in this order: one future per
-   * acquire, each as {@link #runAsync}'s.
+   * Acquires of {@code costs} (with their max waits and flows), in one pipeline, run by Redis in this order: one
+   * future per acquire, each as {@link #runAsync}'s.
    */
-  List<CompletableFuture<Answer>> acquireAllAsync(double[] costs, long[] maxWaitMicros) {
+  List<CompletableFuture<Answer>> acquireAllAsync(double[] costs, long[] maxWaitMicros, String[] flows) {
     channel.subscribe();
     List<Object[]> calls = new ArrayList<>(costs.length);
     for (int i = 0; i < costs.length; i++) {
-      calls.add(args(BucketStep.Op.ACQUIRE, costs[i], maxWaitMicros[i], null));
+      calls.add(args(BucketStep.Op.ACQUIRE, costs[i], maxWaitMicros[i], null, flows[i]));
     }
     List<CompletableFuture<Answer>> answers = new ArrayList<>(costs.length);
     for (CompletableFuture<LuaScript.Reply> reply
@@ -118,7 +156,7 @@ final class BucketScript {
    */
   void close() {
     try {
-      SCRIPT.callAsync(target, args(BucketStep.Op.CLOSE, 1, 0, null), config.redisTimeout().toNanos(), clock)
+      SCRIPT.callAsync(target, args(BucketStep.Op.CLOSE, 1, 0, null, null), config.redisTimeout().toNanos(), clock)
           .get(config.redisTimeout().toNanos(), TimeUnit.NANOSECONDS); // before a client that shuts down with it
     } catch (ExecutionException | TimeoutException e) {
       // best effort: the configuration ends with its lease
@@ -128,14 +166,38 @@ final class BucketScript {
   }
 
   /** The script's arguments; subscribes to the fleet's channel first, as a call does. */
-  Object[] arguments(BucketStep.Op op, double cost, long argMicros, Long booked) {
+  Object[] arguments(BucketStep.Op op, double cost, long argMicros, Long booked, String flow) {
     channel.subscribe();
-    return args(op, cost, argMicros, booked);
+    return args(op, cost, argMicros, booked, flow);
   }
 
-  private Object[] args(BucketStep.Op op, double cost, long argMicros, Long booked) {
+  private Object[] args(BucketStep.Op op, double cost, long argMicros, Long booked, String flow) {
     Long client = clientClock == null ? null : ChronoUnit.MICROS.between(Instant.EPOCH, clientClock.instant());
-    return ScriptProtocol.arguments(op, cost, argMicros, client, booked, settings);
+    return ScriptProtocol.arguments(op, cost, argMicros, client, booked, settings, flow);
+  }
+
+  /**
+   * The provider refused a call {@code booked} admitted: cuts the shared rate if it was booked under the current
+   * one, and holds the slots back ({@link RedisTokenBucket#providerRefused}).
+   */
+  TokenBucket.Refusal providerRefused(Acquisition booked, Duration retryAfter)
+      throws StoreUnavailableException, InterruptedException {
+    Objects.requireNonNull(booked, "booked cannot be null");
+    long holdMicros = Checks.saturatedMicros(Checks.notNegative("retryAfter", retryAfter));
+    if (config.rateAdaptation().isEmpty()) {
+      return TokenBucket.Refusal.NO_CUT;
+    }
+    Duration cap = config.rateAdaptation().get().maxProviderHold();
+    if (retryAfter.compareTo(cap) > 0) {
+      news.holdCapped(retryAfter, cap);
+    }
+    BucketReply reply = run(BucketStep.Op.CUT, 1, holdMicros, StepStamp.of(booked.stamp()).generation(), null)
+        .reply();
+    if (reply.notCounted()) {
+      news.notCountedRefusal();
+      return TokenBucket.Refusal.NOT_COUNTED;
+    }
+    return reply.done() ? TokenBucket.Refusal.CUT : TokenBucket.Refusal.NO_CUT;
   }
 
   /**

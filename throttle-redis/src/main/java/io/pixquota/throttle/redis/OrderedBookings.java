@@ -30,18 +30,20 @@ final class OrderedBookings {
   private final ConcurrentLinkedQueue<Asked> queue = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean sending = new AtomicBoolean(); // one sender at a time: a batch at Redis, or being made
 
-  private record Asked(double cost, long maxWaitMicros, long askedAt, CompletableFuture<BucketScript.Answer> answer) {}
+  private record Asked(double cost, long maxWaitMicros, long askedAt, String flow,
+      CompletableFuture<BucketScript.Answer> answer) {}
 
   OrderedBookings(BucketScript script) {
     this.script = script;
   }
 
   /**
-   * An acquire of {@code cost}, booked after every booking that reached this before it, and after those that reach
-   * it while it waits for its batch but were asked for before {@code askedAt} ({@link System#nanoTime()}).
+   * An acquire of {@code cost} (for {@code flow}, with shares; else null), booked after every booking that reached
+   * this before it, and after those that reach it while it waits for its batch but were asked for before
+   * {@code askedAt} ({@link System#nanoTime()}).
    */
-  CompletableFuture<BucketScript.Answer> book(double cost, long maxWaitMicros, long askedAt) {
-    Asked asked = new Asked(cost, maxWaitMicros, askedAt, new CompletableFuture<>());
+  CompletableFuture<BucketScript.Answer> book(double cost, long maxWaitMicros, long askedAt, String flow) {
+    Asked asked = new Asked(cost, maxWaitMicros, askedAt, flow, new CompletableFuture<>());
     queue.add(asked);
     if (sending.compareAndSet(false, true)) {
       sendNext();
@@ -90,14 +92,17 @@ final class OrderedBookings {
 
   private List<CompletableFuture<BucketScript.Answer>> send(List<Asked> batch) {
     if (batch.size() == 1) {
-      return List.of(script.runAsync(BucketStep.Op.ACQUIRE, batch.get(0).cost, batch.get(0).maxWaitMicros, null));
+      Asked one = batch.get(0);
+      return List.of(script.runAsync(BucketStep.Op.ACQUIRE, one.cost, one.maxWaitMicros, null, one.flow));
     }
     double[] costs = new double[batch.size()];
     long[] maxWaits = new long[batch.size()];
+    String[] flows = new String[batch.size()];
     for (int i = 0; i < costs.length; i++) {
       costs[i] = batch.get(i).cost;
       maxWaits[i] = batch.get(i).maxWaitMicros;
+      flows[i] = batch.get(i).flow;
     }
-    return script.acquireAllAsync(costs, maxWaits);
+    return script.acquireAllAsync(costs, maxWaits, flows);
   }
 }

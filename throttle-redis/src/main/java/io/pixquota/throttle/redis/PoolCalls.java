@@ -42,14 +42,16 @@ final class PoolCalls {
   /** A take by {@code waiter}, with its slot on the bucket beside when {@code slot} asks for one there. */
   Call take(Waiter waiter, SlotAsk slot) {
     Objects.requireNonNull(waiter, "waiter cannot be null");
-    boolean withSlot = slot != null && beside != null && slot.bucket() == beside;
+    boolean withSlot = slot != null && beside != null && slot.bucket() instanceof RedisTokenBucket b
+        && b.sameBucket(beside);
     Object[] pool = {"take", config[0], config[1], config[2], waiter.id(), Integer.toString(waiter.rank()),
         Long.toString(RedisPermitPool.WAITER_LEASE.toMillis()), withSlot ? "1" : "0",
         Long.toString(waiter.maxWait().toMillis())};
     if (beside == null) {
       return new Call(LuaScript.PERMIT_POOL, alone(), pool, false);
     }
-    Object[] bucket = withSlot ? beside.acquireArgs(slot.cost(), slot.maxWait()) : new Object[] {"", ""};
+    Object[] bucket = withSlot ? ((RedisTokenBucket) slot.bucket()).acquireArgs(slot.cost(), slot.maxWait())
+        : new Object[] {"", ""};
     return new Call(LuaScript.PERMIT_AND_BUCKET, withBucket(), join(bucket, pool), withSlot);
   }
 

@@ -1,6 +1,5 @@
 package io.pixquota.throttle.redis;
 
-import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.pixquota.throttle.store.Acquisition;
@@ -10,7 +9,6 @@ import io.pixquota.throttle.store.Limit;
 import io.pixquota.throttle.store.PermitPool;
 import io.pixquota.throttle.store.RateAdaptation;
 import io.pixquota.throttle.store.TokenBucket;
-import io.pixquota.throttle.internal.BucketReply;
 import io.pixquota.throttle.internal.BucketStep;
 import io.pixquota.throttle.support.Checks;
 import io.pixquota.throttle.internal.StepSettings;
@@ -18,10 +16,11 @@ import io.pixquota.throttle.internal.StepStamp;
 import io.pixquota.throttle.support.TimeSource;
 import io.pixquota.throttle.redis.internal.LuaScript;
 import java.time.Duration;
-import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import org.redisson.api.RedissonClient;
 
 /**
@@ -39,31 +38,64 @@ import org.redisson.api.RedissonClient;
  * {@link RateAdaptation#maxProviderHold()} ({@link #providerRefused}, {@link RateAdaptation}); one replica's reports
  * are bounded. Every process subscribes to the bucket's channel ({@code <key>:fleet}) at its first call, so that a
  * new rate generation voids the slots its callers sleep on at once; a message there is only a hint to read the
- * state. Nothing the script reads is trusted: fields it cannot trust are reset and counted
- * ({@link BucketReadings#stateRepairs()}).
+ * state. Nothing the script reads is trusted: what it cannot trust is reset and counted
+ * ({@link BucketReadings#stateRepairs()}). With {@link TokenBucketConfig.Builder#shares shares}, see {@link #forFlow}.
  *
  * <p>This class is threadsafe. It does not own the {@link RedissonClient}; shut that down yourself.
  */
 public final class RedisTokenBucket implements TokenBucket, MeterBinder {
 
-  private final RedissonClient redisson;
   private final TokenBucketConfig config;
-  private final double maxCost;
   private final BucketNews news;
   private final FleetChannel channel;
   private final BucketScript script;
   private final OrderedBookings bookings;
+  private final Map<String, RedisTokenBucket> flows;
+  private final String flow; // with shares, the flow whose calls this is (forFlow); else null
 
   private RedisTokenBucket(RedissonClient redisson, TokenBucketConfig config, TimeSource time) {
-    this.redisson = Objects.requireNonNull(redisson, "redisson cannot be null");
+    Objects.requireNonNull(redisson, "redisson cannot be null");
     this.config = Objects.requireNonNull(config, "config cannot be null");
-    this.maxCost = config.maxCost();
     StepSettings settings = config.stepSettings();
     this.news = new BucketNews(config.name(), settings.configuration(), time);
     this.channel = new FleetChannel(redisson, config.key(), config.name(), news, config.redisTimeout().toNanos(),
         settings.adaptation().maxHoldMicros(), time::nanoTime);
     this.script = new BucketScript(redisson, config, time, settings, news, channel);
     this.bookings = new OrderedBookings(script);
+    this.flows = new ConcurrentHashMap<>();
+    this.flow = null;
+  }
+
+  private RedisTokenBucket(RedisTokenBucket bucket, String flow) {
+    this.config = bucket.config;
+    this.news = bucket.news;
+    this.channel = bucket.channel;
+    this.script = bucket.script;
+    this.bookings = bucket.bookings;
+    this.flows = bucket.flows;
+    this.flow = flow;
+  }
+
+  /**
+   * With {@link TokenBucketConfig.Builder#shares shares}, this bucket for {@code flow}'s calls (closing it closes the
+   * bucket): they count against the flow's share, or "*"'s when not named. Without shares, or a null flow: this.
+   */
+  @Override
+  public RedisTokenBucket forFlow(String flow) {
+    Map<String, Double> shares = config.shares().orElse(null);
+    if (shares == null || flow == null) {
+      return this;
+    }
+    return flows.computeIfAbsent(shares.containsKey(flow) ? flow : "*", f -> new RedisTokenBucket(this, f));
+  }
+
+  @Override
+  public Map<String, Double> shares() {
+    return config.shares().orElse(Map.of());
+  }
+
+  boolean sameBucket(RedisTokenBucket other) { // for another flow's calls or the same
+    return other.script == script;
   }
 
   /** A bucket over {@code redisson} with these settings. Makes no call to Redis. */
@@ -77,10 +109,9 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
   }
 
   /**
-   * Loads the bucket's script into Redis now, so that the first calls of a burst do not each meet NOSCRIPT and pay a
-   * second round trip (a fresh or restarted Redis has no scripts). Optional. On a Redisson client that has not
-   * connected yet, it also waits for the connect (up to 10 s, or the Redis timeout when longer): it is the moment to
-   * connect, while a call never waits longer than the Redis timeout.
+   * Loads the bucket's script into Redis now, so that the first calls of a burst do not each meet NOSCRIPT (a fresh
+   * or restarted Redis has no scripts). Optional. On a Redisson client not yet connected, it waits for the connect
+   * (up to 10 s, or the Redis timeout when longer), while a call never waits longer than the Redis timeout.
    *
    * @throws StoreUnavailableException when Redis fails or does not answer in time
    */
@@ -111,15 +142,14 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
 
   @Override
   public Acquisition acquire(double cost, Duration maxWait) throws StoreUnavailableException, InterruptedException {
-    long maxWaitMicros = checkedMaxWaitMicros(cost, maxWait);
-    return acquisition(script.run(BucketStep.Op.ACQUIRE, cost, maxWaitMicros, null));
+    long maxWaitMicros = script.checkedMaxWaitMicros(cost, maxWait);
+    return script.run(BucketStep.Op.ACQUIRE, cost, maxWaitMicros, null, flow).acquisition();
   }
 
   /**
-   * Sent with Redisson's async API: no thread waits for Redis's answer. This process's async bookings of this bucket
-   * reach Redis in the order they were asked for: those asked while others are at Redis go together in the next
-   * pipeline, one round trip for up to {@value OrderedBookings#MAX_BATCH}, which Redis runs in order. Cancelling the
-   * future before its pipeline leaves books nothing.
+   * Sent with Redisson's async API: no thread waits for Redis's answer. This process's bookings asked while others are
+   * at Redis go together, in the order asked, in the next pipeline (up to {@value OrderedBookings#MAX_BATCH}, one
+   * round trip, run by Redis in order). Cancelling the future before its pipeline leaves books nothing.
    */
   @Override
   public CompletableFuture<Acquisition> acquireAsync(double cost, Duration maxWait) {
@@ -129,36 +159,25 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
   /** {@link #acquireAsync(double, Duration)}, in its pipeline after the bookings asked for before {@code askedAt}. */
   @Override
   public CompletableFuture<Acquisition> acquireAsync(double cost, Duration maxWait, long askedAt) {
-    long maxWaitMicros = checkedMaxWaitMicros(cost, maxWait);
-    CompletableFuture<BucketScript.Answer> answer = bookings.book(cost, maxWaitMicros, askedAt);
-    CompletableFuture<Acquisition> result = answer.thenApply(RedisTokenBucket::acquisition);
+    long maxWaitMicros = script.checkedMaxWaitMicros(cost, maxWait);
+    CompletableFuture<BucketScript.Answer> answer = bookings.book(cost, maxWaitMicros, askedAt, flow);
+    CompletableFuture<Acquisition> result = answer.thenApply(BucketScript.Answer::acquisition);
     result.whenComplete((a, failure) -> answer.cancel(false)); // given up before its batch leaves: not sent
     return result;
   }
 
   /** For a permit pool beside this bucket: the script's arguments of an acquire (checked as an acquire's are). */
   Object[] acquireArgs(double cost, Duration maxWait) {
-    return script.arguments(BucketStep.Op.ACQUIRE, cost, checkedMaxWaitMicros(cost, maxWait), null);
+    return script.arguments(BucketStep.Op.ACQUIRE, cost, script.checkedMaxWaitMicros(cost, maxWait), null, flow);
   }
 
   /** For a permit pool beside this bucket: the bucket's reply, taken as news, as an acquisition. */
   Acquisition acquisition(String reply, long receivedAtNanos) throws StoreUnavailableException {
-    return acquisition(script.observe(new LuaScript.Reply(reply, receivedAtNanos)));
+    return script.observe(new LuaScript.Reply(reply, receivedAtNanos)).acquisition();
   }
 
   RedissonClient redisson() {
-    return redisson;
-  }
-
-  private long checkedMaxWaitMicros(double cost, Duration maxWait) {
-    Checks.cost(cost, maxCost);
-    return Checks.saturatedMicros(Checks.notNegative("maxWait", maxWait));
-  }
-
-  private static Acquisition acquisition(BucketScript.Answer answer) {
-    BucketReply r = answer.reply();
-    return Acquisition.of(r.done(), Duration.of(r.waitMicros(), ChronoUnit.MICROS), r.remaining(),
-        r.nowMicros() + r.waitMicros(), answer.receivedAtNanos(), new StepStamp(r.epoch(), r.generation()));
+    return script.redisson();
   }
 
   /**
@@ -168,35 +187,31 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
    */
   @Override
   public Validity validity(Acquisition granted) {
-    StepStamp stamp = StepStamp.of(granted.stamp());
-    if (news.epochs.isDead(stamp.epoch())) {
-      return Validity.STATE_LOST;
-    }
-    return news.generations.isDead(stamp.generation()) ? Validity.RATE_CUT : Validity.VALID;
+    return news.validity(StepStamp.of(granted.stamp()));
   }
 
   @Override
   public double charge(double cost) throws StoreUnavailableException, InterruptedException {
     Checks.tokens("cost", cost);
-    return script.run(BucketStep.Op.CHARGE, cost, 0, null).reply().remaining();
+    return script.run(BucketStep.Op.CHARGE, cost, 0, null, flow).reply().remaining();
   }
 
   @Override
   public double refund(double cost) throws StoreUnavailableException, InterruptedException {
     Checks.tokens("cost", cost);
-    return script.run(BucketStep.Op.REFUND, cost, 0, null).reply().remaining();
+    return script.run(BucketStep.Op.REFUND, cost, 0, null, flow).reply().remaining();
   }
 
   @Override
   public CompletableFuture<Double> chargeAsync(double cost) {
     Checks.tokens("cost", cost);
-    return script.runAsync(BucketStep.Op.CHARGE, cost, 0, null).thenApply(r -> r.reply().remaining());
+    return script.runAsync(BucketStep.Op.CHARGE, cost, 0, null, flow).thenApply(r -> r.reply().remaining());
   }
 
   @Override
   public CompletableFuture<Double> refundAsync(double cost) {
     Checks.tokens("cost", cost);
-    return script.runAsync(BucketStep.Op.REFUND, cost, 0, null).thenApply(r -> r.reply().remaining());
+    return script.runAsync(BucketStep.Op.REFUND, cost, 0, null, flow).thenApply(r -> r.reply().remaining());
   }
 
   /**
@@ -208,22 +223,7 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
   @Override
   public Refusal providerRefused(Acquisition booked, Duration retryAfter)
       throws StoreUnavailableException, InterruptedException {
-    Objects.requireNonNull(booked, "booked cannot be null");
-    long holdMicros = Checks.saturatedMicros(Checks.notNegative("retryAfter", retryAfter));
-    if (config.rateAdaptation().isEmpty()) {
-      return Refusal.NO_CUT;
-    }
-    Duration cap = config.rateAdaptation().get().maxProviderHold();
-    if (retryAfter.compareTo(cap) > 0) {
-      news.holdCapped(retryAfter, cap);
-    }
-    BucketReply reply = script.run(BucketStep.Op.CUT, 1, holdMicros, StepStamp.of(booked.stamp()).generation())
-        .reply();
-    if (reply.notCounted()) {
-      news.notCountedRefusal();
-      return Refusal.NOT_COUNTED;
-    }
-    return reply.done() ? Refusal.CUT : Refusal.NO_CUT;
+    return script.providerRefused(booked, retryAfter);
   }
 
   /** A pool the fleet shares, beside this bucket: the permit and the slot in one script ({@link RedisPermitPool}). */
@@ -245,12 +245,7 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
    */
   @Override
   public void bindTo(MeterRegistry registry) {
-    if (registry.find("bacen.throttle.script.noscript").functionCounter() != null) {
-      return;
-    }
-    FunctionCounter.builder("bacen.throttle.script.noscript", LuaScript.TOKEN_BUCKET, LuaScript::noScriptCount)
-        .description("Calls that met NOSCRIPT (a restarted or promoted node) and sent the script's body instead, "
-            + "in this process").register(registry);
+    BucketScript.bindNoScriptMeter(registry);
   }
 
   /** For tests: the channel, as a message reaches it. */
@@ -295,6 +290,6 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
 
   @Override
   public String toString() {
-    return "RedisTokenBucket{" + config + "}";
+    return "RedisTokenBucket{" + config + (flow == null ? "" : ", flow=" + flow) + "}";
   }
 }

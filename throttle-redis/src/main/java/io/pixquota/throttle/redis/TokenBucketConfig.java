@@ -8,9 +8,12 @@ import io.pixquota.throttle.support.Checks;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * Settings of one {@link RedisTokenBucket}: its name, its limits, the clock, the Redis key prefix, how long its
@@ -46,6 +49,7 @@ public final class TokenBucketConfig {
   private final Duration configurationLease;
   private final Duration maxConfigurationLease;
   private final RateAdaptation rateAdaptation;
+  private final Map<String, Double> shares;
 
   private TokenBucketConfig(Builder b) {
     this.name = b.name;
@@ -58,6 +62,7 @@ public final class TokenBucketConfig {
         : b.configurationLease.compareTo(DEFAULT_CONFIGURATION_LEASE) > 0 ? b.configurationLease
         : DEFAULT_CONFIGURATION_LEASE;
     this.rateAdaptation = b.rateAdaptation;
+    this.shares = b.shares;
   }
 
   /** A bucket with one limit. */
@@ -79,6 +84,7 @@ public final class TokenBucketConfig {
     b.redisTimeout = prototype.redisTimeout;
     b.configurationLease = prototype.configurationLease;
     b.rateAdaptation = prototype.rateAdaptation;
+    b.shares = prototype.shares;
     return b;
   }
 
@@ -123,6 +129,11 @@ public final class TokenBucketConfig {
     return Optional.ofNullable(rateAdaptation);
   }
 
+  /** The flows that share the bucket and each one's weight ({@link Builder#shares}); empty when none. */
+  public Optional<Map<String, Double>> shares() {
+    return Optional.ofNullable(shares);
+  }
+
   /** The Redis key of the bucket's hash: {@code <prefix>{<name>}:tb}. */
   public String key() {
     return keyPrefix + "{" + name + "}:tb";
@@ -139,7 +150,7 @@ public final class TokenBucketConfig {
         + (clientClock == null ? "redis" : "client") + ", keyPrefix=" + keyPrefix
         + ", redisTimeout=" + redisTimeout + ", configurationLease=" + configurationLease
         + ", maxConfigurationLease=" + maxConfigurationLease + ", rateAdaptation="
-        + (rateAdaptation == null ? "off" : rateAdaptation) + "}";
+        + (rateAdaptation == null ? "off" : rateAdaptation) + (shares == null ? "" : ", shares=" + shares) + "}";
   }
 
   /** Builds a {@link TokenBucketConfig}; each setter validates at once. */
@@ -152,6 +163,7 @@ public final class TokenBucketConfig {
     private Duration configurationLease = DEFAULT_CONFIGURATION_LEASE;
     private Duration maxConfigurationLease;
     private RateAdaptation rateAdaptation = RateAdaptation.defaults();
+    private Map<String, Double> shares;
 
     private Builder(String name) {
       Checks.notBlank("name", name);
@@ -233,8 +245,22 @@ public final class TokenBucketConfig {
     }
 
     /**
+     * Shares within the bucket (issue 46): each flow (service) of the fleet and its weight, "*" among them (the
+     * flows not named; 0: they only borrow). A flow is guaranteed the bucket's rate times its weight over the
+     * weights' sum, and borrows what the others leave; {@link RedisTokenBucket#forFlow} gives a flow's bucket. Every
+     * replica of the bucket must run the same shares for them to decide. Null (the default): none. Checked at
+     * {@link #build()}: one limit, a capacity of one call per flow, weights of 0 or more, flow names of 1 to 64
+     * letters, digits, '.', '_' or '-'.
+     */
+    public Builder shares(Map<String, Double> weights) {
+      this.shares = weights == null ? null : Collections.unmodifiableMap(new TreeMap<>(weights));
+      return this;
+    }
+
+    /**
      * @throws IllegalStateException without any limit, or with a maxConfigurationLease shorter than the
      *     configurationLease
+     * @throws IllegalArgumentException for shares the bucket cannot hold, naming them
      */
     public TokenBucketConfig build() {
       if (limits.isEmpty()) {
@@ -245,7 +271,9 @@ public final class TokenBucketConfig {
             + "be shorter than configurationLease " + configurationLease.toMillis() + " ms: this replica would not "
             + "believe its own configuration");
       }
-      return new TokenBucketConfig(this);
+      TokenBucketConfig config = new TokenBucketConfig(this);
+      config.stepSettings(); // shares checked now, not at the first call
+      return config;
     }
   }
 
@@ -266,6 +294,6 @@ public final class TokenBucketConfig {
     }
     return new StepSettings(Checks.saturatedMicros(configurationLease()), Checks.saturatedMicros(
         maxConfigurationLease()), adaptation(rateAdaptation().orElse(RateAdaptation.defaults())),
-        StepSettings.newReplicaId(), args);
+        StepSettings.newReplicaId(), args, shares);
   }
 }

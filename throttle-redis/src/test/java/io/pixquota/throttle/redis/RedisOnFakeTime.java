@@ -23,6 +23,11 @@ final class RedisOnFakeTime implements AutoCloseable {
     admin = redis.server().rawConnection();
   }
 
+  /** Another client of the same server: another replica's. Shut it down yourself. */
+  RedissonClient newRedisson() {
+    return Redisson.create(TestRedis.redissonConfig(redis.uri().toString()));
+  }
+
   @Override
   public void close() {
     admin.close();

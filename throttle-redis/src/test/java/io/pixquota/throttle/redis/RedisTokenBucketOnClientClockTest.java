@@ -26,4 +26,13 @@ class RedisTokenBucketOnClientClockTest extends TokenBucketContract {
     limits.forEach(config::limit);
     return RedisTokenBucket.create(redis.newRedisson(), config.build(), time);
   }
+
+  @Override
+  protected TokenBucket bucket(String name, List<Limit> limits, java.util.Map<String, Double> shares) {
+    TokenBucketConfig.Builder config = TokenBucketConfig.custom(name).keyPrefix(redis.keyPrefix())
+        .clientClock(time.clock());
+    limits.forEach(config::limit);
+    config.shares(shares);
+    return RedisTokenBucket.create(redis.newRedisson(), config.build(), time);
+  }
 }

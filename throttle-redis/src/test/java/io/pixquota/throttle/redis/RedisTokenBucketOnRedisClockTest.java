@@ -36,4 +36,12 @@ class RedisTokenBucketOnRedisClockTest extends TokenBucketContract {
     limits.forEach(config::limit);
     return RedisTokenBucket.create(redis.redisson, config.build(), time);
   }
+
+  @Override
+  protected TokenBucket bucket(String name, List<Limit> limits, java.util.Map<String, Double> shares) {
+    TokenBucketConfig.Builder config = TokenBucketConfig.custom(name);
+    limits.forEach(config::limit);
+    config.shares(shares);
+    return RedisTokenBucket.create(redis.redisson, config.build(), time);
+  }
 }

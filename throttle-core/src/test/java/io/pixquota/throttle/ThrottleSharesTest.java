@@ -1,0 +1,71 @@
+package io.pixquota.throttle;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.pixquota.throttle.internal.StepHash;
+import io.pixquota.throttle.store.Limit;
+import io.pixquota.throttle.store.LocalTokenBucket;
+import io.pixquota.throttle.store.RateAdaptation;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Shares through the throttle (issue 46): a request's flow (its own, else the throttle's) reaches its quota's bucket,
+ * so that a storming service's calls queue on its own share while another service's go at once; whatever
+ * {@link RedisUnavailablePolicy} wraps the bucket. On a clock the test moves.
+ */
+class ThrottleSharesTest {
+  private final FakeTime time = FakeTime.manual(1_000);
+  private static final Map<String, Double> SHARES = Map.of("checkout", 6.0, "merchant-api", 3.0, "*", 0.0);
+
+  private LocalTokenBucket bucket() {
+    return new LocalTokenBucket("pix", List.of(Limit.of(8, 9)), time::nanoTime, new StepHash(),
+        LocalTokenBucket.DEFAULT_CONFIGURATION_LEASE, RateAdaptation.defaults(), SHARES);
+  }
+
+  private Throttle throttle(RedisUnavailablePolicy policy, String flow) {
+    return ThrottleTesting.onTime(Throttle.builder(), time).quota("pix", Match.any(), bucket(), 1)
+        .maxWait(Duration.ofSeconds(30)).redisUnavailable(policy, 0.5, Duration.ofSeconds(1)).flow(flow).build();
+  }
+
+  /** Books without a thread: the bucket answers at once, the slot is due when the test's clock reaches it. */
+  private static void book(Throttle throttle, ThrottleRequest request, List<Slot> due) {
+    throttle.book(request).start(due::add, failure -> { });
+  }
+
+  @Test
+  void aStormingServiceQueuesOnItsShareWhileAnotherGoesAtOnce() throws Exception {
+    for (RedisUnavailablePolicy policy : RedisUnavailablePolicy.values()) {
+      Throttle throttle = throttle(policy, "merchant-api"); // the service's own name: its requests' flow
+      List<Slot> due = new ArrayList<>();
+      for (int i = 0; i < 40; i++) {
+        book(throttle, ThrottleRequest.of("GET", "/pix/E" + i), due);
+      }
+      assertThat(due).as("%s: the storm's first calls at once, the rest booked on its own share", policy)
+          .hasSizeBetween(4, 8);
+      Integer answer = throttle.exchange(ThrottleRequest.of("GET", "/pix/C").withFlow("checkout")
+          .withMaxWait(Duration.ZERO), Answering.status(200));
+      assertThat(answer).as("%s: checkout at once, from its own share", policy).isNotNull();
+      assertThatThrownBy(() -> throttle.exchange(ThrottleRequest.of("GET", "/pix/M").withMaxWait(Duration.ZERO),
+          Answering.status(200))).as("%s: the storm's next call is behind its own", policy)
+          .isInstanceOf(ThrottleRefusedException.class);
+    }
+  }
+
+  @Test
+  void aFlowWithoutAShareAndNothingToBorrowIsRefused() throws Exception {
+    Throttle throttle = throttle(RedisUnavailablePolicy.FAIL_CLOSED, null);
+    List<Slot> due = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      book(throttle, ThrottleRequest.of("GET", "/pix/E" + i).withFlow("checkout"), due);
+    }
+    assertThat(due).hasSize(6);
+    assertThatThrownBy(() -> throttle.exchange(ThrottleRequest.of("GET", "/pix/R").withFlow("reports"),
+        Answering.status(200))).as("weight 0, nothing to borrow: it would wait for ever")
+        .isInstanceOf(ThrottleRefusedException.class);
+  }
+}
