@@ -23,6 +23,7 @@ final class Booking {
   final CallPlan plan;
   final TokenBucket bucket;
   final boolean ownBucket; // the request's own bucket: its route's response costs do not apply
+  private final String flow; // the service the call is for (its bucket's shares), or null
   final double cost;
   final Priority priority;
   final Duration maxWait;
@@ -56,6 +57,7 @@ final class Booking {
     this.plan = plan;
     this.ownBucket = own != null;
     this.bucket = (own != null ? own : plan.charge().bucket()).forFlow(flow);
+    this.flow = flow;
     this.cost = own != null ? 1 : plan.charge().cost();
     this.priority = priority;
     this.maxWait = maxWait;
@@ -158,11 +160,13 @@ final class Booking {
         return false;
       }
       waits.metrics().refused(bucket.name(), priority);
+      waits.metrics().flows().answered(bucket, flow, a);
       throw new ThrottleRefusedException(bucket.name(), a.waitTime(), maxWait, a.waits() ? limit()
           : "what waiting can give (a part of the decision that never waits refused it)", a);
     }
     granted = a;
     slotNanos = a.answeredAtNanos() + a.waitTime().toNanos();
+    waits.metrics().flows().answered(bucket, flow, a);
     return true;
   }
 

@@ -31,6 +31,7 @@ final class ThrottleMetrics implements FallbackTokenBucket.Listener {
   private final MeterRegistry registry;
   private final Map<String, Meters> byBucket = new ConcurrentHashMap<>();
   private final Map<String, String> quotaOf = new ConcurrentHashMap<>(); // bucket name -> quota name
+  private final FlowMetrics flows;
 
   /** The meters of one priority class on one bucket. */
   private final class ClassMeters {
@@ -120,6 +121,12 @@ final class ThrottleMetrics implements FallbackTokenBucket.Listener {
   ThrottleMetrics(MeterRegistry registry) {
     this.registry = registry == null ? new CompositeMeterRegistry() : registry;
     this.permits = new PermitMetrics(this.registry);
+    this.flows = new FlowMetrics(this.registry);
+  }
+
+  /** The meters of shares within the quotas, by flow. */
+  FlowMetrics flows() {
+    return flows;
   }
 
   /** The meters of the throttle's permit pools. */
@@ -152,6 +159,7 @@ final class ThrottleMetrics implements FallbackTokenBucket.Listener {
 
   void register(TokenBucket bucket, Priority defaultPriority) {
     of(bucket.name()).of(defaultPriority);
+    flows.register(bucket, quotaOf.getOrDefault(bucket.name(), bucket.name()));
     Tags tags = tagsOf(bucket.name());
     double slowest = bucket.limits().stream().mapToDouble(Limit::refillPerSecond).min().orElse(Double.NaN);
     Gauge.builder("bacen.throttle.rate.factor", bucket, b -> b.readings().rateFactor())

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,9 +28,18 @@ class ThrottleSharesTest {
         LocalTokenBucket.DEFAULT_CONFIGURATION_LEASE, RateAdaptation.defaults(), SHARES);
   }
 
+  private SimpleMeterRegistry registry;
+
   private Throttle throttle(RedisUnavailablePolicy policy, String flow) {
+    registry = new SimpleMeterRegistry();
     return ThrottleTesting.onTime(Throttle.builder(), time).quota("pix", Match.any(), bucket(), 1)
-        .maxWait(Duration.ofSeconds(30)).redisUnavailable(policy, 0.5, Duration.ofSeconds(1)).flow(flow).build();
+        .maxWait(Duration.ofSeconds(30)).redisUnavailable(policy, 0.5, Duration.ofSeconds(1)).flow(flow)
+        .meterRegistry(registry).build();
+  }
+
+  private double calls(String flow, String outcome) {
+    return registry.get("bacen.throttle.flow.calls").tags("quota", "pix", "flow", flow, "outcome", outcome).counter()
+        .count();
   }
 
   /** Books without a thread: the bucket answers at once, the slot is due when the test's clock reaches it. */
@@ -53,6 +63,12 @@ class ThrottleSharesTest {
       assertThatThrownBy(() -> throttle.exchange(ThrottleRequest.of("GET", "/pix/M").withMaxWait(Duration.ZERO),
           Answering.status(200))).as("%s: the storm's next call is behind its own", policy)
           .isInstanceOf(ThrottleRefusedException.class);
+      assertThat(calls("checkout", "own")).isEqualTo(1);
+      assertThat(calls("merchant-api", "borrowed")).as("%s: what the others left now", policy).isEqualTo(4);
+      assertThat(calls("merchant-api", "own") + calls("merchant-api", "borrowed")).isEqualTo(40);
+      assertThat(calls("merchant-api", "refused")).isEqualTo(1);
+      assertThat(registry.get("bacen.throttle.flow.wait").tags("flow", "merchant-api").timer().max(
+          java.util.concurrent.TimeUnit.SECONDS)).as("the storm's last slot, on its own 3/s").isGreaterThan(10);
     }
   }
 
@@ -67,5 +83,7 @@ class ThrottleSharesTest {
     assertThatThrownBy(() -> throttle.exchange(ThrottleRequest.of("GET", "/pix/R").withFlow("reports"),
         Answering.status(200))).as("weight 0, nothing to borrow: it would wait for ever")
         .isInstanceOf(ThrottleRefusedException.class);
+    assertThat(calls("*", "refused")).as("a flow not named is counted as the flows not named").isEqualTo(1);
+    assertThat(registry.find("bacen.throttle.flow.calls").tag("flow", "reports").counters()).isEmpty();
   }
 }

@@ -16,6 +16,7 @@ import io.pixquota.throttle.redis.RedisTokenBucket;
 import java.util.Arrays;
 import javax.net.ssl.X509TrustManager;
 import org.redisson.api.RedissonClient;
+import org.springframework.core.env.Environment;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -99,14 +100,15 @@ public class PixQuotaAutoConfiguration {
   @ConditionalOnMissingBean
   public Throttle pixQuotaThrottle(TokenBucket bucket, PixQuotaSettings settings, ObjectProvider<QuotaPlan> plan,
       ObjectProvider<MeterRegistry> registry, ObjectProvider<ObservationRegistry> observations,
-      ObjectProvider<PixQuotaRedis> redis) {
+      ObjectProvider<PixQuotaRedis> redis, Environment environment) {
     PixQuotaProperties p = settings.properties();
     boolean quotas = !p.getQuotas().isEmpty(); // named quotas: a request none takes is not throttled
     ThrottleBuilder throttle = (quotas ? Throttle.builder() : Throttle.builder(bucket)).maxWait(p.getMaxWait())
         .defaultPriority(p.getDefaultPriority()).horizon(Priority.BATCH, p.getBatchHorizon())
         .redisUnavailable(p.getRedisUnavailable().getPolicy(), p.getRedisUnavailable().getLocalShare(),
             Throttle.DEFAULT_LOCAL_RETRY_INTERVAL).quotaSignal(settings.quotaSignal())
-        .quotaHeaders(p.getQuotaHeaders());
+        .quotaHeaders(p.getQuotaHeaders())
+        .flow(p.getFlow() != null ? p.getFlow() : environment.getProperty("spring.application.name"));
     plan.ifAvailable(throttle::plan);
     registry.ifAvailable(throttle::meterRegistry);
     observations.ifAvailable(throttle::observationRegistry); // each wait, a "waiting for quota" span when traced

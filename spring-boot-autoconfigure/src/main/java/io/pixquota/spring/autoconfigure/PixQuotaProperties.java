@@ -24,17 +24,12 @@ public class PixQuotaProperties {
   /** How far ahead a BATCH call may book its slot; 0: only a slot free now, so it never queues before a person. */
   private Duration batchHorizon = Duration.ZERO;
 
-  /**
-   * The header by which the provider's own 429s are known; a 429 without it (a gateway's, a WAF's, a proxy's in front
-   * of one replica) neither cuts the fleet's rate nor holds it. "none" for a provider that sends no such header: then
-   * every 429 counts.
-   */
+  /** The header that marks the provider's own 429s (others neither cut nor hold the rate); "none": every 429 counts. */
   private String quotaSignal = "RateLimit";
 
   /**
-   * The header family the provider states its remaining quota in (IETF: RateLimit, as the mock sends; X_RATELIMIT:
-   * X-RateLimit-Remaining), read on every answer: fewer left at the provider than the bucket expected lowers the
-   * shared bucket, at most once a second per replica; never raises it. Unset: not read.
+   * The header family the provider states its remaining quota in (RateLimit, X_RATELIMIT): fewer left than expected
+   * lowers the shared bucket, at most once a second per replica; never raises it. Unset: not read.
    */
   private QuotaHeaders quotaHeaders;
 
@@ -47,10 +42,12 @@ public class PixQuotaProperties {
   /** How long a permit lasts when its holder dies; unset: the max wait plus the provider timeout plus 5 s. */
   private Duration permitLease;
 
+  /** The service's flow in its quotas' shares (a request's own comes first); unset: spring.application.name. */
+  private String flow;
+
   /**
-   * How long the provider may keep working on a call after it was sent (its own timeout): a call that times out, is
-   * cancelled or loses its connection after its send keeps its permit this long after the send, because the provider
-   * still counts it; unset: the provider's call timeout or 30 s, whichever is longer.
+   * How long the provider may keep working on a sent call: one that times out or is cancelled after its send keeps
+   * its permit this long; unset: the provider's call timeout or 30 s, whichever is longer.
    */
   private Duration providerTimeout;
 
@@ -63,6 +60,14 @@ public class PixQuotaProperties {
   private final Map<String, PixQuotaQuotaProperties> configs = new LinkedHashMap<>();
   private final Redis redis = new Redis();
   private final RedisUnavailable redisUnavailable = new RedisUnavailable();
+
+  public String getFlow() {
+    return flow;
+  }
+
+  public void setFlow(String flow) {
+    this.flow = flow;
+  }
 
   public boolean isEnabled() {
     return enabled;
@@ -245,10 +250,7 @@ public class PixQuotaProperties {
 
   /** Where the bucket lives, when the application has no RedissonClient bean of its own. */
   public static class Redis {
-    /**
-     * redis://[user:password@]host:port[/db], rediss://..., redis-sentinel://host:port,.../MASTER or
-     * redis-cluster://host:port,...; used only when the application has no RedissonClient bean.
-     */
+    /** redis://[user:password@]host:port[/db], rediss://, redis-sentinel://h:p,.../MASTER or redis-cluster://. */
     private String url;
 
     /** How long a call waits for Redis's answer before the bucket counts as unavailable. */

@@ -1,6 +1,7 @@
 package io.pixquota.spring.autoconfigure;
 
 import java.time.Duration;
+import java.util.Map;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
 
 /**
@@ -38,6 +39,14 @@ public class PixQuotaQuotaProperties {
   private Duration permitLease;
   /** How long the provider may keep working on a sent call (required with max-in-flight, or pixquota's). */
   private Duration providerTimeout;
+  /**
+   * Shares within the quota (issue 46): each service's (flow's) weight, e.g. {@code checkout: 5}; a flow is
+   * guaranteed the quota's rate times its weight over the weights' sum and borrows what the others leave. A
+   * request's flow is its service's ({@code pixquota.flow}, else {@code spring.application.name}). Unset: none.
+   */
+  private Map<String, Double> shares;
+  /** With shares, the weight of the flows they do not name; default 0: those only borrow what the others leave. */
+  private Double defaultShare;
   /** DICT's lookups: with a participant, this quota is DICT's (not inherited from a base config). */
   @NestedConfigurationProperty
   private final PixQuotaDictProperties dict = new PixQuotaDictProperties();
@@ -138,6 +147,22 @@ public class PixQuotaQuotaProperties {
     this.providerTimeout = providerTimeout;
   }
 
+  public Map<String, Double> getShares() {
+    return shares;
+  }
+
+  public void setShares(Map<String, Double> shares) {
+    this.shares = shares;
+  }
+
+  public Double getDefaultShare() {
+    return defaultShare;
+  }
+
+  public void setDefaultShare(Double defaultShare) {
+    this.defaultShare = defaultShare;
+  }
+
   public PixQuotaDictProperties getDict() {
     return dict;
   }
@@ -161,6 +186,8 @@ public class PixQuotaQuotaProperties {
     r.maxInFlight = maxInFlight != null ? maxInFlight : base.maxInFlight;
     r.permitLease = permitLease != null ? permitLease : base.permitLease;
     r.providerTimeout = providerTimeout != null ? providerTimeout : base.providerTimeout;
+    r.shares = shares != null ? shares : base.shares;
+    r.defaultShare = defaultShare != null ? defaultShare : base.defaultShare;
     r.dict.setBaseUrl(dict.getBaseUrl());
     r.dict.setParticipant(dict.getParticipant());
     r.dict.setPayerSecret(dict.getPayerSecret());

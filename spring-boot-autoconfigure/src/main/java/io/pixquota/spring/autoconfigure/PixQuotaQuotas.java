@@ -1,5 +1,6 @@
 package io.pixquota.spring.autoconfigure;
 
+import io.pixquota.throttle.store.Limit;
 import io.pixquota.throttle.Match;
 import io.pixquota.throttle.ThrottleBuilder;
 import io.pixquota.throttle.redis.RedisPermitPool;
@@ -14,6 +15,7 @@ import io.pixquota.throttle.store.UnlimitedBucket;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
+import java.util.LinkedHashMap;
 import java.util.function.Supplier;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
@@ -69,10 +71,13 @@ final class PixQuotaQuotas {
       if (planned != null) {
         strictest = strictest == null || planned.jitter().compareTo(strictest.jitter()) < 0 ? planned : strictest;
         bucket = check(prefix + ".provider-quota", q.getProviderQuota(), () -> bucket(redis, p, name,
-            planned.capacity(), planned.ratePerSecond()));
+            planned.capacity(), planned.ratePerSecond(), null));
       } else if (q.getCapacity() != null || q.getRefillPerSecond() != null) {
         bucket = check(prefix + ".capacity", q.getCapacity(), () -> bucket(redis, p, name,
-            required(q.getCapacity(), "capacity"), required(q.getRefillPerSecond(), "refill-per-second")));
+            required(q.getCapacity(), "capacity"), required(q.getRefillPerSecond(), "refill-per-second"), null));
+      }
+      if (q.getShares() != null || q.getDefaultShare() != null) {
+        bucket = shared(prefix, q, bucket, redis, p, name);
       }
       if (q.getMaxInFlight() == null) {
         if (bucket == null) {
@@ -128,10 +133,29 @@ final class PixQuotaQuotas {
   }
 
   private static RedisTokenBucket bucket(PixQuotaRedis redis, PixQuotaProperties p, String name, double capacity,
-      double rate) {
+      double rate, Map<String, Double> shares) {
     return RedisTokenBucket.create(redis.client(), TokenBucketConfig.custom(name).limit(capacity, rate)
         .keyPrefix(p.getBucket().getKeyPrefix()).redisTimeout(p.getRedis().getTimeout())
-        .rateAdaptation(RateAdaptation.defaults()).build());
+        .rateAdaptation(RateAdaptation.defaults()).shares(shares).build());
+  }
+
+  /** The quota's bucket with its shares ({@code shares}, {@code default-share} for the flows not named). */
+  private static RedisTokenBucket shared(String prefix, PixQuotaQuotaProperties q, RedisTokenBucket bucket,
+      PixQuotaRedis redis, PixQuotaProperties p, String name) {
+    if (bucket == null || q.getShares() == null) {
+      throw new InvalidConfigurationPropertyValueException(prefix + ".shares", q.getShares(), bucket == null
+          ? "shares divide a rate: set provider-quota, or capacity and refill-per-second, on this quota too"
+          : "default-share is the weight of the flows shares do not name: set shares too");
+    }
+    Map<String, Double> weights = new LinkedHashMap<>(q.getShares());
+    Double others = weights.put("*", q.getDefaultShare() != null ? q.getDefaultShare() : 0.0);
+    if (others != null) {
+      throw new InvalidConfigurationPropertyValueException(prefix + ".shares", q.getShares(), "the flows not "
+          + "named are set by default-share, not as a flow '*'");
+    }
+    Limit limit = bucket.limits().get(0);
+    return check(prefix + ".shares", q.getShares(), () -> bucket(redis, p, name, limit.capacity(),
+        limit.refillPerSecond(), weights));
   }
 
   /** A flat setting of the default route, which named quotas replace: set, it would silently do nothing. */

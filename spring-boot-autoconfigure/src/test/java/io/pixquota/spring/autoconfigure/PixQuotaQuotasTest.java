@@ -117,6 +117,42 @@ class PixQuotaQuotasTest {
   }
 
   /**
+   * Shares (issue 46): the service's requests count against its own share ({@code spring.application.name}), so a
+   * storm of the merchant API leaves checkout the call its share keeps; a bad share stops the start naming it.
+   */
+  @Test
+  void aServicesRequestsCountAgainstItsShareAndABadShareStopsTheStart() {
+    String[] pix = {"spring.application.name=merchant-api", "pixquota.quotas.pix.path=/api/v2/.*",
+        "pixquota.quotas.pix.capacity=8", "pixquota.quotas.pix.refill-per-second=0.001",
+        "pixquota.quotas.pix.shares.checkout=6", "pixquota.quotas.pix.shares.merchant-api=3"};
+    runner.withPropertyValues(pix).run(context -> {
+      assertThat(context).hasNotFailed();
+      Throttle throttle = context.getBean(Throttle.class);
+      assertThat(throttle.buckets().get(0).shares()).isEqualTo(Map.of("checkout", 6.0, "merchant-api", 3.0,
+          "*", 0.0));
+      RestClient rest = RestClient.builder().baseUrl(server.url("/").toString())
+          .requestInterceptor(context.getBean(ThrottlingClientHttpRequestInterceptor.class)).build();
+      int served = 0;
+      for (int i = 0; i < 8; i++) {
+        try {
+          served += "ok".equals(rest.get().uri("/api/v2/pix/E" + i).retrieve().body(String.class)) ? 1 : 0;
+        } catch (ResourceAccessException refused) {
+          assertThat(refused).hasCauseInstanceOf(ThrottleRefusedException.class);
+        }
+      }
+      assertThat(served).as("its own share, and what the others lend now; not checkout's last call").isEqualTo(6);
+      assertThat(throttle.exchange(ThrottleRequest.of("GET", "/api/v2/pix/C").withHost(server.getHostName())
+          .withFlow("checkout"), io.pixquota.throttle.Answering.status(200))).isEqualTo(200);
+    });
+    runner.withPropertyValues(pix).withPropertyValues("pixquota.quotas.pix.shares.reconciliation=-1")
+        .run(context -> assertThat(context).getFailure().rootCause().hasMessageContaining("pixquota.quotas.pix.shares")
+            .hasMessageContaining("reconciliation"));
+    runner.withPropertyValues("pixquota.quotas.spi.max-in-flight=6", "pixquota.quotas.spi.provider-timeout=5s",
+        "pixquota.quotas.spi.shares.checkout=1").run(context -> assertThat(context).getFailure().rootCause()
+        .hasMessageContaining("pixquota.quotas.spi.shares").hasMessageContaining("shares divide a rate"));
+  }
+
+  /**
    * A catch-all quota and API Pix's, declared in either order: API Pix's calls go to API Pix's quota (the most
    * specific), the others to the catch-all, and {@code /actuator/pixquota} shows the order a request tries them.
    */
