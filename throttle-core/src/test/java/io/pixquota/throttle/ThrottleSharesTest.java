@@ -86,4 +86,32 @@ class ThrottleSharesTest {
     assertThat(calls("*", "refused")).as("a flow not named is counted as the flows not named").isEqualTo(1);
     assertThat(registry.find("bacen.throttle.flow.calls").tag("flow", "reports").counters()).isEmpty();
   }
+
+  /** The dashboard's "Shares:" panels query what the throttle's flow meters are called in Prometheus. */
+  @Test
+  void theDashboardsSharesPanelsQueryTheFlowMeters() throws Exception {
+    throttle(RedisUnavailablePolicy.FAIL_CLOSED, "checkout");
+    java.util.Set<String> names = new java.util.HashSet<>();
+    registry.getMeters().forEach(m -> {
+      String name = m.getId().getName().replace('.', '_');
+      if (m instanceof io.micrometer.core.instrument.Counter) {
+        names.add(name + "_total");
+      } else if (m instanceof io.micrometer.core.instrument.Timer) {
+        java.util.List.of("_seconds_count", "_seconds_sum", "_seconds_max").forEach(s -> names.add(name + s));
+      }
+    });
+    String dashboard = java.nio.file.Files.readString(java.nio.file.Path.of("..").toAbsolutePath().normalize()
+        .resolve("docs/grafana/dashboards/pixquota.json"));
+    java.util.regex.Matcher shares = java.util.regex.Pattern.compile("\"title\": \"Shares:(?:.|\n)*?\"expr\": "
+        + "\"([^\n]*)\",").matcher(dashboard);
+    int queried = 0;
+    while (shares.find()) {
+      java.util.regex.Matcher metric = java.util.regex.Pattern.compile("bacen_[a-z_]+").matcher(shares.group(1));
+      while (metric.find()) {
+        queried++;
+        assertThat(names).as("the dashboard queries %s", metric.group()).contains(metric.group());
+      }
+    }
+    assertThat(queried).as("metrics the Shares panels query").isEqualTo(2);
+  }
 }

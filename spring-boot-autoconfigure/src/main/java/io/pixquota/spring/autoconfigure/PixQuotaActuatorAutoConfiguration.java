@@ -1,5 +1,7 @@
 package io.pixquota.spring.autoconfigure;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.factory.ObjectProvider;
 import io.pixquota.spring.autoconfigure.boot4.PixQuotaHealthIndicator4;
 import io.pixquota.throttle.Throttle;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -25,8 +27,8 @@ public class PixQuotaActuatorAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   @ConditionalOnAvailableEndpoint
-  public PixQuotaEndpoint pixQuotaEndpoint(Throttle throttle) {
-    return new PixQuotaEndpoint(throttle);
+  public PixQuotaEndpoint pixQuotaEndpoint(Throttle throttle, ObjectProvider<MeterRegistry> registry) {
+    return new PixQuotaEndpoint(throttle, registry.getIfAvailable());
   }
 
   /** Spring Boot 3: {@code org.springframework.boot.actuate.health}. */

@@ -6,6 +6,9 @@ import io.pixquota.throttle.store.TokenBucket;
 import io.pixquota.throttle.redis.RedisTokenBucket;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.TreeMap;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -22,15 +25,25 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 @Endpoint(id = "pixquota")
 public class PixQuotaEndpoint {
   private final Throttle throttle;
+  private final MeterRegistry registry;
 
   public PixQuotaEndpoint(Throttle throttle) {
+    this(throttle, null);
+  }
+
+  /** With {@code registry} (null: none), each flow's calls in this process beside its share ({@code flowCalls}). */
+  public PixQuotaEndpoint(Throttle throttle, MeterRegistry registry) {
     this.throttle = throttle;
+    this.registry = registry;
   }
 
   @ReadOperation
   public Map<String, Object> buckets() {
     Map<String, Object> out = new LinkedHashMap<>();
     for (PixQuotaView.Bucket b : PixQuotaView.read(throttle, true)) {
+      if (registry != null && b.details().containsKey("shares")) {
+        b.details().put("flowCalls", flowCalls(b.name()));
+      }
       out.put(b.name(), b.details());
     }
     Map<String, Object> view = new LinkedHashMap<>();
@@ -40,6 +53,16 @@ public class PixQuotaEndpoint {
     }
     view.put("routing", throttle.routing()); // which quota takes which requests, in the order a request tries them
     return view;
+  }
+
+  /** This process's calls of each flow of a quota's shares: own, borrowed, refused (bacen.throttle.flow.calls). */
+  private Map<String, Map<String, Long>> flowCalls(String quota) {
+    Map<String, Map<String, Long>> out = new TreeMap<>();
+    for (Counter c : registry.find("bacen.throttle.flow.calls").tag("quota", quota).counters()) {
+      out.computeIfAbsent(c.getId().getTag("flow"), f -> new TreeMap<>()).put(c.getId().getTag("outcome"),
+          (long) c.count());
+    }
+    return out;
   }
 
   /**

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Not API: public only for the Spring Boot 4 health indicator's package. What the health indicators and the endpoint
@@ -77,6 +78,9 @@ public final class PixQuotaView {
     }
     // a quota whose requests book on buckets of their own (DICT's): no limit of this one's
     d.put("limits", bucket instanceof UnlimitedBucket ? List.of("each request's own buckets") : limits);
+    if (!bucket.shares().isEmpty()) {
+      d.put("shares", shares(bucket));
+    }
     boolean reachable = true;
     if (bucket instanceof RedisTokenBucket redis) {
       try {
@@ -113,6 +117,20 @@ public final class PixQuotaView {
     d.put("marginExceededRecently", status.sinceMarginExceeded().map(ago -> ago.compareTo(RECENT) <= 0)
         .orElse(false));
     return new Bucket(bucket.name(), reachable, d);
+  }
+
+  /** Each flow's weight and guaranteed rate (the slowest limit's rate times its weight over the weights' sum). */
+  static Map<String, Object> shares(TokenBucket bucket) {
+    double total = bucket.shares().values().stream().mapToDouble(Double::doubleValue).sum();
+    double rate = bucket.limits().stream().mapToDouble(Limit::refillPerSecond).min().orElse(0);
+    Map<String, Object> out = new TreeMap<>();
+    bucket.shares().forEach((flow, w) -> {
+      Map<String, Object> share = new LinkedHashMap<>();
+      share.put("weight", w);
+      share.put("guaranteedPerSecond", round(rate * w / total));
+      out.put(flow, share);
+    });
+    return out;
   }
 
   private static double round(double v) {

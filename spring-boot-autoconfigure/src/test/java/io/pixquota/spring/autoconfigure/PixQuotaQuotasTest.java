@@ -143,6 +143,13 @@ class PixQuotaQuotasTest {
       assertThat(served).as("its own share, and what the others lend now; not checkout's last call").isEqualTo(6);
       assertThat(throttle.exchange(ThrottleRequest.of("GET", "/api/v2/pix/C").withHost(server.getHostName())
           .withFlow("checkout"), io.pixquota.throttle.Answering.status(200))).isEqualTo(200);
+      Map<?, ?> view = (Map<?, ?>) ((Map<?, ?>) new PixQuotaEndpoint(throttle, context.getBean(MeterRegistry.class))
+          .buckets().get("buckets")).get("pix");
+      assertThat(view.get("shares").toString()).as("/actuator/pixquota: each flow's share")
+          .contains("checkout={weight=6.0, guaranteedPerSecond=0.001}")
+          .contains("merchant-api=");
+      assertThat(view.get("flowCalls").toString()).contains("checkout={borrowed=0, own=1, refused=0}")
+          .contains("merchant-api={borrowed=4, own=2, refused=2}");
     });
     runner.withPropertyValues(pix).withPropertyValues("pixquota.quotas.pix.shares.reconciliation=-1")
         .run(context -> assertThat(context).getFailure().rootCause().hasMessageContaining("pixquota.quotas.pix.shares")
