@@ -1,0 +1,202 @@
+package io.pixquota.bench;
+
+import io.pixquota.harness.PrivateRedisServer;
+import io.pixquota.mock.MockBacen;
+import io.pixquota.mock.MockConfig;
+import io.pixquota.mock.QuotaPolicy;
+import io.pixquota.throttle.Priority;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * Issue 46's scenario: three services share one quota (the mock BACEN's token bucket of 10 + 10/s; our bucket
+ * 8 + 9/s), two replicas each ({@link SharesService}: each its own Redisson client, bucket object, throttle and
+ * PixClient, in this JVM), with guarantees of 5, 3 and 1 per second: the merchant API storms (20 calls/s offered by
+ * 32 callers, blocking, or async), checkout asks 3 calls/s and reconciliation 1 call/s, evenly. Or checkout alone,
+ * storming. With {@code --shares false}, the same on a bucket without shares (first come, first served). Prints one
+ * row per service: served, refused at the max wait (10 s), 429s, waits, and the quota used, counted at the mock.
+ */
+@Command(name = "shares", mixinStandardHelpOptions = true,
+    description = "Three services on one quota, one storming: guaranteed shares that lend what they leave.")
+final class SharesBench implements Callable<Integer> {
+  /** What runs. */
+  enum Scenario { STORM, ALONE }
+
+  @Option(names = "--scenario", defaultValue = "STORM",
+      description = "STORM: the merchant API storms beside checkout and reconciliation; ALONE: checkout storms alone "
+          + "(default ${DEFAULT-VALUE}).")
+  Scenario scenario;
+
+  @Option(names = "--seconds", defaultValue = "60", description = "Length of the run (default ${DEFAULT-VALUE}).")
+  int seconds;
+
+  @Option(names = "--shares", defaultValue = "true", arity = "1",
+      description = "false: the same bucket without shares, first come, first served (default ${DEFAULT-VALUE}).")
+  boolean shares;
+
+  @Option(names = "--storm-async", description = "The storming service calls getPixAsync (16 outstanding per "
+      + "replica) instead of 16 blocking callers per replica.")
+  boolean stormAsync;
+
+  @Option(names = "--batch-reconciliation", description = "Reconciliation's calls in the BATCH class (a person's "
+      + "calls go first; a batch call takes only a slot that is free now).")
+  boolean batchReconciliation;
+
+  private volatile boolean stopped;
+
+  private static final Map<String, Double> GUARANTEES = Map.of("checkout", 5.0, "merchant-api", 3.0,
+      "reconciliation", 1.0, "*", 0.0);
+
+  @Override
+  public Integer call() throws Exception {
+    String storming = scenario == Scenario.ALONE ? "checkout" : "merchant-api";
+    System.out.printf(Locale.ROOT, "bench shares: %s, %d s; the mock 10 + 10/s, our bucket 8 + 9/s %s; %s storms "
+        + "(20/s offered, %s)%s; Java %s, %d cores%n%n", scenario, seconds, shares ? "with shares checkout 5, "
+        + "merchant-api 3, reconciliation 1" : "without shares", storming, stormAsync ? "async, 16 outstanding a "
+        + "replica" : "32 blocking callers", batchReconciliation ? "; reconciliation BATCH" : "", Runtime.version(),
+        Runtime.getRuntime().availableProcessors());
+    String bucket = "shares-" + System.nanoTime();
+    List<SharesService> services = new ArrayList<>();
+    ScheduledExecutorService arrivals = Executors.newScheduledThreadPool(4);
+    ExecutorService callers = Executors.newCachedThreadPool();
+    List<CompletableFuture<?>> asyncCalls = new ArrayList<>();
+    try (PrivateRedisServer redis = PrivateRedisServer.start();
+        MockBacen mock = MockBacen.start(MockConfig.builder().policy(QuotaPolicy.bucket(10, 10, 1000))
+            .latency(20, 0).build())) {
+      String[] flows = scenario == Scenario.ALONE ? new String[] {"checkout"}
+          : new String[] {"checkout", "merchant-api", "reconciliation"};
+      for (int s = 0; s < flows.length; s++) {
+        for (int r = 1; r <= 2; r++) {
+          services.add(new SharesService(flows[s], 10 * (s + 1) + r, mock.url().resolve("/api/v2/"),
+              redis.uri().toString(), bucket, shares ? GUARANTEES : null));
+        }
+      }
+      for (SharesService s : services) {
+        s.warmUp();
+      }
+      Thread.sleep(1_500); // the bucket full again after the warm-up calls
+      mock.reset();
+      long start = System.nanoTime();
+      for (int i = 0; i < services.size(); i++) {
+        SharesService s = services.get(i);
+        boolean odd = i % 2 == 1; // the second replica of a service: half a period later
+        if (s.flow.equals(storming)) {
+          storm(s, arrivals, callers, asyncCalls);
+        } else {
+          double perSecond = s.flow.equals("checkout") ? 1.5 : 0.5; // each replica: half the service's rate
+          long every = (long) (1_000_000 / perSecond);
+          Priority p = s.flow.equals("reconciliation") && batchReconciliation ? Priority.BATCH : Priority.INTERACTIVE;
+          arrivals.scheduleAtFixedRate(() -> callers.execute(() -> s.call(p)), odd ? every / 2 : 0, every,
+              TimeUnit.MICROSECONDS);
+        }
+      }
+      Thread.sleep(seconds * 1_000L);
+      arrivals.shutdownNow();
+      stopped = true;
+      callers.shutdown();
+      callers.awaitTermination(30, TimeUnit.SECONDS);
+      synchronized (asyncCalls) {
+        CompletableFuture.allOf(asyncCalls.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+      }
+      print(services, start, mock.stats("demo", false));
+    } finally {
+      arrivals.shutdownNow();
+      callers.shutdownNow();
+      services.forEach(SharesService::close);
+    }
+    return 0;
+  }
+
+  /**
+   * 10 calls/s offered to this replica: 16 blocking callers take them (an arrival none can take is dropped), or, with
+   * {@code --storm-async}, getPixAsync with at most 16 outstanding.
+   */
+  private void storm(SharesService s, ScheduledExecutorService arrivals, ExecutorService callers,
+      List<CompletableFuture<?>> asyncCalls) {
+    BlockingQueue<Integer> line = new ArrayBlockingQueue<>(16);
+    Semaphore outstanding = new Semaphore(16);
+    arrivals.scheduleAtFixedRate(() -> {
+      if (stormAsync) {
+        if (outstanding.tryAcquire()) {
+          CompletableFuture<?> f = s.callAsync(Priority.INTERACTIVE).whenComplete((v, e) -> outstanding.release());
+          synchronized (asyncCalls) {
+            asyncCalls.add(f);
+          }
+        } else {
+          s.dropped.increment();
+        }
+      } else if (!line.offer(1)) {
+        s.dropped.increment();
+      }
+    }, 0, 100, TimeUnit.MILLISECONDS);
+    for (int i = 0; !stormAsync && i < 16; i++) {
+      callers.execute(() -> {
+        try {
+          while (!stopped || !line.isEmpty()) {
+            if (line.poll(200, TimeUnit.MILLISECONDS) != null) {
+              s.call(Priority.INTERACTIVE);
+            }
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      });
+    }
+  }
+
+  private void print(List<SharesService> services, long start, Map<String, Object> mockStats) {
+    Map<String, List<SharesService>> byFlow = new LinkedHashMap<>();
+    services.forEach(s -> byFlow.computeIfAbsent(s.flow, f -> new ArrayList<>()).add(s));
+    System.out.println("| service | offered | dropped (callers busy) | served | refused at the max wait | 429 | other "
+        + "failures | served/s | wait p50 | wait p99 | wait max |");
+    System.out.println("|---|---|---|---|---|---|---|---|---|---|---|");
+    long inWindow = 0;
+    long end = start + seconds * 1_000_000_000L;
+    for (Map.Entry<String, List<SharesService>> e : byFlow.entrySet()) {
+      long offered = 0;
+      long dropped = 0;
+      long served = 0;
+      long refused = 0;
+      long tooMany = 0;
+      long failed = 0;
+      List<Double> waits = new ArrayList<>();
+      for (SharesService s : e.getValue()) {
+        offered += s.offered.sum();
+        dropped += s.dropped.sum();
+        served += s.served.sum();
+        refused += s.refused.sum();
+        tooMany += s.tooMany.sum();
+        failed += s.failed.sum();
+        for (long[] c : s.servedCalls()) {
+          waits.add((c[1] - c[0]) / 1e6);
+          inWindow += c[1] >= start && c[1] < end ? 1 : 0;
+        }
+      }
+      waits.sort(null);
+      System.out.printf(Locale.ROOT, "| %s | %d | %d | %d | %d | %d | %d | %.2f | %.0f ms | %.0f ms | %.0f ms |%n",
+          e.getKey(), offered, dropped, served, refused, tooMany, failed, (double) served / seconds,
+          pct(waits, 0.5), pct(waits, 0.99), pct(waits, 1));
+    }
+    System.out.printf(Locale.ROOT, "%nat the mock: %s accepted, %s refused (429); calls that left within the %d s: "
+        + "%d, %.1f%% of 9/s%n", mockStats.get("accepted"), mockStats.get("refused"), seconds, inWindow,
+        100.0 * inWindow / (9.0 * seconds));
+  }
+
+  private static double pct(List<Double> sorted, double p) {
+    return sorted.isEmpty() ? 0 : sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(p * sorted.size()) - 1));
+  }
+}
