@@ -52,6 +52,9 @@ final class SharesBench implements Callable<Integer> {
       + "replica) instead of 16 blocking callers per replica.")
   boolean stormAsync;
 
+  @Option(names = "--svg", description = "Also draw each served call's wait against when it asked, to this file.")
+  java.io.File svg;
+
   @Option(names = "--batch-reconciliation", description = "Reconciliation's calls in the BATCH class (a person's "
       + "calls go first; a batch call takes only a slot that is free now).")
   boolean batchReconciliation;
@@ -158,7 +161,8 @@ final class SharesBench implements Callable<Integer> {
     }
   }
 
-  private void print(List<SharesService> services, long start, Map<String, Object> mockStats) {
+  private void print(List<SharesService> services, long start, Map<String, Object> mockStats)
+      throws java.io.IOException {
     Map<String, List<SharesService>> byFlow = new LinkedHashMap<>();
     services.forEach(s -> byFlow.computeIfAbsent(s.flow, f -> new ArrayList<>()).add(s));
     System.out.println("| service | offered | dropped (callers busy) | served | refused at the max wait | 429 | other "
@@ -166,6 +170,7 @@ final class SharesBench implements Callable<Integer> {
     System.out.println("|---|---|---|---|---|---|---|---|---|---|---|");
     long inWindow = 0;
     long end = start + seconds * 1_000_000_000L;
+    Map<String, List<long[]>> drawn = new LinkedHashMap<>();
     for (Map.Entry<String, List<SharesService>> e : byFlow.entrySet()) {
       long offered = 0;
       long dropped = 0;
@@ -187,6 +192,9 @@ final class SharesBench implements Callable<Integer> {
         }
       }
       waits.sort(null);
+      List<long[]> all = new ArrayList<>();
+      e.getValue().forEach(s -> all.addAll(s.servedCalls()));
+      drawn.put(e.getKey(), all);
       System.out.printf(Locale.ROOT, "| %s | %d | %d | %d | %d | %d | %d | %.2f | %.0f ms | %.0f ms | %.0f ms |%n",
           e.getKey(), offered, dropped, served, refused, tooMany, failed, (double) served / seconds,
           pct(waits, 0.5), pct(waits, 0.99), pct(waits, 1));
@@ -194,6 +202,12 @@ final class SharesBench implements Callable<Integer> {
     System.out.printf(Locale.ROOT, "%nat the mock: %s accepted, %s refused (429); calls that left within the %d s: "
         + "%d, %.1f%% of 9/s%n", mockStats.get("accepted"), mockStats.get("refused"), seconds, inWindow,
         100.0 * inWindow / (9.0 * seconds));
+    if (svg != null) {
+      java.nio.file.Files.writeString(svg.toPath(), SharesChart.svg(String.format(Locale.ROOT, "bench shares, %s%s: "
+          + "each served call's wait for its slot (log scale) against when it asked; 429s at the mock: %s",
+          scenario, shares ? ", with shares 5, 3, 1 of 9/s" : ", one bucket without shares",
+          mockStats.get("refused")), drawn, start, seconds));
+    }
   }
 
   private static double pct(List<Double> sorted, double p) {

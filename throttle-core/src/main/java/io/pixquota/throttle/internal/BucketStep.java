@@ -192,7 +192,7 @@ public final class BucketStep {
         r.gWritten = true;
       }
     } else if (done == 1 && !closing && shares.inForce()) {
-      shares.apply(op, cost, fNow, wait, tokens);
+      shares.apply(op, cost, fNow, wait, at, tokens);
     } else if (done == 1 && !closing) {
       for (int i = 0; i < m; i++) {
         if (op == Op.REFUND) {

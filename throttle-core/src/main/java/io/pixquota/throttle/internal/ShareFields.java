@@ -10,7 +10,7 @@ import java.util.regex.Pattern;
 
 /**
  * {@code token_bucket.lua}'s shares within a bucket (issue 46), in Java: the part of {@link BucketStep} that keeps one
- * sub-bucket per flow ({@code s:<flow>} = "tokens burst rate") and each replica's plan ({@code l:<replica>}), and
+ * sub-bucket per flow ({@code s:<flow>} = "tokens burst rate asked") and each replica's plan ({@code l:<replica>}), and
  * decides a flow's call as {@link ShareStep} does when the whole live fleet of the bucket runs one plan. The script's
  * header says the rules; this class follows it operation for operation. One step's use; not threadsafe.
  */
@@ -30,6 +30,7 @@ final class ShareFields {
   private double[] burst;
   private double[] rate;
   private double[] tokens;
+  private long[] asked;
   private int asker;
   private int from;
   /** The step changed the sub-buckets (or dropped them): it writes, even a refusal. */
@@ -50,7 +51,7 @@ final class ShareFields {
     for (Map.Entry<String, String> e : r.hash.entrySet()) {
       String field = e.getKey();
       if (field.startsWith("s:")) {
-        double[] sub = sub(field.substring(2), e.getValue());
+        double[] sub = sub(field.substring(2), e.getValue(), r.redisNow);
         if (sub == null) {
           bad = true;
           r.dead.add(field);
@@ -78,20 +79,25 @@ final class ShareFields {
     mineWritten = myPlan != null && !myPlan.equals(r.hash.get(mine));
   }
 
-  /** "tokens burst rate", each within its bounds, of a flow with a valid name; else null. */
-  private static double[] sub(String flow, String value) {
+  /**
+   * "tokens burst rate asked" (asked: when the flow last asked, on the bucket's clock; 0: not since the shares
+   * started), each within its bounds, of a flow with a valid name; else null.
+   */
+  private static double[] sub(String flow, String value, long redisNow) {
     String[] v = value.split(" ", -1);
-    if (!FLOW.matcher(flow).matches() || v.length != 3) {
+    if (!FLOW.matcher(flow).matches() || v.length != 4) {
       return null;
     }
     Double t = StoredState.finite(v[0]);
     Double b = StoredState.finite(v[1]);
     Double g = StoredState.finite(v[2]);
-    if (t == null || b == null || g == null || !(b > 0) || b > 1e12 || !(g >= 0) || g > 1e12 || t > b
-        || t < -(b * (b + g * BucketStep.AHEAD_SECONDS) + g * BucketStep.OWED_SECONDS)) {
+    Double asked = StoredState.whole(v[3]);
+    if (t == null || b == null || g == null || asked == null || !(b > 0) || b > 1e12 || !(g >= 0) || g > 1e12
+        || t > b || t < -(b * (b + g * BucketStep.AHEAD_SECONDS) + g * BucketStep.OWED_SECONDS)
+        || asked > redisNow + StoredState.SLACK_MICROS) {
       return null;
     }
-    return new double[] {t, b, g};
+    return new double[] {t, b, g, asked};
   }
 
   /**
@@ -110,11 +116,13 @@ final class ShareFields {
         double[] sub = stored.get(flows.get(i));
         same = sub[1] == burst[i] && sub[2] == rate[i];
         tokens[i] = sub[0];
+        asked[i] = (long) sub[3];
         sum += sub[0];
       }
       if (!same || sum > limitTokens[0] + SLACK * capacity[0]) {
         for (int i = 0; i < flows.size(); i++) {
           tokens[i] = limitTokens[0] * burst[i] / capacity[0];
+          asked[i] = 0;
         }
         changed = true;
         storedFields.forEach(r.dead::add);
@@ -153,6 +161,7 @@ final class ShareFields {
     burst = new double[n];
     rate = new double[n];
     tokens = new double[n];
+    asked = new long[n];
     for (int i = 0; i < n; i++) {
       burst[i] = 1 + (capacity - n) * weights.get(i) / total;
       rate[i] = refill * weights.get(i) / total;
@@ -171,8 +180,9 @@ final class ShareFields {
 
   /**
    * An acquire's wait (microseconds, not yet rounded): its own flow's token now; else a token another flow holds
-   * beyond the call it keeps for its own, now (the fullest by burst, the first of equals); else its slot on its own
-   * refill. Never before the hold.
+   * beyond what it keeps for its own callers, now (the fullest by burst, the first of equals): one call's cost (or
+   * its burst beyond the call lent, when less) while the flow asked within the last three slots of its rate, else
+   * nothing; else its slot on its own refill. Never before the hold. The asker is then a flow that asked now.
    */
   double wait(double cost, double fNow, long hold, long at) {
     double w = 0;
@@ -180,7 +190,9 @@ final class ShareFields {
       double fullest = -1;
       for (int i = 0; i < flows.size(); i++) {
         double share = tokens[i] / burst[i];
-        if (i != asker && tokens[i] - cost >= Math.min(cost, burst[i] - cost) && share > fullest) {
+        double keeps = rate[i] > 0 && asked[i] > 0 && at - asked[i] <= 3000000 / rate[i]
+            ? Math.min(cost, burst[i] - cost) : 0;
+        if (i != asker && tokens[i] - cost >= keeps && share > fullest) {
           from = i;
           fullest = share;
         }
@@ -193,9 +205,10 @@ final class ShareFields {
   }
 
   /** What a done operation takes or gives back; the limit's tokens are then the sub-buckets' sum. */
-  void apply(BucketStep.Op op, double cost, double fNow, double wait, double[] limitTokens) {
+  void apply(BucketStep.Op op, double cost, double fNow, double wait, long at, double[] limitTokens) {
     if (op == BucketStep.Op.ACQUIRE) {
       tokens[from] = Math.min(tokens[from], burst[from] - rate[from] * fNow * wait / 1000000) - cost;
+      asked[asker] = at;
     } else if (op == BucketStep.Op.REFUND) {
       tokens[asker] = Math.min(burst[asker], tokens[asker] + cost);
     } else if (op == BucketStep.Op.CHARGE) {
@@ -227,7 +240,7 @@ final class ShareFields {
     }
     double ttl = 0;
     for (int i = 0; flows != null && i < flows.size(); i++) {
-      written.put("s:" + flows.get(i), tokens[i] + " " + burst[i] + " " + rate[i]);
+      written.put("s:" + flows.get(i), tokens[i] + " " + burst[i] + " " + rate[i] + " " + asked[i]);
       if (rate[i] > 0) { // a flow of weight 0 borrows only: its sub-bucket never fills
         ttl = Math.max(ttl, (burst[i] - tokens[i]) / (rate[i] * fNow) * 1000);
       }

@@ -232,8 +232,10 @@ class ScriptAndJavaStepAgreeTest {
       return ids[r.nextInt(ids.length)] + (r.nextInt(5) == 0 ? "" : "/" + times[r.nextInt(times.length)]);
     }
     if (field.startsWith("s:")) {
+      String[] asked = {Long.toString(now), Long.toString(now - 400_000), "0", Long.toString(now + 5_000_000),
+          "-1", "x"};
       return new String[] {"1 4.333333333333333 5", "-3 2.6666666666666665 3", "nan 1 1", "5 4 1e13", "2 1 0",
-          "x", "", "1 2", "0.5 1.5 1 2", "-1e300 4 4", "3 2 1"}[r.nextInt(11)];
+          "x", "", "1 2", "0.5 1.5 1", "-1e300 4 4", "3 2 1"}[r.nextInt(11)] + " " + asked[r.nextInt(asked.length)];
     }
     if (field.startsWith("l:")) {
       return new String[] {"*=1.0,checkout=5.0,merchant-api=3.0", "*=1.0,checkout=1.0", "garbage", ""}[r.nextInt(4)];

@@ -23,7 +23,8 @@ KEYS[1]  the bucket's hash, e.g. "pixquota:{pix}:tb". The hash tag {pix} keeps e
                g = the rate's generation (Redis TIME in microseconds at that cut, always above the epoch and the
                previous one); h = no slot before this (microseconds, bucket clock), the provider's Retry-After (kept
                once over: when the last hold ended);
-           s:<flow> = "<tokens> <burst> <rate>": a flow's sub-bucket, while shares decide (below); l:<replica> = the
+           s:<flow> = "<tokens> <burst> <rate> <asked>": a flow's sub-bucket while shares decide (below), asked when
+               it last asked (bucket clock; 0: not since the shares started); l:<replica> = the
                shares that replica runs (its ARGV[2]'s last value), for as long as its r: field is live.
          A field is written only when its value changes (u and the tokens at every call).
 Two ARGV, each of values separated by single spaces (every argument costs the client and Redis to encode and read):
@@ -137,8 +138,8 @@ caller's); then:
     flows, bursts and rates) and add up to no more than the limit's tokens (+ 1e-9 B); else each flow gets the
     limit's tokens times b / B. The limit's tokens are the sub-buckets' sum after every step.
   - acquire c of flow a: its own sub-bucket holds c: granted now. Else another flow's holds c beyond what it keeps for
-    its own callers (min(c, b - c)): it borrows c of it now (the fullest by tokens over burst, the first in the
-    order of names of equals). Else it books on its own sub-bucket, wait = (c - tokens) / (g f(now)) (a flow of
+    its own callers (min(c, b - c) while that flow asked within the last three slots of its rate, 3 / g s; else
+    nothing): it borrows c of it now (the fullest by tokens over burst, the first in the order of names of equals). Else it books on its own sub-bucket, wait = (c - tokens) / (g f(now)) (a flow of
     weight 0 only borrows: its wait is endless, it is refused). Never before the hold; beyond the max wait, refused
     as any acquire is. The sub-bucket that gives is charged as a limit is (min(tokens, b - g f wait) - c). A token
     is lent only when it is there, never ahead: a flow that storms books ahead on its own rate alone, and cannot take
@@ -149,7 +150,8 @@ A step that finds sub-buckets while the shares do not decide (another configurat
 older release, a close) folds them into every limit in force (tokens = min(tokens, capacity * sum / bursts' sum))
 and drops them: what the flows booked ahead stays booked. Every call takes a token of one sub-bucket at or after it
 held it, so the bucket's bound (B + r T in any T) holds; a flow asking no faster than g, evenly, finds its own call
-(none may lend it away), at once when b holds two calls.
+at once when b holds two calls (while it asks, none may lend its last call away), else within one slot of g; a
+flow that stopped asking lends all it holds, so one flow alone borrows the whole bucket.
 
 The math (B = capacity, r = refill per second, last = updatedAt, all times in microseconds):
   now    = max(clock, last)                       -- never backwards: a late clock mints nothing
@@ -630,18 +632,18 @@ local sub_flows = {}
 local bad_s = false
 for _, field in ipairs(sub_fields) do
   local name = string.sub(field, 3)
-  local tk, bu, ra = string.match(h[field], '^(%S+) (%S+) (%S+)$')
-  tk, bu, ra = finite(tk), finite(bu), finite(ra)
+  local tk, bu, ra, asked = string.match(h[field], '^(%S+) (%S+) (%S+) (%S+)$')
+  tk, bu, ra, asked = finite(tk), finite(bu), finite(ra), whole(asked)
   if not ((string.match(name, '^[%w._-]+$') or name == '*') and #name <= 64) or tk == nil or bu == nil or ra == nil
-      or not (bu > 0) or bu > 1e12 or not (ra >= 0) or ra > 1e12 or tk > bu
-      or tk < -(bu * (bu + ra * AHEAD) + ra * OWED) then
+      or asked == nil or not (bu > 0) or bu > 1e12 or not (ra >= 0) or ra > 1e12 or tk > bu
+      or tk < -(bu * (bu + ra * AHEAD) + ra * OWED) or asked > redis_now + SLACK then
     bad_s = true
     dead[#dead + 1] = field
   else
     if last ~= nil then
       tk = math.min(bu, tk + ra * f_last * (now - last) / 1000000)
     end
-    subs[name] = { tk, bu, ra }
+    subs[name] = { tk, bu, ra, asked }
     sub_flows[#sub_flows + 1] = name
   end
 end
@@ -693,7 +695,7 @@ end
 -- With the shares deciding: the stored sub-buckets when they are the plan's and add up to no more than the bucket
 -- holds, else new ones sharing its tokens by burst; the bucket's tokens are then their sum. Without: stored
 -- sub-buckets are folded into the limits (none holds more than their sum, in proportion) and dropped.
-local share = nil -- { flows, bursts, rates, tokens, asker, from } while the shares decide
+local share = nil -- { flows, bursts, rates, tokens, asker, from, asked } while the shares decide
 local shares_changed = false
 local function share_sum()
   local sum = 0
@@ -710,7 +712,7 @@ if my_plan ~= nil and #ids == 0 and #limits == 1 and agree then
     total = total + tonumber(weight)
   end
   local n, capacity, refill = #fl, limits[1][2], limits[1][3]
-  local bu, ra, tk, asker, star = {}, {}, {}, nil, nil
+  local bu, ra, tk, at, asker, star = {}, {}, {}, {}, nil, nil
   for i = 1, n do
     bu[i] = 1 + (capacity - n) * wt[i] / total
     ra[i] = refill * wt[i] / total
@@ -728,6 +730,7 @@ if my_plan ~= nil and #ids == 0 and #limits == 1 and agree then
       same = sub ~= nil and sub[2] == bu[i] and sub[3] == ra[i]
       if same then
         tk[i] = sub[1]
+        at[i] = sub[4]
         sum = sum + sub[1]
       end
     end
@@ -735,6 +738,7 @@ if my_plan ~= nil and #ids == 0 and #limits == 1 and agree then
   if not same or sum > tokens[1] + 1e-9 * capacity then
     for i = 1, n do
       tk[i] = tokens[1] * bu[i] / capacity
+      at[i] = 0
     end
     shares_changed = true
     for _, name in ipairs(sub_flows) do
@@ -742,7 +746,7 @@ if my_plan ~= nil and #ids == 0 and #limits == 1 and agree then
     end
   end
   asker = asker or star
-  share = { fl, bu, ra, tk, asker, asker }
+  share = { fl, bu, ra, tk, asker, asker, at }
   tokens[1] = share_sum()
 elseif #sub_flows > 0 then
   local sum, bursts = 0, 0
@@ -761,14 +765,20 @@ end
 
 local wait = 0
 if op == 'acquire' and share ~= nil then
-  -- its own flow's token now; else a token another flow holds beyond the call it keeps for its own, now (the
-  -- fullest by burst, the first of equals); else its slot on its own refill. Never before the hold.
-  local bu, tk, asker = share[2], share[4], share[5]
+  -- its own flow's token now; else a token another flow holds beyond what it keeps for its own callers, now (the
+  -- fullest by burst, the first of equals): one call (or its burst beyond the call lent, when less) while that flow
+  -- asked within the last three slots of its rate, else nothing; else its slot on its own refill. Never before the
+  -- hold.
+  local bu, ra, tk, asker, asked = share[2], share[3], share[4], share[5], share[7]
   if tk[asker] < cost then
     local fullest = -1
     for i = 1, #tk do
       local part = tk[i] / bu[i]
-      if i ~= asker and tk[i] - cost >= math.min(cost, bu[i] - cost) and part > fullest then
+      local keeps = 0
+      if ra[i] > 0 and asked[i] > 0 and now - asked[i] <= 3000000 / ra[i] then
+        keeps = math.min(cost, bu[i] - cost)
+      end
+      if i ~= asker and tk[i] - cost >= keeps and part > fullest then
         share[6] = i
         fullest = part
       end
@@ -883,6 +893,7 @@ elseif done == 1 and not closing and share ~= nil then
   local bu, ra, tk, asker, from = share[2], share[3], share[4], share[5], share[6]
   if op == 'acquire' then
     tk[from] = math.min(tk[from], bu[from] - ra[from] * f_now * wait / 1000000) - cost
+    share[7][asker] = now
   elseif op == 'refund' then
     tk[asker] = math.min(bu[asker], tk[asker] + cost)
   elseif op == 'charge' then
@@ -944,7 +955,7 @@ end
 if share ~= nil then
   for i = 1, #share[4] do
     hset[#hset + 1] = 's:' .. share[1][i]
-    hset[#hset + 1] = string.format('%.17g %.17g %.17g', share[4][i], share[2][i], share[3][i])
+    hset[#hset + 1] = string.format('%.17g %.17g %.17g %d', share[4][i], share[2][i], share[3][i], share[7][i])
     local to_full = share[3][i] > 0 and (share[2][i] - share[4][i]) / (share[3][i] * f_now) * 1000 or 0
     if to_full > ttl then
       ttl = to_full -- a flow of weight 0 borrows only: its sub-bucket never fills
