@@ -2,6 +2,7 @@ package io.pixquota.throttle.okhttp;
 
 import io.pixquota.throttle.AsyncBooking;
 import io.pixquota.throttle.BlockingBooking;
+import io.pixquota.throttle.Flow;
 import io.pixquota.throttle.Priority;
 import io.pixquota.throttle.Slot;
 import io.pixquota.throttle.SlotMissedException;
@@ -130,9 +131,10 @@ final class ThrottledCall implements Call {
   /** The throttle's view of the request: its class, bucket and host, the call timeout as its max wait. */
   private ThrottleRequest throttleRequest() {
     long timeoutNanos = timeout.timeoutNanos();
+    Flow flow = request.tag(Flow.class);
     return new ThrottleRequest(request.method(), request.url().encodedPath(), request.tag(Priority.class),
         timeoutNanos > 0 ? Duration.ofNanos(timeoutNanos) : null, () -> canceled, request.tag(TokenBucket.class),
-        request.url().host());
+        request.url().host(), flow == null ? null : flow.name());
   }
 
   /** The client's own call on {@code slot}, with what the call timeout has left after the wait. */

@@ -1,6 +1,7 @@
 package io.pixquota.throttle.okhttp;
 
 import io.pixquota.throttle.Exchange;
+import io.pixquota.throttle.Flow;
 import io.pixquota.throttle.Priority;
 import io.pixquota.throttle.Slot;
 import io.pixquota.throttle.Throttle;
@@ -94,9 +95,10 @@ public final class ThrottlingInterceptor implements Interceptor {
     if (request.tag(Unthrottled.class) != null) {
       return chain.proceed(request); // opted out: untouched
     }
+    Flow flow = request.tag(Flow.class);
     ThrottleRequest throttled = new ThrottleRequest(request.method(), request.url().encodedPath(),
         request.tag(Priority.class), maxWait(call), call::isCanceled, request.tag(TokenBucket.class),
-        request.url().host());
+        request.url().host(), flow == null ? null : flow.name());
     if (slot == null && chain.connection() != null && throttle.throttles(throttled)
         && warnedNetworkWait.compareAndSet(false, true)) {
       LOG.warn("ThrottlingInterceptor is a network interceptor and this call was not made by ThrottledCallFactory: "

@@ -87,4 +87,32 @@ class QuotasByRequestTest {
     assertThat(async.get(10, TimeUnit.SECONDS)).as("async, no quota matches: untouched").isEqualTo(200);
     assertThat(server.getRequestCount()).as("1 of the quota's, 5 unmatched, 5 opted out, 1 async").isEqualTo(12);
   }
+
+  /**
+   * A request's {@link io.pixquota.throttle.Flow} tag counts against that flow's share of its quota (issue 46), through
+   * the interceptor and through {@link ThrottledCallFactory}: checkout keeps its call while the others' are refused.
+   */
+  @Test
+  void aRequestsFlowTagCountsAgainstThatFlowsShare() throws Exception {
+    Throttle throttle = ThrottleTesting.builder(new LocalTokenBucket("pix", List.of(Limit.of(3, 0.001)),
+        time::nanoTime, new io.pixquota.throttle.internal.StepHash(), LocalTokenBucket.DEFAULT_CONFIGURATION_LEASE,
+        io.pixquota.throttle.store.RateAdaptation.defaults(), java.util.Map.of("checkout", 1.0, "*", 0.0)), time)
+        .maxWait(Duration.ZERO).build();
+    OkHttpClient shared = new OkHttpClient.Builder().addInterceptor(ThrottlingInterceptor.of(throttle)).build();
+    io.pixquota.throttle.Flow checkout = new io.pixquota.throttle.Flow("checkout");
+    try (Response r = shared.newCall(get("/api/v2/pix/C1").newBuilder().tag(io.pixquota.throttle.Flow.class, checkout)
+        .build()).execute()) {
+      assertThat(r.code()).isEqualTo(200);
+    }
+    try (Response r = shared.newCall(get("/api/v2/pix/E1")).execute()) {
+      assertThat(r.code()).as("the flows not named: their own").isEqualTo(200);
+    }
+    assertThatThrownBy(() -> shared.newCall(get("/api/v2/pix/E2")).execute())
+        .as("checkout, asking, keeps its call").isInstanceOf(ThrottleRefusedException.class);
+    try (Response r = ThrottledCallFactory.of(shared).newCall(get("/api/v2/pix/C2").newBuilder()
+        .tag(io.pixquota.throttle.Flow.class, checkout).build()).execute()) {
+      assertThat(r.code()).as("checkout's kept call").isEqualTo(200);
+    }
+    assertThatThrownBy(() -> new io.pixquota.throttle.Flow(" ")).isInstanceOf(IllegalArgumentException.class);
+  }
 }

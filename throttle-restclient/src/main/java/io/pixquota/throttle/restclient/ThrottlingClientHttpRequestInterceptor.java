@@ -1,6 +1,7 @@
 package io.pixquota.throttle.restclient;
 
 import io.pixquota.throttle.Exchange;
+import io.pixquota.throttle.Flow;
 import io.pixquota.throttle.Priority;
 import io.pixquota.throttle.Throttle;
 import io.pixquota.throttle.ThrottleRequest;
@@ -48,12 +49,13 @@ public final class ThrottlingClientHttpRequestInterceptor implements ClientHttpR
       throw new IllegalArgumentException("request attribute " + PRIORITY + " must be a Priority, but was "
           + priority.getClass().getName());
     }
+    String flow = Flow.fromAttribute(request.getAttributes().get(Flow.ATTRIBUTE));
     if (Boolean.TRUE.equals(request.getAttributes().get(Unthrottled.ATTRIBUTE))) {
       return execution.execute(request, body); // opted out: untouched
     }
     String path = request.getURI().getRawPath();
     ThrottleRequest asked = ThrottleRequest.of(request.getMethod().name(), path == null || path.isEmpty() ? "/"
-        : path).withPriority((Priority) priority).withHost(request.getURI().getHost());
+        : path).withPriority((Priority) priority).withHost(request.getURI().getHost()).withFlow(flow);
     return throttle.exchange(asked, new Exchange<>() { // no quota takes it: sent untouched
           @Override
           public ClientHttpResponse send() throws IOException {

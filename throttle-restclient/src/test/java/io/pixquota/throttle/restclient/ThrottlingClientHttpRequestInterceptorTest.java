@@ -74,4 +74,35 @@ class ThrottlingClientHttpRequestInterceptorTest {
     }
     assertThat(server.getRequestCount()).as("1 of the quota's, 5 unmatched, 5 opted out").isEqualTo(11);
   }
+
+  /**
+   * A request's flow of its own (the attribute {@link io.pixquota.throttle.Flow#ATTRIBUTE}) counts against that flow's
+   * share of its quota (issue 46): checkout keeps its call while the others' are refused; a flow that is not a String
+   * is refused naming the attribute, before the send.
+   */
+  @Test
+  void aRequestsFlowAttributeCountsAgainstThatFlowsShare() {
+    Throttle throttle = ThrottleTesting.builder(new LocalTokenBucket("pix", List.of(Limit.of(3, 0.001)),
+        time::nanoTime, new io.pixquota.throttle.internal.StepHash(), LocalTokenBucket.DEFAULT_CONFIGURATION_LEASE,
+        io.pixquota.throttle.store.RateAdaptation.defaults(), java.util.Map.of("checkout", 1.0, "*", 0.0)), time)
+        .maxWait(Duration.ZERO).build();
+    RestClient client = RestClient.builder().baseUrl(server.url("/").toString())
+        .requestInterceptor(new ThrottlingClientHttpRequestInterceptor(throttle)).build();
+    String flow = io.pixquota.throttle.Flow.ATTRIBUTE;
+    for (int i = 0; i < 3; i++) {
+      server.enqueue(new MockResponse.Builder().code(200).body("ok").build());
+    }
+    assertThat(client.get().uri("/api/v2/pix/C1").attribute(flow, "checkout").retrieve().body(String.class))
+        .isEqualTo("ok");
+    assertThat(client.get().uri("/api/v2/pix/E1").retrieve().body(String.class)).as("the flows not named: their own")
+        .isEqualTo("ok");
+    assertThatThrownBy(() -> client.get().uri("/api/v2/pix/E2").retrieve().body(String.class))
+        .as("nothing left of theirs, and checkout, asking, keeps its call").isInstanceOf(ResourceAccessException.class)
+        .hasCauseInstanceOf(ThrottleRefusedException.class);
+    assertThat(client.get().uri("/api/v2/pix/C2").attribute(flow, "checkout").retrieve().body(String.class))
+        .as("checkout's kept call").isEqualTo("ok");
+    assertThatThrownBy(() -> client.get().uri("/api/v2/pix/X").attribute(flow, 7).retrieve().body(String.class))
+        .hasMessageContaining(flow).hasMessageContaining("must be a String");
+    assertThat(server.getRequestCount()).isEqualTo(3);
+  }
 }

@@ -1,5 +1,6 @@
 package io.pixquota.throttle.webclient;
 
+import io.pixquota.throttle.Flow;
 import io.pixquota.throttle.Priority;
 import io.pixquota.throttle.Throttle;
 import io.pixquota.throttle.ThrottleRequest;
@@ -49,9 +50,14 @@ public final class ThrottlingExchangeFilterFunction implements ExchangeFilterFun
       return Mono.error(new IllegalArgumentException("request attribute " + PRIORITY + " must be a Priority, but was "
           + priority.getClass().getName()));
     }
+    Object flow = request.attribute(Flow.ATTRIBUTE).orElse(null);
+    if (flow != null && !(flow instanceof String)) {
+      return Mono.error(new IllegalArgumentException("request attribute " + Flow.ATTRIBUTE + " must be a String (the "
+          + "flow's name), but was " + flow.getClass().getName()));
+    }
     String path = request.url().getRawPath();
     ThrottleRequest asked = ThrottleRequest.of(request.method().name(), path == null || path.isEmpty() ? "/" : path)
-        .withPriority((Priority) priority).withHost(request.url().getHost());
+        .withPriority((Priority) priority).withHost(request.url().getHost()).withFlow((String) flow);
     if (Boolean.TRUE.equals(request.attribute(Unthrottled.ATTRIBUTE).orElse(null))) {
       return next.exchange(request); // opted out: untouched (as is a request no quota takes)
     }

@@ -112,4 +112,31 @@ class ThrottlingExchangeFilterFunctionTest {
     assertThat(waited.get(10, TimeUnit.SECONDS)).isEqualTo("ok");
     assertThat(seen).containsExactly("filter acme", "exchange acme", "filter acme", "exchange acme");
   }
+
+  /** A request's flow attribute counts against that flow's share (issue 46); one that is not a String is refused. */
+  @Test
+  void aRequestsFlowAttributeCountsAgainstThatFlowsShare() {
+    Throttle throttle = ThrottleTesting.builder(new LocalTokenBucket("pix", List.of(Limit.of(3, 0.001)),
+        time::nanoTime, new io.pixquota.throttle.internal.StepHash(), LocalTokenBucket.DEFAULT_CONFIGURATION_LEASE,
+        io.pixquota.throttle.store.RateAdaptation.defaults(), java.util.Map.of("checkout", 1.0, "*", 0.0)), time)
+        .maxWait(Duration.ZERO).build();
+    WebClient client = WebClient.builder().clientConnector(new JdkClientHttpConnector())
+        .baseUrl(server.url("/").toString()).filter(new ThrottlingExchangeFilterFunction(throttle)).build();
+    String flow = io.pixquota.throttle.Flow.ATTRIBUTE;
+    for (int i = 0; i < 3; i++) {
+      server.enqueue(new MockResponse.Builder().code(200).body("ok").build());
+    }
+    assertThat(client.get().uri("/api/v2/pix/C1").attribute(flow, "checkout").retrieve().bodyToMono(String.class)
+        .block(Duration.ofSeconds(10))).isEqualTo("ok");
+    assertThat(client.get().uri("/api/v2/pix/E1").retrieve().bodyToMono(String.class).block(Duration.ofSeconds(10)))
+        .isEqualTo("ok");
+    assertThatThrownBy(() -> client.get().uri("/api/v2/pix/E2").retrieve().bodyToMono(String.class)
+        .block(Duration.ofSeconds(10))).as("checkout, asking, keeps its call")
+        .hasRootCauseInstanceOf(ThrottleRefusedException.class);
+    assertThat(client.get().uri("/api/v2/pix/C2").attribute(flow, "checkout").retrieve().bodyToMono(String.class)
+        .block(Duration.ofSeconds(10))).isEqualTo("ok");
+    assertThatThrownBy(() -> client.get().uri("/api/v2/pix/X").attribute(flow, 7).retrieve().bodyToMono(String.class)
+        .block(Duration.ofSeconds(10))).hasMessageContaining(flow).hasMessageContaining("must be a String");
+    assertThat(server.getRequestCount()).isEqualTo(3);
+  }
 }

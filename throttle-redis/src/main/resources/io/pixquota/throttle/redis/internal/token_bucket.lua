@@ -767,8 +767,8 @@ local wait = 0
 if op == 'acquire' and share ~= nil then
   -- its own flow's token now; else a token another flow holds beyond what it keeps for its own callers, now (the
   -- fullest by burst, the first of equals): one call (or its burst beyond the call lent, when less) while that flow
-  -- asked within the last three slots of its rate, else nothing; else its slot on its own refill. Never before the
-  -- hold.
+  -- asked within the last three slots of its rate, else nothing; else its slot on its own refill. Then, as any
+  -- acquire, never before the hold.
   local bu, ra, tk, asker, asked = share[2], share[3], share[4], share[5], share[7]
   if tk[asker] < cost then
     local fullest = -1
@@ -787,10 +787,6 @@ if op == 'acquire' and share ~= nil then
       wait = (cost - tk[asker]) / (share[3][asker] * f_now) * 1000000
     end
   end
-  if hold - now > wait then
-    wait = hold - now
-  end
-  wait = math.min(math.ceil(wait), MAX_WAIT)
 elseif op == 'acquire' then
   for i, l in ipairs(limits) do
     if tokens[i] < cost then
@@ -800,6 +796,8 @@ elseif op == 'acquire' then
       end
     end
   end
+end
+if op == 'acquire' then
   if hold - now > wait then
     wait = hold - now
   end
