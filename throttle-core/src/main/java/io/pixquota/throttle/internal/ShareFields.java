@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.regex.Pattern;
 
 /**
@@ -110,7 +111,7 @@ final class ShareFields {
   void settle(boolean alone, double[] capacity, double[] limitTokens, double limitRefill, String flow) {
     if (myPlan != null && alone && othersAgree) {
       plan(capacity[0], limitRefill);
-      boolean same = stored.keySet().equals(new java.util.TreeSet<>(flows));
+      boolean same = stored.keySet().equals(new TreeSet<>(flows));
       double sum = 0;
       for (int i = 0; same && i < flows.size(); i++) {
         double[] sub = stored.get(flows.get(i));
@@ -127,8 +128,8 @@ final class ShareFields {
         changed = true;
         storedFields.forEach(r.dead::add);
       }
-      int at = flows.indexOf(flow);
-      asker = at >= 0 ? at : flows.indexOf("*");
+      int named = flows.indexOf(flow);
+      asker = named >= 0 ? named : flows.indexOf("*");
       from = asker;
       limitTokens[0] = sum();
     } else if (!stored.isEmpty()) {

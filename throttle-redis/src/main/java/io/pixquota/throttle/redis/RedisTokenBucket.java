@@ -52,6 +52,7 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
   private final OrderedBookings bookings;
   private final Map<String, RedisTokenBucket> flows;
   private final String flow; // with shares, the flow whose calls this is (forFlow); else null
+  private final Map<String, Double> shares; // read on every call: not an Optional of the config's each time
 
   private RedisTokenBucket(RedissonClient redisson, TokenBucketConfig config, TimeSource time) {
     Objects.requireNonNull(redisson, "redisson cannot be null");
@@ -63,6 +64,7 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
     this.script = new BucketScript(redisson, config, time, settings, news, channel);
     this.bookings = new OrderedBookings(script);
     this.flows = new ConcurrentHashMap<>();
+    this.shares = config.shares().orElse(Map.of());
     this.flow = null;
   }
 
@@ -73,6 +75,7 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
     this.script = bucket.script;
     this.bookings = bucket.bookings;
     this.flows = bucket.flows;
+    this.shares = bucket.shares;
     this.flow = flow;
   }
 
@@ -82,8 +85,7 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
    */
   @Override
   public RedisTokenBucket forFlow(String flow) {
-    Map<String, Double> shares = config.shares().orElse(null);
-    if (shares == null || flow == null) {
+    if (shares.isEmpty() || flow == null) {
       return this;
     }
     return flows.computeIfAbsent(shares.containsKey(flow) ? flow : "*", f -> new RedisTokenBucket(this, f));
@@ -91,7 +93,7 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
 
   @Override
   public Map<String, Double> shares() {
-    return config.shares().orElse(Map.of());
+    return shares;
   }
 
   boolean sameBucket(RedisTokenBucket other) { // for another flow's calls or the same

@@ -50,14 +50,15 @@ public final class ThrottlingExchangeFilterFunction implements ExchangeFilterFun
       return Mono.error(new IllegalArgumentException("request attribute " + PRIORITY + " must be a Priority, but was "
           + priority.getClass().getName()));
     }
-    Object flow = request.attribute(Flow.ATTRIBUTE).orElse(null);
-    if (flow != null && !(flow instanceof String)) {
-      return Mono.error(new IllegalArgumentException("request attribute " + Flow.ATTRIBUTE + " must be a String (the "
-          + "flow's name), but was " + flow.getClass().getName()));
+    String flow;
+    try {
+      flow = Flow.fromAttribute(request.attribute(Flow.ATTRIBUTE).orElse(null));
+    } catch (IllegalArgumentException e) {
+      return Mono.error(e);
     }
     String path = request.url().getRawPath();
     ThrottleRequest asked = ThrottleRequest.of(request.method().name(), path == null || path.isEmpty() ? "/" : path)
-        .withPriority((Priority) priority).withHost(request.url().getHost()).withFlow((String) flow);
+        .withPriority((Priority) priority).withHost(request.url().getHost()).withFlow(flow);
     if (Boolean.TRUE.equals(request.attribute(Unthrottled.ATTRIBUTE).orElse(null))) {
       return next.exchange(request); // opted out: untouched (as is a request no quota takes)
     }
