@@ -115,14 +115,32 @@ class DemoRunIT {
     String printed = run.printed();
     Matcher refused = Pattern.compile("(?m)^refused after max wait +(\\d+)$").matcher(printed);
     assertThat(refused.find()).as(printed).isTrue();
-    // 40 calls, a burst of 8 and 9/s: about 8 + 0.3 x 9 leave within 300 ms
-    assertThat(Long.parseLong(refused.group(1))).as(printed).isBetween(25L, 32L);
+    assertThat(Long.parseLong(refused.group(1))).as(printed).isBetween(25L, 40L);
     assertThat(printed).doesNotContain("failures (any other kind)")
         .contains("throttled: " + refused.group(1) + " calls were refused after waiting --max-wait 0.3 s for a slot: "
             + "40 calls through a bucket of burst 8 at 9 per second need (40 - 8) / 9 = 3.6 s for the last one. "
             + "Run again with --max-wait 5000 (ms) or more")
         .containsPattern("\r  throttled:  r1 \\d+/20  r2 \\d+/20")
         .contains("r1 20/20  r2 20/20\n");
+  }
+
+  /**
+   * The same burst as the terminal's, counted: 40 calls, a burst of 8 and 9/s, about 8 + 0.3 x 9 leave within the
+   * 300 ms max wait; a call whose thread woke past the late limit gives its slot up and books again, then past its
+   * max wait (a busy machine: CI's once served 3), so the bound adds the calls the replicas measured rebooking.
+   */
+  @Test
+  void aMaxWaitBelowTheBurstRefusesWhatTheBucketCannotHoldWithinIt() throws Exception {
+    Run run = run(new DemoMain(), "--json", "--mode", "throttled", "--replicas", "2", "--calls", "20",
+        "--max-wait", "300");
+    JsonNode throttled = run.json().get("throttled");
+    long refused = throttled.get("failures").get("refused_max_wait").asLong();
+    long rebooked = 0;
+    for (JsonNode replica : throttled.get("byReplica")) {
+      rebooked += replica.get("rebooked").asLong();
+    }
+    assertThat(refused).as("%d rebooked; %s", rebooked, run.printed()).isBetween(25L, 32L + rebooked);
+    assertThat(throttled.get("served").asLong()).isEqualTo(40 - refused);
   }
 
   @Test
