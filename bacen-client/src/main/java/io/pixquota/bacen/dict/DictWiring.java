@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.pixquota.throttle.Match;
 import io.pixquota.throttle.Priority;
 import io.pixquota.throttle.Throttle;
+import io.pixquota.throttle.okhttp.AsyncCallDispatcher;
 import io.pixquota.throttle.okhttp.ThrottlingInterceptor;
 import io.pixquota.throttle.store.BucketGroup;
 import io.pixquota.throttle.store.UnlimitedBucket;
@@ -72,7 +73,8 @@ final class DictWiring {
         .expireAfterWrite(config.negativeCacheTtl()).maximumSize(NEGATIVE_CACHE_SIZE).build();
     DictPolicyRefresh refresh = new DictPolicyRefresh(b.time, scheduler, metrics);
     DictLookups lookups = new DictLookups(config, buckets, ledger, metrics, notFound, b.time, mirror, refresh);
-    OkHttpClient.Builder http = (b.okHttpClient != null ? b.okHttpClient : new OkHttpClient()).newBuilder()
+    OkHttpClient.Builder http = (b.okHttpClient != null ? b.okHttpClient
+        : new OkHttpClient.Builder().dispatcher(AsyncCallDispatcher.create()).build()).newBuilder()
         .callTimeout(config.callTimeout()).followRedirects(false).followSslRedirects(false);
     if (b.sslSocketFactory != null) {
       http.sslSocketFactory(b.sslSocketFactory, b.trustManager);

@@ -6,6 +6,7 @@ import io.pixquota.throttle.Priority;
 import io.pixquota.throttle.Throttle;
 import io.pixquota.throttle.ThrottleBuilder;
 import io.pixquota.throttle.store.TokenBucket;
+import io.pixquota.throttle.okhttp.AsyncCallDispatcher;
 import io.pixquota.throttle.okhttp.ThrottlingInterceptor;
 import io.pixquota.throttle.redis.RedisAddress;
 import io.pixquota.throttle.redis.RedisTokenBucket;
@@ -120,10 +121,11 @@ final class PixWiring {
 
   /**
    * An OkHttp client of our own, its dispatcher sized for async calls: at least {@link #dispatcherNeeds}, and the
-   * bucket's burst plus a second of its rate in any case (OkHttp's default is 5 per host).
+   * bucket's burst plus a second of its rate in any case (OkHttp's default is 5 per host); a call in flight runs on a
+   * virtual thread where the JDK allows ({@link AsyncCallDispatcher}).
    */
-  private static OkHttpClient ownClient(TokenBucket bucket, int maxInFlight) {
-    OkHttpClient client = new OkHttpClient();
+  static OkHttpClient ownClient(TokenBucket bucket, int maxInFlight) {
+    OkHttpClient client = new OkHttpClient.Builder().dispatcher(AsyncCallDispatcher.create()).build();
     int needed = Math.max(dispatcherNeeds(bucket, maxInFlight), burstAndASecond(bucket));
     client.dispatcher().setMaxRequests(Math.max(client.dispatcher().getMaxRequests(), needed));
     client.dispatcher().setMaxRequestsPerHost(Math.max(client.dispatcher().getMaxRequestsPerHost(), needed));
