@@ -427,4 +427,12 @@ class ThrottlingInterceptorTest {
     assertThatThrownBy(() -> Throttle.builder(null)).isExactlyInstanceOf(NullPointerException.class)
         .hasMessage("defaultBucket cannot be null");
   }
+
+  @Test
+  void theClassesOkHttpsRetryCheckTestsAMissedSlotAgainstAreLoadedAheadAllFoundInTheseReleases() {
+    // a name this OkHttp or Kotlin no longer has would leave its first loading on a call's path, pinning a carrier
+    assertThat(ThrottlingInterceptor.loadedAhead()).hasSize(9)
+        .extracting(Class::getSimpleName).contains("SlotMissedException", "ConnectionShutdownException",
+            "EmptyIterator");
+  }
 }
