@@ -9,6 +9,7 @@ import io.pixquota.bacen.pix.PixThrottledException;
 import io.pixquota.harness.ReplicaOptions;
 import io.pixquota.harness.ReplicaProtocol;
 import io.pixquota.throttle.Throttle;
+import io.pixquota.throttle.okhttp.AsyncCallDispatcher;
 import io.pixquota.throttle.redis.RedisAddress;
 import io.pixquota.throttle.redis.RedisTokenBucket;
 import io.pixquota.throttle.redis.TokenBucketConfig;
@@ -64,7 +65,9 @@ final class AsyncReplica implements Callable<Integer> {
   public Integer call() throws Exception {
     options.validate(true);
     Map<Integer, Long> askedAt = new ConcurrentHashMap<>();
-    OkHttpClient base = new OkHttpClient.Builder().eventListener(new EventListener() {
+    // a client of the service's own, as README advises one: its async calls in flight on virtual threads (Java 24+)
+    OkHttpClient.Builder own = new OkHttpClient.Builder().dispatcher(AsyncCallDispatcher.create());
+    OkHttpClient base = own.eventListener(new EventListener() {
       @Override
       public void requestHeadersEnd(Call call, Request request) {
         String path = request.url().encodedPath();
@@ -84,8 +87,8 @@ final class AsyncReplica implements Callable<Integer> {
         .callTimeout(Duration.ofMillis(maxWaitMs + 30_000))
         .retry(1, Duration.ofMillis(1), Duration.ofMillis(1), Duration.ofSeconds(1)).build();
     base.dispatcher().setMaxRequestsPerHost(16); // in flight: the burst (10) and more; as PixClient sizes its own
-    PinCounter pins = mode == Mode.VIRTUAL || mode == Mode.RESTCLIENT && Runtime.version().feature() >= 21
-        ? PinCounter.start() : null;
+    PinCounter pins = mode == Mode.VIRTUAL || mode == Mode.ASYNC && AsyncCallDispatcher.onVirtualThreads()
+        || mode == Mode.RESTCLIENT && Runtime.version().feature() >= 21 ? PinCounter.start() : null;
     try (ConnectionSampler connections = ConnectionSampler.start(options.bacenUrl.getPort(), 20);
         PixClient pix = PixClient.builder(config).redisson(redisson).meterRegistry(registry).okHttpClient(base)
         .build()) {
