@@ -129,7 +129,6 @@ public final class AsyncBooking extends AsyncState {
     }
     IOException failed = null;
     boolean giveBack = false;
-    boolean dueNow = false;
     synchronized (this) {
       if (state != State.ASKING) {
         return;
@@ -149,10 +148,7 @@ public final class AsyncBooking extends AsyncState {
           failed = SlotWaits.canceledWhile(true);
         } else {
           to(State.WAITING);
-          // a slot that has come (a burst's token, a released permit's grant) is handed over on this thread: a hop
-          // to the timer's thread would only make it later
-          dueNow = booking.slotNanos() - waits.time().nanoTime() <= 0;
-          timer = dueNow ? null : waits.time().schedule(this::due, booking.slotNanos());
+          timer = waits.time().schedule(this::due, booking.slotNanos());
         }
       } catch (ThrottleRefusedException refused) {
         to(State.DONE);
@@ -160,9 +156,6 @@ public final class AsyncBooking extends AsyncState {
       }
     }
     ended(failed, giveBack);
-    if (dueNow) {
-      due();
-    }
   }
 
   /** Outside the lock: gives a booked slot's tokens back (without waiting for the store), then reports the end. */
@@ -178,7 +171,14 @@ public final class AsyncBooking extends AsyncState {
     }
   }
 
-  /** The slot has come (on the timer's thread, or the answer's): check it again, then book again or hand it over. */
+  /** The time to ask again has come (on the timer thread). */
+  private void askAgain() {
+    if (moved(State.DEFERRED, State.ASKING)) {
+      ask();
+    }
+  }
+
+  /** The slot has come (on the timer thread): check it again, then book again or hand it over. */
   private void due() {
     Slot slot = null;
     IOException failed = null;
@@ -271,7 +271,7 @@ public final class AsyncBooking extends AsyncState {
         to(State.DONE);
       } else if (state == State.WAITING || state == State.DEFERRED || state == State.QUEUED) {
         giveBack = state == State.WAITING; // DEFERRED, QUEUED: nothing booked, nothing to give back
-        if (state != State.QUEUED && timer != null) { // null: handed over on the answer's thread, not yet due()
+        if (state != State.QUEUED) {
           timer.cancel(false);
         }
         failed = SlotWaits.canceledWhile(giveBack);

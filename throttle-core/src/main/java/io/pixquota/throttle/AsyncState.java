@@ -93,13 +93,6 @@ abstract class AsyncState {
         booking.maxWait));
   }
 
-  /** The time to ask again has come (on the timer thread). */
-  void askAgain() {
-    if (moved(State.DEFERRED, State.ASKING)) {
-      ask();
-    }
-  }
-
   /** Moves from {@code from} to {@code to}, if the booking is still in {@code from}. */
   synchronized boolean moved(State from, State next) {
     if (state != from) {

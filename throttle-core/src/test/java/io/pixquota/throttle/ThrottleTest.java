@@ -67,23 +67,6 @@ class ThrottleTest {
   }
 
   @Test
-  void aSlotThatHasComeIsHandedOverOnTheAnswersThreadAndALaterOneOnTheTimers() throws Exception {
-    // the real clock and the process's timer: a slot due when the bucket answers goes on at once, without the hop to
-    // the timer's thread (a released permit's grant reaches its waiter one thread switch sooner)
-    Throttle throttle = Throttle.builder(new LocalTokenBucket("pix", List.of(Limit.of(1, 20)), System::nanoTime))
-        .meterRegistry(registry).build();
-    CompletableFuture<Thread> now = new CompletableFuture<>();
-    CompletableFuture<Thread> later = new CompletableFuture<>();
-    throttle.book(ThrottleRequest.of("GET", "/pix/1")).start(slot -> now.complete(Thread.currentThread()),
-        now::completeExceptionally);
-    throttle.book(ThrottleRequest.of("GET", "/pix/2")).start(slot -> later.complete(Thread.currentThread()),
-        later::completeExceptionally);
-    assertThat(now.getNow(null)).as("the local bucket answers on the caller's thread: handed over there")
-        .isSameAs(Thread.currentThread());
-    assertThat(later.get(5, TimeUnit.SECONDS).getName()).as("50 ms later: on the timer").isEqualTo("pixquota-timer");
-  }
-
-  @Test
   void aBurstLeavesAtOnceThenEachCallAtItsOwnSlot() throws Exception {
     FakeTime time = FakeTime.autoAdvancing(1_000);
     Throttle throttle = throttle(bucket("pix", 2, 10, time), time).build();
