@@ -82,9 +82,8 @@ class ThrottlingClientHttpRequestInterceptorTest {
    */
   @Test
   void aRequestsFlowAttributeCountsAgainstThatFlowsShare() {
-    Throttle throttle = ThrottleTesting.builder(new LocalTokenBucket("pix", List.of(Limit.of(3, 0.001)),
-        time::nanoTime, new io.pixquota.throttle.internal.StepHash(), LocalTokenBucket.DEFAULT_CONFIGURATION_LEASE,
-        io.pixquota.throttle.store.RateAdaptation.defaults(), java.util.Map.of("checkout", 1.0, "*", 0.0)), time)
+    Throttle throttle = ThrottleTesting.builder(ThrottleTesting.sharedBucket("pix", Limit.of(3, 0.001), time,
+        java.util.Map.of("checkout", 1.0, "*", 0.0)), time)
         .maxWait(Duration.ZERO).build();
     RestClient client = RestClient.builder().baseUrl(server.url("/").toString())
         .requestInterceptor(new ThrottlingClientHttpRequestInterceptor(throttle)).build();

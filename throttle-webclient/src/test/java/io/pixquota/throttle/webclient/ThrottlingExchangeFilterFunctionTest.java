@@ -116,9 +116,8 @@ class ThrottlingExchangeFilterFunctionTest {
   /** A request's flow attribute counts against that flow's share (issue 46); one that is not a String is refused. */
   @Test
   void aRequestsFlowAttributeCountsAgainstThatFlowsShare() {
-    Throttle throttle = ThrottleTesting.builder(new LocalTokenBucket("pix", List.of(Limit.of(3, 0.001)),
-        time::nanoTime, new io.pixquota.throttle.internal.StepHash(), LocalTokenBucket.DEFAULT_CONFIGURATION_LEASE,
-        io.pixquota.throttle.store.RateAdaptation.defaults(), java.util.Map.of("checkout", 1.0, "*", 0.0)), time)
+    Throttle throttle = ThrottleTesting.builder(ThrottleTesting.sharedBucket("pix", Limit.of(3, 0.001), time,
+        java.util.Map.of("checkout", 1.0, "*", 0.0)), time)
         .maxWait(Duration.ZERO).build();
     WebClient client = WebClient.builder().clientConnector(new JdkClientHttpConnector())
         .baseUrl(server.url("/").toString()).filter(new ThrottlingExchangeFilterFunction(throttle)).build();
