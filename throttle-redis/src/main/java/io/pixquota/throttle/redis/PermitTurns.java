@@ -109,10 +109,14 @@ final class PermitTurns {
     return why;
   }
 
-  /** A grant ({@code +<waiter> <reply>}) for a waiter this process expects: kept, and its turn completed. */
-  private void granted(String message, long at) {
+  /**
+   * A grant ({@code +<waiter> <reply>}) for a waiter this process expects: kept, and its turn completed. Heard on the
+   * channel, or first in the reply of the release that made it when the release is this process's: the second news
+   * of one grant finds it kept or taken, and does nothing.
+   */
+  void granted(String message, long at) {
     int space = message.indexOf(' ');
-    if (space < 2) {
+    if (!message.startsWith("+") || space < 2) {
       return;
     }
     String waiter = message.substring(1, space);

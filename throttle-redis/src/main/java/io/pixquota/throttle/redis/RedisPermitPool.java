@@ -183,7 +183,7 @@ public final class RedisPermitPool implements PermitPool {
     Objects.requireNonNull(permit, "permit cannot be null");
     PoolCalls.Call call = calls.op("release", permit.id());
     return call.script().callAsync(call.target(), call.args(), timeoutNanos, time::nanoTime)
-        .thenApply(r -> "1".equals(replies.counts(r.text())));
+        .thenApply(r -> "1".equals(countsAndGrants(r)));
   }
 
   @Override
@@ -191,7 +191,19 @@ public final class RedisPermitPool implements PermitPool {
     turns.end(waiter.id());
     PoolCalls.Call call = calls.op("leave", waiter.id());
     call.script().callAsync(call.target(), call.args(), timeoutNanos, time::nanoTime)
-        .thenAccept(r -> replies.counts(r.text())); // best effort: a place not left ends with its waiter lease
+        .thenAccept(this::countsAndGrants); // best effort: a place not left ends with its waiter lease
+  }
+
+  /**
+   * A release's or a leave's reply: the pool's counts, then each grant the step made, as published; a grant for a
+   * waiter of this process is its turn now, without waiting for the channel. Returns the reply's first word.
+   */
+  private String countsAndGrants(LuaScript.Reply r) {
+    String[] lines = r.text() == null ? new String[] {""} : r.text().split("\n");
+    for (int i = 1; i < lines.length; i++) {
+      turns.granted(lines[i], r.receivedAtNanos());
+    }
+    return replies.counts(lines[0]);
   }
 
   /**

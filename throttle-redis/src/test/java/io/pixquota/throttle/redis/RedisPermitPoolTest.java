@@ -183,6 +183,25 @@ class RedisPermitPoolTest {
   }
 
   @Test
+  void aReleaseTellsAWaiterOfItsOwnProcessOfItsGrantInItsReplyWithoutTheChannel() throws Exception {
+    RedisTokenBucket bucket = RedisTesting.onFakeTime(redis.redisson, prefix, "spi", 2, 0.5, TIME);
+    RedisPermitPool pool = RedisPermitPool.beside(bucket, "spi", 1, Duration.ofSeconds(30)); // never subscribes
+    PermitAnswer a = pool.take(w("a"), new SlotAsk(bucket, 1, Duration.ZERO));
+    Waiter b = new Waiter("b", Priority.INTERACTIVE.ordinal(), Duration.ofSeconds(10));
+    SlotAsk slot = new SlotAsk(bucket, 1, Duration.ofSeconds(10));
+    assertThat(pool.take(b, slot).ahead()).isEqualTo(1);
+    pool.release(a.permit()).toCompletableFuture().get(5, TimeUnit.SECONDS);
+    assertThat(pool.turn(b, Duration.ofSeconds(10)).toCompletableFuture().isDone())
+        .as("its turn, known from the release's reply").isTrue();
+    long scripts = scripts();
+    PermitAnswer granted = pool.take(b, slot);
+    assertThat(scripts() - scripts).as("answered from the grant in the release's reply").isZero();
+    assertThat(granted.permit()).isNotNull();
+    assertThat(granted.acquisition().waitTime()).as("the bucket's second token").isEqualTo(Duration.ZERO);
+    assertThat(redis.admin.call("ZSCORE", (String) pool.keys().get(0), "b")).as("held in Redis").isNotNull();
+  }
+
+  @Test
   void aWaiterWhoseProcessMissedItsGrantGetsItFromItsNextTakeWithItsSlotWhileAheadElseANewSlot() throws Exception {
     RedisTokenBucket bucket = RedisTesting.onFakeTime(redis.redisson, prefix, "spi", 1, 0.5, TIME);
     RedisPermitPool holder = RedisPermitPool.beside(bucket, "spi", 1, Duration.ofSeconds(30));

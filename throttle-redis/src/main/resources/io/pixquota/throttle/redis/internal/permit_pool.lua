@@ -64,6 +64,8 @@ Replies, space-separated; <cap> is the capacity in force:
                         plus the shortest hold lately); it has left the line
   release: '<1 when the permit was held, 0 when it was not (it freed nothing)> <expired> <inUse> <cap>'
   leave: '1 <expired> <inUse> <cap>'; close: '1'
+  release and leave: then, for each grant the step made, a newline and the grant as published ('+<waiter id> <the
+                        take's reply>'), so that a waiter of the releasing process hears of it without the channel
 ]]
 
 local KO, AO = 0, 0
@@ -163,6 +165,7 @@ local function run()
 
   -- Gives waiter w its permit, and its slot when it asked for one, as its own take would: true when granted. Its
   -- slot is booked with what it stored, its longest wait less the time it has waited since it asked.
+  local granted_now = {} -- the grants of this step, as published
   local function grant(w, ask)
     local w_lease, with, call, settings, asked = string.match(ask or '', '^(%d+)|([01])|([^|]*)|([^|]*)|(%d+)$')
     w_lease, asked = tonumber(w_lease), tonumber(asked)
@@ -196,7 +199,9 @@ local function run()
     end
     redis.call('HSET', grants, w, string.format('%d ', now) .. text)
     redis.call('PEXPIRE', grants, longest + SLACK)
-    redis.call('PUBLISH', permits .. ':turn', '+' .. w .. ' ' .. text)
+    local news = '+' .. w .. ' ' .. text
+    redis.call('PUBLISH', permits .. ':turn', news)
+    granted_now[#granted_now + 1] = news
     return true
   end
 
@@ -250,7 +255,8 @@ local function run()
       held_for(ARGV[AO + 5])
     end
     heads()
-    return string.format('%d %d %d %d', removed, expired, redis.call('ZCARD', permits), capacity)
+    return table.concat({string.format('%d %d %d %d', removed, expired, redis.call('ZCARD', permits), capacity),
+      unpack(granted_now)}, '\n')
   end
   if op == 'leave' then
     leave(ARGV[AO + 5])
@@ -258,7 +264,8 @@ local function run()
     redis.call('ZREM', taken, ARGV[AO + 5])
     redis.call('HDEL', grants, ARGV[AO + 5])
     heads()
-    return string.format('1 %d %d %d', expired, redis.call('ZCARD', permits), capacity)
+    return table.concat({string.format('1 %d %d %d', expired, redis.call('ZCARD', permits), capacity),
+      unpack(granted_now)}, '\n')
   end
 
   local waiter = ARGV[AO + 5]
