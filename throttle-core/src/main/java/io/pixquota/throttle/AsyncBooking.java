@@ -156,6 +156,7 @@ public final class AsyncBooking extends AsyncState {
       }
     }
     ended(failed, giveBack);
+    waits.trades().booked(this); // waiting: its slot in the order its call was asked
   }
 
   /** Outside the lock: gives a booked slot's tokens back (without waiting for the store), then reports the end. */
@@ -171,15 +172,9 @@ public final class AsyncBooking extends AsyncState {
     }
   }
 
-  /** The time to ask again has come (on the timer thread). */
-  private void askAgain() {
-    if (moved(State.DEFERRED, State.ASKING)) {
-      ask();
-    }
-  }
-
   /** The slot has come (on the timer thread): check it again, then book again or hand it over. */
-  private void due() {
+  @Override
+  void due() {
     Slot slot = null;
     IOException failed = null;
     synchronized (this) {

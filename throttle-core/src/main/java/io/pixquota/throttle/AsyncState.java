@@ -51,6 +51,22 @@ abstract class AsyncState {
   /** Asks the bucket for a slot without blocking (the booking's step). */
   abstract void ask();
 
+  /** The slot has come, on the timer (the booking's step). */
+  abstract void due();
+
+  /** The time to ask again has come (on the timer thread). */
+  void askAgain() {
+    if (moved(State.DEFERRED, State.ASKING)) {
+      ask();
+    }
+  }
+
+  /** Its slot moved ({@link AskOrderTrades}, under this monitor, WAITING): its timer follows. */
+  void retimed() {
+    timer.cancel(false);
+    timer = waits.time().schedule(this::due, booking.slotNanos());
+  }
+
   /** Sets the state; a call that leaves its class's line (booked, or done) lets the next one ask. */
   void to(State next) {
     state = next;

@@ -174,6 +174,16 @@ final class Booking {
     return granted;
   }
 
+  /** Its slot, traded with a call of the same bucket, flow, cost and class ({@link AskOrderTrades}). */
+  void slotTraded(Acquisition a, long nanos) {
+    granted = a;
+    slotNanos = nanos;
+  }
+
+  String flow() {
+    return flow;
+  }
+
   /** The slot, on the throttle's clock (or, after an ask the horizon deferred, when to ask again). */
   long slotNanos() {
     return slotNanos;

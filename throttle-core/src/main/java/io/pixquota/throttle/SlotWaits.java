@@ -35,6 +35,7 @@ final class SlotWaits {
   private final AtomicLong lastLostWarnNanos;
   private final AskingLine line = new AskingLine();
   private final PermitWaits permits = new PermitWaits(this);
+  private final AskOrderTrades trades = new AskOrderTrades();
   private final PermitHolds holds;
 
   /** @param providerTimeout how long the provider may keep working on a call after its send; null without pools */
@@ -99,6 +100,10 @@ final class SlotWaits {
   /** The line of this throttle's calls of classes with a horizon, blocking and async. */
   AskingLine line() {
     return line;
+  }
+
+  AskOrderTrades trades() {
+    return trades;
   }
 
   TimeSource time() {
