@@ -1,8 +1,11 @@
 package io.pixquota.throttle.redis;
 
 import io.pixquota.throttle.support.TimeSource;
+import io.pixquota.throttle.store.PermitPool;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.Map;
+import java.util.WeakHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -10,19 +13,23 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
+import org.redisson.api.RTopic;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 
 /**
- * The turns of one {@link RedisPermitPool}'s waiters in this process: the pool's channel completes their futures,
- * with the permits a release granted them ({@code +<waiter> <reply>}: kept here for the waiter's next take, which
- * then needs no round trip) or with the ids of the waiters whose turn it is (they ask again); a timer completes them
- * anyway when the first lease ends or half a waiter lease has passed, so a lost message costs a little time, never a
+ * The turns of one {@link RedisPermitPool}'s waiters in this process: the pool's channels complete their futures,
+ * with the permits a release granted them ({@code +<waiter> <reply>}, on the channel of this process's Redis client
+ * alone: kept here for the waiter's next take, which then needs no round trip) or with the ids of the waiters whose
+ * turn it is (on the pool's channel: they ask again); a timer completes them anyway when the first lease ends or
+ * half a waiter lease has passed, so a lost message costs a little time, never a
  * place (the script keeps a grant for the waiter's next take).
  */
 final class PermitTurns {
+  private static final Map<RedissonClient, String> TAGS = Collections.synchronizedMap(new WeakHashMap<>());
   private final RedissonClient redisson;
   private final String channel;
+  private final String tag;
   private final TimeSource time;
   private final Map<String, CompletableFuture<Void>> turns = new ConcurrentHashMap<>();
   private final AtomicReference<CompletableFuture<Void>> subscription = new AtomicReference<>();
@@ -37,7 +44,16 @@ final class PermitTurns {
   PermitTurns(RedissonClient redisson, String channel, TimeSource time) {
     this.redisson = redisson;
     this.channel = channel;
+    this.tag = TAGS.computeIfAbsent(redisson, c -> PermitPool.Waiter.of(0).id());
     this.time = time;
+  }
+
+  /**
+   * Where a release publishes this process's grants: a suffix of the pool's channel, one per Redis client, so that a
+   * grant wakes only the process (the client) whose waiter it is.
+   */
+  String tag() {
+    return tag;
   }
 
   /** When the first lease in the pool ends, as the last answer said ({@code null}: none is held). */
@@ -128,32 +144,45 @@ final class PermitTurns {
     }
   }
 
-  /** Subscribes to the pool's channel once; a failed subscription is tried again by the next wait. */
+  /**
+   * Subscribes to the pool's channel and this client's grants once; a failed subscription is tried again by the next
+   * wait (a channel it did subscribe to is left first).
+   */
   private CompletableFuture<Void> subscribe() {
     CompletableFuture<Void> mine = new CompletableFuture<>();
     CompletableFuture<Void> current = subscription.compareAndExchange(null, mine);
     if (current != null) {
       return current;
     }
-    redisson.getTopic(channel, StringCodec.INSTANCE).addListenerAsync(String.class, (c, message) -> {
-      if (message.startsWith("+")) {
-        granted(message, time.nanoTime());
+    RTopic shared = redisson.getTopic(channel, StringCodec.INSTANCE);
+    RTopic own = redisson.getTopic(channel + ":" + tag, StringCodec.INSTANCE);
+    CompletableFuture<Integer> toShared = shared.addListenerAsync(String.class, (c, m) -> heard(m))
+        .toCompletableFuture();
+    CompletableFuture<Integer> toOwn = own.addListenerAsync(String.class, (c, m) -> heard(m)).toCompletableFuture();
+    CompletableFuture.allOf(toShared, toOwn).whenComplete((v, failure) -> {
+      if (failure == null) {
+        mine.complete(null);
         return;
       }
-      for (String id : message.split(",")) {
-        CompletableFuture<Void> turn = turns.get(id);
-        if (turn != null) {
-          turn.complete(null);
-        }
-      }
-    }).whenComplete((id, failure) -> {
-      if (failure != null) {
-        subscription.compareAndSet(mine, null); // the timers still move the line; the next wait subscribes again
-        mine.completeExceptionally(failure);
-      } else {
-        mine.complete(null);
-      }
+      toShared.thenAccept(shared::removeListenerAsync);
+      toOwn.thenAccept(own::removeListenerAsync);
+      subscription.compareAndSet(mine, null); // the timers still move the line; the next wait subscribes again
+      mine.completeExceptionally(failure);
     });
     return mine;
+  }
+
+  /** A message on either channel: a grant, or the ids of waiters whose turn it is. */
+  private void heard(String message) {
+    if (message.startsWith("+")) {
+      granted(message, time.nanoTime());
+      return;
+    }
+    for (String id : message.split(",")) {
+      CompletableFuture<Void> turn = turns.get(id);
+      if (turn != null) {
+        turn.complete(null);
+      }
+    }
   }
 }

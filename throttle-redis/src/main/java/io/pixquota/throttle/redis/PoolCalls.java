@@ -20,13 +20,15 @@ final class PoolCalls {
   private final List<Object> keys;
   private final RedisTokenBucket beside; // null: alone
   private final String[] config; // capacity, lease ms, process id
+  private final String hears; // where this process hears its grants: a suffix of the pool's channel
 
   /** One call: its script, its target, its arguments, and whether it books a slot of its own. */
   record Call(LuaScript script, LuaScript.Target target, Object[] args, boolean withSlot) {}
 
   PoolCalls(RedissonClient redisson, List<Object> keys, RedisTokenBucket beside, int capacity, Duration lease,
-      String processId) {
+      String processId, String hears) {
     this.redisson = redisson;
+    this.hears = hears;
     this.keys = keys;
     this.beside = beside;
     this.config = new String[] {Integer.toString(capacity), Long.toString(lease.toMillis()), processId};
@@ -46,7 +48,7 @@ final class PoolCalls {
         && b.sameBucket(beside);
     Object[] pool = {"take", config[0], config[1], config[2], waiter.id(), Integer.toString(waiter.rank()),
         Long.toString(RedisPermitPool.WAITER_LEASE.toMillis()), withSlot ? "1" : "0",
-        Long.toString(waiter.maxWait().toMillis())};
+        Long.toString(waiter.maxWait().toMillis()), hears};
     if (beside == null) {
       return new Call(LuaScript.PERMIT_POOL, alone(), pool, false);
     }

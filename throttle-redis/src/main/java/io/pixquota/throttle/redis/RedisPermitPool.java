@@ -65,7 +65,7 @@ public final class RedisPermitPool implements PermitPool {
     this.time = time;
     this.turns = new PermitTurns(redisson, channel, time);
     this.replies = new PoolReplies(this.name, capacity, lease, beside, turns);
-    this.calls = new PoolCalls(redisson, keys, beside, capacity, lease, processId);
+    this.calls = new PoolCalls(redisson, keys, beside, capacity, lease, processId, turns.tag());
   }
 
   /** A pool alone, keys {@code <prefix>{<name>}:pool:*}, with the default prefix and Redis timeout. */

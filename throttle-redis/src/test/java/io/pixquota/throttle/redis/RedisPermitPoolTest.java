@@ -9,12 +9,16 @@ import io.pixquota.throttle.store.PermitPool.SlotAsk;
 import io.pixquota.throttle.store.PermitPool.Waiter;
 import io.pixquota.throttle.Priority;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
 
 /**
  * The Redis permit pool's own promises beyond {@code PermitPoolContract} (which RedisPermitPoolContractTest runs: the
@@ -199,6 +203,39 @@ class RedisPermitPoolTest {
     assertThat(granted.permit()).isNotNull();
     assertThat(granted.acquisition().waitTime()).as("the bucket's second token").isEqualTo(Duration.ZERO);
     assertThat(redis.admin.call("ZSCORE", (String) pool.keys().get(0), "b")).as("held in Redis").isNotNull();
+  }
+
+  @Test
+  void aGrantIsPublishedWhereTheWaitersProcessAloneListens() throws Exception {
+    RedissonClient other = redis.newRedisson();
+    RedissonClient watcher = redis.newRedisson();
+    try {
+      RedisPermitPool holder = pool(1, Duration.ofSeconds(30));
+      RedisPermitPool waiting = RedisPermitPool.create(other, "spi", 1, Duration.ofSeconds(30), prefix, TIME);
+      holder.preload();
+      waiting.preload();
+      String channel = holder.keys().get(0) + ":turn";
+      List<String> heard = new CopyOnWriteArrayList<>();
+      CompletableFuture<Void> first = new CompletableFuture<>();
+      watcher.getPatternTopic(channel + "*", StringCodec.INSTANCE).addListener(String.class, (p, c, m) -> {
+        heard.add(c + " " + m.substring(0, m.indexOf(' ')));
+        first.complete(null);
+      });
+      PermitAnswer a = holder.take(w("a"), null);
+      assertThat(waiting.take(w("b"), null).ahead()).isEqualTo(1);
+      CompletableFuture<Void> turn = waiting.turn(w("b"), Duration.ofSeconds(10)).toCompletableFuture();
+      holder.release(a.permit()).toCompletableFuture().get(5, TimeUnit.SECONDS);
+      turn.get(5, TimeUnit.SECONDS);
+      first.get(5, TimeUnit.SECONDS);
+      assertThat(heard).as("one grant, on the channel of b's client, not the pool's").singleElement()
+          .satisfies(h -> assertThat(h).startsWith(channel + ":").endsWith(" +b").doesNotStartWith(channel + " "));
+      long scripts = scripts();
+      assertThat(waiting.take(w("b"), null).permit()).isNotNull();
+      assertThat(scripts() - scripts).as("its process kept the grant").isZero();
+    } finally {
+      other.shutdown();
+      watcher.shutdown();
+    }
   }
 
   @Test

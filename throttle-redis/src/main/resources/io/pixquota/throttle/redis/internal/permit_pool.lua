@@ -27,9 +27,10 @@ KEYS[KO+5] the processes' configurations: a hash, field = a process's id, value 
 KEYS[KO+6] when each permit was taken: a sorted set, member = holder id, score = Redis ms (layout 3; entries of
            permits that ended otherwise are dropped when met)
 KEYS[KO+7] what each waiter in line asks for (layout 4): a hash, field = waiter id, value = "<its lease ms>|<1 with a
-           slot, else 0>|<the bucket's call>|<the bucket's settings>|<Redis ms when it asked>", so that a release
-           grants the head of the line its permit (and its slot) in the same step. Waiters of layouts before 4 have
-           none: their turn is published, and they ask again.
+           slot, else 0>|<the bucket's call>|<the bucket's settings>|<Redis ms when it asked>[|<where it hears>]"
+           (the last field since layout 4's second release; an older script tells such a waiter its turn), so
+           that a release grants the head of the line its permit (and its slot) in the same step. Waiters of
+           layouts before 4 have none: their turn is published, and they ask again.
 KEYS[KO+8] the permits granted that way: a hash, field = holder id, value = "<Redis ms of the grant> <the take's
            reply>", kept until the permit is released, for a waiter whose process missed the news and asks again
 ARGV[AO+1] op: 'take' | 'release' | 'leave' | 'close'
@@ -41,15 +42,18 @@ ARGV[AO+6] take: its class's rank (0 INTERACTIVE, 1 BATCH)
 ARGV[AO+7] take: how long it keeps its place without asking again (ms)
 ARGV[AO+8] take: '1' to book the bucket's slot in the same decision (PERMIT_AND_BUCKET only), else '0'
 ARGV[AO+9] take: how long the waiter may wait (ms, 0 .. 86400000): its deadline is now + this when it first asks
+ARGV[AO+10] take: where the waiter's process hears its grant, a suffix of the pool's channel (letters, digits, '-'
+           and '_', at most 32); absent or '': the pool's channel itself
 
 Every call but close registers the caller's configuration until now + its lease (a permit it took lives no longer;
 renewed when less than 7/8 of that is left), then reclaims what is over: leases that ended (their holders died, or abandoned them: counted in the reply), permits
 whose lease ends further ahead than any live process's lease (not believable: counted too), places whose waiters
 stopped asking, and configurations past their time or unreadable. When permits are free, the ids of the waiters
 whose turn it is are granted their permits (and their slots) in the same step, each grant published on
-KEYS[KO+1] .. ':turn' as '+<waiter id> <the take's reply>'; the ids of those that asked without a stored ask (older
-releases), or whose slot the bucket refused, are published there as before, joined by ','. close takes the caller's
-configuration out: it holds no permit and waits in no line any more.
+KEYS[KO+1] .. ':turn:' .. <the waiter's ARGV[AO+10]> (only its process listens there; KEYS[KO+1] .. ':turn' for
+a waiter that gave none) as '+<waiter id> <the take's reply>'; the ids of those that asked without a stored ask
+(older releases), or whose slot the bucket refused, are published on KEYS[KO+1] .. ':turn' as before, joined by
+','. close takes the caller's configuration out: it holds no permit and waits in no line any more.
 
 A key of the wrong type (a string or a list where a set or a hash belongs: an operator, another program) is deleted
 and the call proceeds on an empty one: the pool heals instead of failing every call. Nothing stays behind an idle
@@ -167,7 +171,8 @@ local function run()
   -- slot is booked with what it stored, its longest wait less the time it has waited since it asked.
   local granted_now = {} -- the grants of this step, as published
   local function grant(w, ask)
-    local w_lease, with, call, settings, asked = string.match(ask or '', '^(%d+)|([01])|([^|]*)|([^|]*)|(%d+)$')
+    local w_lease, with, call, settings, asked, hears = string.match(ask or '',
+      '^(%d+)|([01])|([^|]*)|([^|]*)|(%d+)|?([%w_-]*)$')
     w_lease, asked = tonumber(w_lease), tonumber(asked)
     if w_lease == nil or w_lease < 1 or w_lease > MAX_LEASE or asked == nil or asked > now then
       return false
@@ -200,7 +205,7 @@ local function run()
     redis.call('HSET', grants, w, string.format('%d ', now) .. text)
     redis.call('PEXPIRE', grants, longest + SLACK)
     local news = '+' .. w .. ' ' .. text
-    redis.call('PUBLISH', permits .. ':turn', news)
+    redis.call('PUBLISH', permits .. ':turn' .. (hears == '' and '' or ':' .. hears), news)
     granted_now[#granted_now + 1] = news
     return true
   end
@@ -321,8 +326,12 @@ local function run()
       return string.format('R %d %d %d %d %d', ahead, in_use, expired, since + shortest - now, capacity)
     end
     -- what it asks for, so that a release grants it its permit (and its slot) in the same step
+    local hears = ARGV[AO + 10] or ''
+    if not string.match(hears, '^[%w_-]*$') or #hears > 32 then
+      hears = ''
+    end
     redis.call('HSET', asks, waiter, string.format('%d|%s|%s|%s|%d', my_lease, with_slot and '1' or '0',
-      with_slot and ARGV[1] or '', with_slot and ARGV[2] or '', now))
+      with_slot and ARGV[1] or '', with_slot and ARGV[2] or '', now) .. (hears == '' and '' or '|' .. hears))
     redis.call('PEXPIRE', asks, longest + keep + SLACK)
     local first = redis.call('ZRANGE', permits, 0, 0, 'WITHSCORES')
     local until_ms = first[2] and (tonumber(first[2]) - now) or -1
