@@ -74,7 +74,9 @@ class DemoRunIT {
     assertThat(throttled.get("elapsedMs").asDouble()).as("%d rebooked, first left at %.1f ms, lag %.1f ms, jitter "
         + "%.1f ms", rebooked, firstLeftMs, lagMs, jitterMs).isBetween(3_500.0,
         firstLeftMs + (32 + rebooked) * 1000.0 / 9 + jitterMs + lagMs + 1);
-    assertThat(throttled.get("redisRoundTripsPerCall").asDouble()).isBetween(1.0, 1.2);
+    // one booking a call, and one more for each call that woke too late and booked again
+    assertThat(throttled.get("redisRoundTripsPerCall").asDouble()).as("%d rebooked", rebooked)
+        .isBetween(1.0, 1.2 + rebooked / 40.0);
     assertThat(throttled.get("providerMaxInWindow").asLong()).isLessThanOrEqualTo(20);
     assertThat(throttled.get("waitP99Ms").asLong()).isGreaterThan(2_500);
 
