@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.AtomicLong;
 final class AskOrderTrades {
   static final long GUARD_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
   static final int MOST = 8; // the most later-asked calls one booking moves
-  private static final long SWEEP = 4096; // every this many bookings that wait, idle groups are forgotten
+  static final long SWEEP = 4096; // every this many bookings that wait, idle groups are forgotten
 
   private record Key(String bucket, String flow, double cost, Priority priority) {}
 
@@ -37,6 +37,7 @@ final class AskOrderTrades {
 
   private final Map<Key, NavigableSet<Entry>> groups = new ConcurrentHashMap<>();
   private final AtomicLong seq = new AtomicLong();
+  private final AtomicLong waited = new AtomicLong();
 
   /**
    * {@code b} has just been booked and waits for its slot (called outside its monitor): trades with the waiting calls
@@ -55,7 +56,7 @@ final class AskOrderTrades {
     if (slot - now < GUARD_NANOS) {
       return; // about to come: nothing to trade
     }
-    if (seq.get() % SWEEP == 0) {
+    if (waited.incrementAndGet() % SWEEP == 0) {
       forgetIdle(now);
     }
     Key key = new Key(booking.bucket.name(), booking.flow(), booking.cost, booking.priority);
@@ -140,7 +141,7 @@ final class AskOrderTrades {
     });
   }
 
-  /** For tests: how many groups (bucket, flow, cost, class) have calls waiting, or had them lately. */
+  /** How many groups (bucket, flow, cost, class) had calls waiting lately: for tests. */
   int groups() {
     return groups.size();
   }

@@ -100,4 +100,20 @@ class AskOrderTradesTest {
     assertThat(bucket.acquire(1, Duration.ofSeconds(1)).waitTime()).as("b's token back: the next slot is b's, 100 ms "
         + "on, not 200").isEqualTo(Duration.ofMillis(100));
   }
+
+  @Test
+  void theGroupsOfBucketsNoCallWaitsOnAreForgotten() {
+    SlotWaits waits = book("probe").waits; // the throttle's own
+    for (int i = 0; i < AskOrderTrades.SWEEP - 1; i++) { // a lookup's own bucket per user, each with a call waiting
+      LocalTokenBucket own = new LocalTokenBucket("user-" + i, List.of(Limit.of(1, 10)), time::nanoTime);
+      for (int k = 0; k < 2; k++) {
+        throttle.book(ThrottleRequest.of("GET", "/api/v2/pix/u" + i).withBucket(own)).start(s -> { }, e -> { });
+      }
+    }
+    assertThat(waits.trades().groups()).isEqualTo((int) AskOrderTrades.SWEEP - 1);
+    time.advanceMillis(200); // their slots have come and gone
+    start(book("first"), "first");
+    start(book("next"), "next"); // the 4,096th booking that waits: the idle groups go
+    assertThat(waits.trades().groups()).isEqualTo(1);
+  }
 }
