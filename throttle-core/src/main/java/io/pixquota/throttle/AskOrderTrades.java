@@ -24,8 +24,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * booking never asks for its group's lock while it holds its own monitor.
  */
 final class AskOrderTrades {
-  static final long GUARD_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
-  static final int MOST = 8; // the most later-asked calls one booking moves
+  private static final long GUARD_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+  private static final int MOST = 8; // the most later-asked calls one booking moves
   static final long SWEEP = 4096; // every this many bookings that wait, idle groups are forgotten
 
   private record Key(String bucket, String flow, double cost, Priority priority) {}
