@@ -16,7 +16,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * Puts the slots a process waits for in the order its calls were asked ({@link AskOrder}). Two callers that ask
  * within a fraction of a millisecond can reach the bucket in either order (a thread preempted between its ask and
  * its booking): when a booking's slot comes later than the slots of waiting calls of this process that asked after
- * it, it takes the earliest of theirs and each of them moves one slot on, the last taking its slot. Only calls that
+ * it, it takes the earliest of theirs and each of them moves one slot on, the last taking its slot. The other way
+ * round, a booking whose slot comes before waiting calls that asked before it (a slot's time here is when its reply
+ * was read plus its wait, and replies are read late by different amounts) moves behind them. Only calls that
  * could swap without anyone noticing trade: the same bucket and flow, the same cost and class, no permit, each slot
  * still at least {@link #GUARD_NANOS} ahead. The bucket's slots stay the ones it booked, so the quota is untouched.
  * A call that woke late and booked again at the end of the line does not trade (more than {@link #MOST} would move):
@@ -73,23 +75,50 @@ final class AskOrderTrades {
         }
         later.add(0, e);
       }
+      if (later.isEmpty()) {
+        List<Entry> earlier = askedBefore(group, mine);
+        if (!earlier.isEmpty() && earlier.size() <= MOST) {
+          earlier.add(0, mine);
+          trade(group, earlier, true, 0, now);
+          return;
+        }
+      }
       if (later.isEmpty() || later.size() > MOST) {
         group.add(mine);
         return;
       }
       later.add(mine);
-      trade(group, later, 0, now);
+      trade(group, later, false, 0, now);
     }
   }
 
   /**
-   * Takes the monitors of {@code calls} (in slot order) one by one, then moves their slots: the last (the booking
-   * that just came) takes the first slot, each other one the next; calls no longer waiting on their slot keep out.
+   * The waiting calls just after {@code mine}'s slot that asked before it (up to the first one asked after it): a
+   * booking that got an earlier slot than calls asked before it (a slot given back by a cancel, or a reply that came
+   * back sooner than theirs) moves behind them, each of them one slot earlier.
    */
-  private void trade(NavigableSet<Entry> group, List<Entry> calls, int i, long now) {
+  private static List<Entry> askedBefore(NavigableSet<Entry> group, Entry mine) {
+    List<Entry> earlier = new ArrayList<>();
+    for (Iterator<Entry> it = group.tailSet(mine, false).iterator(); it.hasNext() && earlier.size() <= MOST;) {
+      Entry e = it.next();
+      if (e.booking.booking.askOrder - mine.booking.booking.askOrder >= 0) {
+        break; // asked after it: it stays behind, and so does everything after it
+      }
+      earlier.add(e);
+    }
+    return earlier;
+  }
+
+  /**
+   * Takes the monitors of {@code calls} (in slot order) one by one, then moves their slots: the booking that just
+   * came, the last of them, takes the first slot and each other one the next; or, {@code behind}, the booking that
+   * just came, the first, takes the last slot and each other one the one before; calls no longer waiting on their
+   * slot keep out.
+   */
+  private void trade(NavigableSet<Entry> group, List<Entry> calls, boolean behind, int i, long now) {
     if (i < calls.size()) {
       synchronized (calls.get(i).booking) {
-        trade(group, calls, i + 1, now);
+        trade(group, calls, behind, i + 1, now);
       }
       return;
     }
@@ -100,8 +129,8 @@ final class AskOrderTrades {
         still.add(e);
       }
     }
-    Entry mine = calls.get(calls.size() - 1);
-    if (still.size() < 2 || still.get(still.size() - 1) != mine) {
+    Entry mine = calls.get(behind ? 0 : calls.size() - 1);
+    if (still.size() < 2 || still.get(behind ? 0 : still.size() - 1) != mine) {
       if (still.contains(mine)) {
         group.add(mine);
       }
@@ -115,7 +144,8 @@ final class AskOrderTrades {
       group.remove(e);
     }
     for (int k = 0; k < still.size(); k++) {
-      AsyncBooking owner = still.get(k == 0 ? still.size() - 1 : k - 1).booking;
+      int n = still.size();
+      AsyncBooking owner = still.get(behind ? (k + 1) % n : k == 0 ? n - 1 : k - 1).booking;
       owner.booking.slotTraded(slots.get(k), times.get(k));
       owner.retimed();
       group.add(new Entry(times.get(k), seq.incrementAndGet(), owner));

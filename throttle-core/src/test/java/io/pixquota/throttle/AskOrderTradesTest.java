@@ -2,10 +2,15 @@ package io.pixquota.throttle;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.pixquota.throttle.store.Acquisition;
 import io.pixquota.throttle.store.Limit;
 import io.pixquota.throttle.store.LocalTokenBucket;
+import io.pixquota.throttle.store.StoreUnavailableException;
+import io.pixquota.throttle.store.TokenBucket;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
@@ -99,6 +104,89 @@ class AskOrderTradesTest {
         + "waiting for its slot; not sent", "a");
     assertThat(bucket.acquire(1, Duration.ofSeconds(1)).waitTime()).as("b's token back: the next slot is b's, 100 ms "
         + "on, not 200").isEqualTo(Duration.ofMillis(100));
+  }
+
+  @Test
+  void aCallBookedAfterOneAskedBeforeItWithAnEarlierSlotMovesBehindIt() {
+    LateReplies late = new LateReplies(bucket);
+    Throttle slow = ThrottleTesting.builder(late, time).maxWait(Duration.ofSeconds(5)).build();
+    slow.book(ThrottleRequest.of("GET", "/api/v2/pix/first")).start(slot -> left.add("first"), e -> { });
+    AsyncBooking a = slow.book(ThrottleRequest.of("GET", "/api/v2/pix/a"));
+    while (System.nanoTime() == a.booking.askOrder) {
+      Thread.onSpinWait();
+    }
+    AsyncBooking b = slow.book(ThrottleRequest.of("GET", "/api/v2/pix/b"));
+    late.holding = true;
+    start(a, "a"); // booked at 0 for 100 ms on the bucket's clock; its reply read 140 ms late: 240 ms here
+    late.holding = false;
+    time.advanceMillis(140);
+    late.read(time.nanoTime());
+    time.advanceMillis(10);
+    start(b, "b"); // asked after a, booked at 150 for 200 ms and read at once: before a's 240, so it moves behind a
+    assertThat(a.booking.slotNanos()).isEqualTo(time.nanoTime() + Duration.ofMillis(50).toNanos());
+    time.advanceMillis(50);
+    assertThat(left).containsExactly("first", "a");
+    time.advanceMillis(40);
+    assertThat(left).containsExactly("first", "a", "b");
+  }
+
+  /** A real bucket whose replies, while held, are read later: as a store's reply that waited for its reader. */
+  private static final class LateReplies implements TokenBucket {
+    private final TokenBucket real;
+    private CompletableFuture<Acquisition> held;
+    private Acquisition answer;
+    volatile boolean holding;
+
+    LateReplies(TokenBucket real) {
+      this.real = real;
+    }
+
+    @Override
+    public String name() {
+      return real.name();
+    }
+
+    @Override
+    public List<Limit> limits() {
+      return real.limits();
+    }
+
+    @Override
+    public Acquisition acquire(double cost, Duration maxWait) throws StoreUnavailableException,
+        InterruptedException {
+      return real.acquire(cost, maxWait);
+    }
+
+    @Override
+    public CompletionStage<Acquisition> acquireAsync(double cost, Duration maxWait, long askedAt) {
+      if (!holding) {
+        return real.acquireAsync(cost, maxWait, askedAt);
+      }
+      answer = real.acquireAsync(cost, maxWait, askedAt).toCompletableFuture().join();
+      held = new CompletableFuture<>();
+      return held;
+    }
+
+    /** The held reply, read at {@code nanos}. */
+    void read(long nanos) {
+      held.complete(Acquisition.of(answer.granted(), answer.waitTime(), answer.remaining(), answer.slotMicros(),
+          nanos, answer.stamp(), answer.tokensOf()));
+    }
+
+    @Override
+    public double charge(double cost) throws StoreUnavailableException, InterruptedException {
+      return real.charge(cost);
+    }
+
+    @Override
+    public double refund(double cost) throws StoreUnavailableException, InterruptedException {
+      return real.refund(cost);
+    }
+
+    @Override
+    public Validity validity(Acquisition granted) {
+      return real.validity(granted);
+    }
   }
 
   @Test
