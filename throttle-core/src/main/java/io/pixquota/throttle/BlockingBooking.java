@@ -23,6 +23,7 @@ import java.util.concurrent.ExecutionException;
 public final class BlockingBooking {
   private final AsyncBooking booking;
   private volatile CompletableFuture<Slot> next = new CompletableFuture<>();
+  private volatile LeavingOrder.Ticket ticket; // the slot handed over, in its bucket's line until this thread leaves
 
   private BlockingBooking(AsyncBooking booking) {
     this.booking = booking;
@@ -67,7 +68,29 @@ public final class BlockingBooking {
   }
 
   private void due(Slot slot) {
+    ticket = booking.waits.leaving().due(slot.booking());
     next.complete(slot);
+  }
+
+  /**
+   * This thread has its slot: it lets the callers of its bucket whose slots came before its own leave first
+   * ({@link LeavingOrder}), for at most half the late limit after its slot.
+   */
+  private void passInOrder() {
+    LeavingOrder.Ticket t = ticket;
+    ticket = null;
+    if (t != null) {
+      booking.waits.leaving().pass(t, booking.waits, t.slotNanos + booking.waits.lateLimitNanos() / 2);
+    }
+  }
+
+  /** The slot handed over is not used (interrupted, cancelled): its ticket leaves the line. */
+  private void dropTicket() {
+    LeavingOrder.Ticket t = ticket;
+    ticket = null;
+    if (t != null) {
+      booking.waits.leaving().leave(t);
+    }
   }
 
   private void failed(IOException e) {
@@ -84,6 +107,7 @@ public final class BlockingBooking {
     try {
       while (true) {
         slot = waiting.get();
+        passInOrder();
         if (!slot.booking().checkBeforeLeaving()) {
           return slot;
         }
@@ -101,6 +125,7 @@ public final class BlockingBooking {
       if (!booking.cancel() && waiting.isDone() && !waiting.isCompletedExceptionally()) {
         booking.missed(waiting.join()); // handed over as the thread was interrupted: not sent, its permit goes back
       }
+      dropTicket(); // after the cancel: a slot handed over meanwhile took its ticket before its future completed
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted while waiting for its slot; not sent");
     } catch (ExecutionException e) {

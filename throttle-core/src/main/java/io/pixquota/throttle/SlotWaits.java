@@ -36,6 +36,7 @@ final class SlotWaits {
   private final AskingLine line = new AskingLine();
   private final PermitWaits permits = new PermitWaits(this);
   private final AskOrderTrades trades = new AskOrderTrades();
+  private final LeavingOrder leaving = new LeavingOrder();
   private final PermitHolds holds;
 
   /** @param providerTimeout how long the provider may keep working on a call after its send; null without pools */
@@ -104,6 +105,10 @@ final class SlotWaits {
 
   AskOrderTrades trades() {
     return trades;
+  }
+
+  LeavingOrder leaving() {
+    return leaving;
   }
 
   TimeSource time() {

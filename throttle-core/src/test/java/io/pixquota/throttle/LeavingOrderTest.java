@@ -1,0 +1,112 @@
+package io.pixquota.throttle;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.pixquota.throttle.store.Limit;
+import io.pixquota.throttle.store.LocalTokenBucket;
+import java.io.InterruptedIOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A blocking caller whose slot has come lets the callers of its bucket whose slots came before leave first, for at
+ * most half the late limit. On the test's clock; the bucket is a real local one (1 token, 10 per s).
+ */
+class LeavingOrderTest {
+  private final FakeTime time = FakeTime.manual(1_000);
+  private final LocalTokenBucket bucket = new LocalTokenBucket("pix", List.of(Limit.of(1, 10)), time::nanoTime);
+
+  private Throttle throttle(Duration lateLimit) {
+    return ThrottleTesting.builder(bucket, time).maxWait(Duration.ofSeconds(5)).lateLimit(lateLimit).build();
+  }
+
+  private static AsyncBooking booked(Throttle throttle, String id) {
+    AsyncBooking b = throttle.book(ThrottleRequest.of("GET", "/api/v2/pix/" + id));
+    b.start(slot -> { }, e -> { });
+    return b;
+  }
+
+  /** Waits on another thread until it parks in {@code pass}. */
+  private static CompletableFuture<Void> passing(LeavingOrder order, LeavingOrder.Ticket t, SlotWaits waits,
+      long deadline) throws InterruptedException {
+    CompletableFuture<Void> passed = new CompletableFuture<>();
+    Thread thread = new Thread(() -> {
+      order.pass(t, waits, deadline);
+      passed.complete(null);
+    });
+    thread.start();
+    while (!passed.isDone() && (t.waiting == null || thread.getState() != Thread.State.TIMED_WAITING)) {
+      Thread.onSpinWait();
+    }
+    return passed;
+  }
+
+  @Test
+  void aCallWhoseSlotCameLaterWaitsForTheOneBeforeItToLeave() throws Exception {
+    Throttle throttle = throttle(Duration.ofSeconds(60)); // its deadline, 30 s on, never comes in this test
+    booked(throttle, "first");
+    AsyncBooking a = booked(throttle, "a"); // 100 ms
+    AsyncBooking b = booked(throttle, "b"); // 200 ms
+    LeavingOrder order = a.waits.leaving();
+    time.advanceMillis(200);
+    LeavingOrder.Ticket ta = order.due(a.booking);
+    LeavingOrder.Ticket tb = order.due(b.booking);
+    CompletableFuture<Void> passed = passing(order, tb, b.waits, tb.slotNanos + TimeUnit.SECONDS.toNanos(30));
+    assertThat(passed).as("a's thread has not left: b waits").isNotDone();
+    order.leave(ta);
+    passed.get(10, TimeUnit.SECONDS);
+    assertThat(order.lines()).isZero();
+  }
+
+  @Test
+  void theFirstOfItsLineLeavesAtOnceAndNoCallWaitsPastItsDeadlineOrForAStaleSlot() throws Exception {
+    Throttle throttle = throttle(Duration.ofMillis(100));
+    booked(throttle, "first");
+    AsyncBooking a = booked(throttle, "a");
+    AsyncBooking b = booked(throttle, "b");
+    LeavingOrder order = a.waits.leaving();
+    time.advanceMillis(200);
+    LeavingOrder.Ticket ta = order.due(a.booking);
+    order.pass(ta, a.waits, ta.slotNanos); // nothing before it
+    order.due(a.booking); // a slot whose thread never comes
+    LeavingOrder.Ticket tb = order.due(b.booking);
+    long started = System.nanoTime();
+    order.pass(tb, b.waits, time.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20));
+    assertThat(System.nanoTime() - started).as("waited for its deadline, 20 ms on, not more")
+        .isBetween(TimeUnit.MILLISECONDS.toNanos(20), TimeUnit.SECONDS.toNanos(5));
+    time.advanceMillis(101); // the stuck slot is past the late limit: whoever comes next does not wait for it
+    LeavingOrder.Ticket later = order.due(b.booking);
+    order.pass(later, b.waits, time.nanoTime() + TimeUnit.SECONDS.toNanos(30));
+    assertThat(order.lines()).as("the stale ticket went with it").isZero();
+  }
+
+  @Test
+  void aBlockingCallLeavesNoTicketBehindWhenItLeavesOrIsInterrupted() throws Exception {
+    Throttle throttle = throttle(Duration.ofMillis(100));
+    BlockingBooking now = BlockingBooking.of(throttle.book(ThrottleRequest.of("GET", "/api/v2/pix/now")));
+    now.await(); // the bucket's token: handed over at once, its ticket taken and given up as it leaves
+    LeavingOrder order = now.booking().waits.leaving();
+    assertThat(order.lines()).isZero();
+    BlockingBooking waiting = BlockingBooking.of(throttle.book(ThrottleRequest.of("GET", "/api/v2/pix/wait")));
+    CompletableFuture<Throwable> failed = new CompletableFuture<>();
+    Thread thread = new Thread(() -> {
+      try {
+        waiting.await();
+        failed.complete(null);
+      } catch (Exception e) {
+        failed.complete(e);
+      }
+    });
+    thread.start();
+    while (thread.getState() != Thread.State.WAITING && !failed.isDone()) {
+      Thread.onSpinWait();
+    }
+    thread.interrupt();
+    assertThat(failed.get(10, TimeUnit.SECONDS)).isInstanceOf(InterruptedIOException.class);
+    time.advanceMillis(100); // its slot would have come: nothing is handed over, no ticket taken
+    assertThat(order.lines()).isZero();
+  }
+}
