@@ -70,21 +70,21 @@ final class LeavingOrder {
     leave(t);
   }
 
-  /** Takes {@code t} out of its line (it left, books again, or gave up), waking the threads that wait behind it. */
+  /**
+   * Takes {@code t} out of its line (it left, books again, or gave up), waking the thread of the line's new head if
+   * it waits: the threads behind that one wait for it, not for {@code t}.
+   */
   void leave(Ticket t) {
-    List<Thread> wake = new ArrayList<>(2);
+    Thread[] wake = {null};
     lines.computeIfPresent(t.bucket, (k, line) -> {
-      if (line.remove(t)) {
-        for (Ticket other : line) {
-          Thread w = other.waiting;
-          if (w != null) {
-            wake.add(w);
-          }
-        }
+      if (line.remove(t) && !line.isEmpty()) {
+        wake[0] = line.get(0).waiting;
       }
       return line.isEmpty() ? null : line;
     });
-    wake.forEach(LockSupport::unpark);
+    if (wake[0] != null) {
+      LockSupport.unpark(wake[0]);
+    }
   }
 
   /**
