@@ -68,7 +68,8 @@ public final class BlockingBooking {
   }
 
   private void due(Slot slot) {
-    ticket = booking.waits.leaving().due(slot.booking());
+    // a permit's holder leaves at once: its permit's time is the pool's, and the pool's line keeps its own order
+    ticket = slot.booking().pool == null ? booking.waits.leaving().due(slot.booking()) : null;
     next.complete(slot);
   }
 

@@ -13,7 +13,8 @@ import java.util.concurrent.locks.LockSupport;
  * may run first (thousands of platform threads, a collector's pause that ends with several slots come at once). A
  * slot handed to a blocking caller takes a ticket in its bucket's line ({@link #due}); its thread, once woken, waits
  * while a ticket ahead of its own is still there, up to a deadline ({@link #pass}): half the late limit after its
- * slot, so that the wait never makes it book again. Threadsafe; a line holds only the slots that have come and whose
+ * slot, so that the wait never makes it book again. A permit's holder takes no ticket: its permit is held meanwhile,
+ * and the pool's line orders its calls. Threadsafe; a line holds only the slots that have come and whose
  * threads have not left yet, a handful, and goes when it is empty.
  */
 final class LeavingOrder {

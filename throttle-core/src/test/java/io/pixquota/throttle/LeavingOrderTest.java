@@ -3,8 +3,11 @@ package io.pixquota.throttle;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.pixquota.throttle.store.Limit;
+import io.pixquota.throttle.store.LocalPermitPool;
 import io.pixquota.throttle.store.LocalTokenBucket;
+import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -81,6 +84,41 @@ class LeavingOrderTest {
     LeavingOrder.Ticket later = order.due(b.booking);
     order.pass(later, b.waits, time.nanoTime() + TimeUnit.SECONDS.toNanos(30));
     assertThat(order.lines()).as("the stale ticket went with it").isZero();
+  }
+
+  @Test
+  void aPermitsHolderTakesNoTicketAndLeavesAtOnce() throws Exception {
+    Throttle throttle = ThrottleTesting.builder(bucket, time).maxWait(Duration.ofSeconds(5))
+        .lateLimit(Duration.ofSeconds(60)).rule(null, "/spi/.*", bucket, 1,
+            new LocalPermitPool("spi", 1, Duration.ofSeconds(10))).providerTimeout(Duration.ofSeconds(4)).build();
+    AsyncBooking a = booked(throttle, "a"); // the bucket's token
+    LeavingOrder order = a.waits.leaving();
+    order.due(a.booking); // its thread has not left: a blocking call without a permit would wait 30 s behind it
+    time.advanceMillis(100); // the next token
+    CompletableFuture<Integer> sent = CompletableFuture.supplyAsync(() -> {
+      try {
+        return throttle.exchange(ThrottleRequest.of("GET", "/spi/x"), new Exchange<Integer>() {
+          @Override
+          public Integer send() {
+            return 1;
+          }
+
+          @Override
+          public int status(Integer response) {
+            return 200;
+          }
+
+          @Override
+          public String header(Integer response, String name) {
+            return null;
+          }
+        });
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    });
+    assertThat(sent.get(5, TimeUnit.SECONDS)).as("sent with its permit at once").isEqualTo(1);
+    assertThat(order.lines()).as("a's ticket alone").isEqualTo(1);
   }
 
   @Test
