@@ -94,13 +94,23 @@ final class LeavingOrder {
    */
   private boolean behind(Ticket t, long staleNanos) {
     boolean[] behind = {false};
+    List<Thread> wake = new ArrayList<>(0);
     lines.computeIfPresent(t.bucket, (k, line) -> {
+      boolean pruned = false;
       while (!line.isEmpty() && line.get(0) != t && line.get(0).slotNanos - staleNanos < 0) {
-        line.remove(0);
+        Thread w = line.remove(0).waiting; // its thread, if it waits, goes on and books again
+        if (w != null) {
+          wake.add(w);
+        }
+        pruned = true;
       }
       behind[0] = !line.isEmpty() && line.get(0) != t;
+      if (pruned && behind[0] && line.get(0).waiting != null) {
+        wake.add(line.get(0).waiting); // the new head's thread waited for the stale one
+      }
       return line;
     });
+    wake.forEach(LockSupport::unpark);
     return behind[0];
   }
 

@@ -87,6 +87,45 @@ class LeavingOrderTest {
   }
 
   @Test
+  void aStaleSlotDroppedByACallBehindWakesTheCallItHeldUp() throws Exception {
+    Throttle throttle = throttle(Duration.ofMillis(100));
+    booked(throttle, "first");
+    AsyncBooking a = booked(throttle, "a");
+    AsyncBooking b = booked(throttle, "b");
+    LeavingOrder order = a.waits.leaving();
+    time.advanceMillis(200);
+    order.due(a.booking); // a slot whose thread never comes
+    LeavingOrder.Ticket x = order.due(b.booking);
+    CompletableFuture<Void> xPassed = passing(order, x, b.waits, time.nanoTime() + TimeUnit.SECONDS.toNanos(30));
+    time.advanceMillis(50); // a's slot is past the late limit, x's not; x, parked, does not see it
+    LeavingOrder.Ticket y = order.due(b.booking);
+    long started = System.nanoTime();
+    order.pass(y, b.waits, time.nanoTime() + TimeUnit.SECONDS.toNanos(30)); // drops a's ticket, wakes x, follows it
+    assertThat(System.nanoTime() - started).as("x went at once, and y after it, not at y's deadline 30 s on")
+        .isLessThan(TimeUnit.SECONDS.toNanos(5));
+    xPassed.get(5, TimeUnit.SECONDS);
+    assertThat(order.lines()).isZero();
+  }
+
+  @Test
+  void aWaitingCallWhoseOwnSlotGoesStaleIsWokenToBookAgain() throws Exception {
+    Throttle throttle = throttle(Duration.ofMillis(100));
+    booked(throttle, "first");
+    AsyncBooking a = booked(throttle, "a");
+    AsyncBooking b = booked(throttle, "b");
+    LeavingOrder order = a.waits.leaving();
+    time.advanceMillis(200);
+    order.due(a.booking); // a slot whose thread never comes
+    LeavingOrder.Ticket x = order.due(b.booking);
+    CompletableFuture<Void> xPassed = passing(order, x, b.waits, time.nanoTime() + TimeUnit.SECONDS.toNanos(30));
+    time.advanceMillis(101); // both slots past the late limit: x's thread, when it goes on, books again
+    LeavingOrder.Ticket y = order.due(b.booking);
+    order.pass(y, b.waits, time.nanoTime() + TimeUnit.SECONDS.toNanos(30)); // drops both, wakes x
+    xPassed.get(5, TimeUnit.SECONDS);
+    assertThat(order.lines()).isZero();
+  }
+
+  @Test
   void aPermitsHolderTakesNoTicketAndLeavesAtOnce() throws Exception {
     Throttle throttle = ThrottleTesting.builder(bucket, time).maxWait(Duration.ofSeconds(5))
         .lateLimit(Duration.ofSeconds(60)).rule(null, "/spi/.*", bucket, 1,
