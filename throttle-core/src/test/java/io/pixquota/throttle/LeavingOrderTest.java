@@ -32,9 +32,22 @@ class LeavingOrderTest {
     return b;
   }
 
+  private AsyncBooking a;
+  private AsyncBooking b;
+  private LeavingOrder order;
+
+  /** The bucket's token taken, a booked for 100 ms and b for 200 ms; both slots come (the clock at 200 ms). */
+  private void twoSlotsCome(Duration lateLimit) {
+    Throttle throttle = throttle(lateLimit);
+    booked(throttle, "first");
+    a = booked(throttle, "a");
+    b = booked(throttle, "b");
+    order = a.waits.leaving();
+    time.advanceMillis(200);
+  }
+
   /** Waits on another thread until it parks in {@code pass}. */
-  private static CompletableFuture<Void> passing(LeavingOrder order, LeavingOrder.Ticket t, SlotWaits waits,
-      long deadline) throws InterruptedException {
+  private CompletableFuture<Void> passing(LeavingOrder.Ticket t, SlotWaits waits, long deadline) {
     CompletableFuture<Void> passed = new CompletableFuture<>();
     Thread thread = new Thread(() -> {
       order.pass(t, waits, deadline);
@@ -49,15 +62,10 @@ class LeavingOrderTest {
 
   @Test
   void aCallWhoseSlotCameLaterWaitsForTheOneBeforeItToLeave() throws Exception {
-    Throttle throttle = throttle(Duration.ofSeconds(60)); // its deadline, 30 s on, never comes in this test
-    booked(throttle, "first");
-    AsyncBooking a = booked(throttle, "a"); // 100 ms
-    AsyncBooking b = booked(throttle, "b"); // 200 ms
-    LeavingOrder order = a.waits.leaving();
-    time.advanceMillis(200);
+    twoSlotsCome(Duration.ofSeconds(60));
     LeavingOrder.Ticket ta = order.due(a.booking);
     LeavingOrder.Ticket tb = order.due(b.booking);
-    CompletableFuture<Void> passed = passing(order, tb, b.waits, tb.slotNanos + TimeUnit.SECONDS.toNanos(30));
+    CompletableFuture<Void> passed = passing(tb, b.waits, tb.slotNanos + TimeUnit.SECONDS.toNanos(30));
     assertThat(passed).as("a's thread has not left: b waits").isNotDone();
     order.leave(ta);
     passed.get(10, TimeUnit.SECONDS);
@@ -66,12 +74,7 @@ class LeavingOrderTest {
 
   @Test
   void theFirstOfItsLineLeavesAtOnceAndNoCallWaitsPastItsDeadlineOrForAStaleSlot() throws Exception {
-    Throttle throttle = throttle(Duration.ofMillis(100));
-    booked(throttle, "first");
-    AsyncBooking a = booked(throttle, "a");
-    AsyncBooking b = booked(throttle, "b");
-    LeavingOrder order = a.waits.leaving();
-    time.advanceMillis(200);
+    twoSlotsCome(Duration.ofMillis(100));
     LeavingOrder.Ticket ta = order.due(a.booking);
     order.pass(ta, a.waits, ta.slotNanos); // nothing before it
     order.due(a.booking); // a slot whose thread never comes
@@ -88,15 +91,10 @@ class LeavingOrderTest {
 
   @Test
   void aStaleSlotDroppedByACallBehindWakesTheCallItHeldUp() throws Exception {
-    Throttle throttle = throttle(Duration.ofMillis(100));
-    booked(throttle, "first");
-    AsyncBooking a = booked(throttle, "a");
-    AsyncBooking b = booked(throttle, "b");
-    LeavingOrder order = a.waits.leaving();
-    time.advanceMillis(200);
+    twoSlotsCome(Duration.ofMillis(100));
     order.due(a.booking); // a slot whose thread never comes
     LeavingOrder.Ticket x = order.due(b.booking);
-    CompletableFuture<Void> xPassed = passing(order, x, b.waits, time.nanoTime() + TimeUnit.SECONDS.toNanos(30));
+    CompletableFuture<Void> xPassed = passing(x, b.waits, time.nanoTime() + TimeUnit.SECONDS.toNanos(30));
     time.advanceMillis(50); // a's slot is past the late limit, x's not; x, parked, does not see it
     LeavingOrder.Ticket y = order.due(b.booking);
     long started = System.nanoTime();
@@ -109,15 +107,10 @@ class LeavingOrderTest {
 
   @Test
   void aWaitingCallWhoseOwnSlotGoesStaleIsWokenToBookAgain() throws Exception {
-    Throttle throttle = throttle(Duration.ofMillis(100));
-    booked(throttle, "first");
-    AsyncBooking a = booked(throttle, "a");
-    AsyncBooking b = booked(throttle, "b");
-    LeavingOrder order = a.waits.leaving();
-    time.advanceMillis(200);
+    twoSlotsCome(Duration.ofMillis(100));
     order.due(a.booking); // a slot whose thread never comes
     LeavingOrder.Ticket x = order.due(b.booking);
-    CompletableFuture<Void> xPassed = passing(order, x, b.waits, time.nanoTime() + TimeUnit.SECONDS.toNanos(30));
+    CompletableFuture<Void> xPassed = passing(x, b.waits, time.nanoTime() + TimeUnit.SECONDS.toNanos(30));
     time.advanceMillis(101); // both slots past the late limit: x's thread, when it goes on, books again
     LeavingOrder.Ticket y = order.due(b.booking);
     order.pass(y, b.waits, time.nanoTime() + TimeUnit.SECONDS.toNanos(30)); // drops both, wakes x
@@ -130,8 +123,8 @@ class LeavingOrderTest {
     Throttle throttle = ThrottleTesting.builder(bucket, time).maxWait(Duration.ofSeconds(5))
         .lateLimit(Duration.ofSeconds(60)).rule(null, "/spi/.*", bucket, 1,
             new LocalPermitPool("spi", 1, Duration.ofSeconds(10))).providerTimeout(Duration.ofSeconds(4)).build();
-    AsyncBooking a = booked(throttle, "a"); // the bucket's token
-    LeavingOrder order = a.waits.leaving();
+    a = booked(throttle, "a"); // the bucket's token
+    order = a.waits.leaving();
     order.due(a.booking); // its thread has not left: a blocking call without a permit would wait 30 s behind it
     time.advanceMillis(100); // the next token
     CompletableFuture<Integer> sent = CompletableFuture.supplyAsync(() -> {
@@ -165,7 +158,7 @@ class LeavingOrderTest {
     Throttle throttle = throttle(Duration.ofMillis(100));
     BlockingBooking now = BlockingBooking.of(throttle.book(ThrottleRequest.of("GET", "/api/v2/pix/now")));
     now.await(); // the bucket's token: handed over at once, its ticket taken and given up as it leaves
-    LeavingOrder order = now.booking().waits.leaving();
+    order = now.booking().waits.leaving();
     assertThat(order.lines()).isZero();
     BlockingBooking waiting = BlockingBooking.of(throttle.book(ThrottleRequest.of("GET", "/api/v2/pix/wait")));
     CompletableFuture<Throwable> failed = new CompletableFuture<>();
