@@ -129,6 +129,7 @@ public final class AsyncBooking extends AsyncState {
     }
     IOException failed = null;
     boolean giveBack = false;
+    boolean dueNow = false;
     synchronized (this) {
       if (state != State.ASKING) {
         return;
@@ -147,8 +148,9 @@ public final class AsyncBooking extends AsyncState {
           giveBack = true;
           failed = SlotWaits.canceledWhile(true);
         } else {
-          to(State.WAITING);
-          timer = waits.time().schedule(this::due, booking.slotNanos());
+          to(State.WAITING); // a permit's grant whose slot has come goes on this thread, not the timer's
+          dueNow = booking.pool != null && booking.slotNanos() - waits.time().nanoTime() <= 0;
+          timer = dueNow ? NO_TIMER : waits.time().schedule(this::due, booking.slotNanos());
         }
       } catch (ThrottleRefusedException refused) {
         to(State.DONE);
@@ -157,6 +159,9 @@ public final class AsyncBooking extends AsyncState {
     }
     ended(failed, giveBack);
     waits.trades().booked(this); // waiting: its slot in the order its call was asked
+    if (dueNow) {
+      due();
+    }
   }
 
   /** Outside the lock: gives a booked slot's tokens back (without waiting for the store), then reports the end. */

@@ -1,6 +1,7 @@
 package io.pixquota.throttle;
 
 import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import java.util.function.Consumer;
 
@@ -36,6 +37,8 @@ abstract class AsyncState {
   Consumer<Slot> onDue;
   Consumer<IOException> onFailure;
   Future<?> timer;
+  /** The timer of a booking handed over on the thread that booked it (a permit's grant whose slot had come). */
+  static final Future<?> NO_TIMER = CompletableFuture.completedFuture(null);
   LinePlace line; // a class with a horizon: its place in its bucket's line
   Slot handed;
 

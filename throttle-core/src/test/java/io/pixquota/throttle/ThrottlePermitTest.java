@@ -229,6 +229,26 @@ class ThrottlePermitTest {
     assertThat(p.order).hasSize(4);
   }
 
+  @Test
+  void aWaiterGrantedAPermitWhoseSlotHasComeIsHandedItOnTheThreadOfTheGrantNotThroughTheTimer() throws Exception {
+    Throttle throttle = throttle(new LocalPermitPool("spi", 1, Duration.ofSeconds(10)), Duration.ofSeconds(5));
+    Provider p = new Provider("spi");
+    CompletableFuture<Slot> first = new CompletableFuture<>();
+    throttle.book(ThrottleRequest.of("POST", "/spi/pay")).start(first::complete, first::completeExceptionally);
+    Slot holding = first.get(5, TimeUnit.SECONDS);
+    CompletableFuture<String> handedOn = new CompletableFuture<>();
+    throttle.book(ThrottleRequest.of("POST", "/spi/pay")).start(slot -> handedOn.complete(
+        Thread.currentThread().getName()), handedOn::completeExceptionally);
+    Thread.onSpinWait();
+    assertThat(handedOn).as("in line behind the one permit").isNotDone();
+    pool.submit(() -> {
+      Thread.currentThread().setName("answered");
+      return throttle.send(holding, () -> false, p); // its answer gives the permit back, granted to the next
+    }).get(5, TimeUnit.SECONDS);
+    assertThat(handedOn.get(5, TimeUnit.SECONDS)).as("handed over where the grant was made: one thread switch less")
+        .isEqualTo("answered");
+  }
+
   /** A real pool whose answers to the first {@code lost} takes are lost on the way back, as on a Redis timeout. */
   private static PermitPool losingAnswers(PermitPool real, int lost) {
     AtomicInteger left = new AtomicInteger(lost);
