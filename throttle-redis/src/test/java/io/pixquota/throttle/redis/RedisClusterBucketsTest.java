@@ -7,6 +7,7 @@ import io.pixquota.harness.PrivateRedisServer;
 import io.pixquota.harness.RedisCluster;
 import io.pixquota.harness.RespConnection;
 import io.pixquota.throttle.store.BucketGroup;
+import io.pixquota.throttle.store.PermitPool;
 import io.pixquota.throttle.store.StoreUnavailableException;
 import io.pixquota.throttle.FakeTime;
 import io.pixquota.throttle.store.Limit;
@@ -15,6 +16,8 @@ import io.pixquota.throttle.redis.internal.LuaScript;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -127,5 +130,36 @@ class RedisClusterBucketsTest {
     }
     assertThat(keys).as("no key of the group on the other masters").isZero();
     redisson.getKeys().delete(group.key("u:someone"), group.key("ENTRIES_READ_PARTICIPANT_ANTISCAN")); // others count
+  }
+
+  @Test
+  void aPermitPoolBesideABucketGrantsAWaiterOfAnotherClientItsPermitOnEveryMaster() throws Exception {
+    RedissonClient other = RedisAddress.parse(cluster.url()).connect(Duration.ofSeconds(2));
+    try {
+      for (String name : twoNamesPerMaster()) {
+        TokenBucketConfig config = TokenBucketConfig.custom(name).limit(8, 9).build();
+        RedisPermitPool holder = RedisPermitPool.beside(RedisTokenBucket.create(redisson, config), "spi", 1,
+            Duration.ofSeconds(30));
+        RedisTokenBucket theirs = RedisTokenBucket.create(other, config);
+        RedisPermitPool waiting = RedisPermitPool.beside(theirs, "spi", 1, Duration.ofSeconds(30));
+        waiting.preload();
+        PermitPool.PermitAnswer a = holder.take(PermitPool.Waiter.of(0), null);
+        PermitPool.Waiter b = PermitPool.Waiter.of(0, Duration.ofSeconds(20));
+        PermitPool.SlotAsk slot = new PermitPool.SlotAsk(theirs, 1, Duration.ofSeconds(20));
+        assertThat(waiting.take(b, slot).ahead()).as("in line on %s", name).isEqualTo(1);
+        CompletableFuture<Void> turn = waiting.turn(b, Duration.ofSeconds(20)).toCompletableFuture();
+        long sent = System.nanoTime();
+        holder.release(a.permit()).toCompletableFuture().get(5, TimeUnit.SECONDS);
+        turn.get(5, TimeUnit.SECONDS);
+        assertThat(Duration.ofNanos(System.nanoTime() - sent)).as("heard on %s, not at its 1.5 s timer", name)
+            .isLessThan(Duration.ofSeconds(1));
+        PermitPool.PermitAnswer granted = waiting.take(b, slot);
+        assertThat(granted.permit()).as("its permit on %s", name).isNotNull();
+        assertThat(granted.acquisition().granted()).as("and its slot").isTrue();
+        waiting.release(granted.permit()).toCompletableFuture().get(5, TimeUnit.SECONDS);
+      }
+    } finally {
+      other.shutdown();
+    }
   }
 }
