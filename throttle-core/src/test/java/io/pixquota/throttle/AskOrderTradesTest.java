@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.pixquota.throttle.store.Acquisition;
 import io.pixquota.throttle.store.Limit;
 import io.pixquota.throttle.store.LocalTokenBucket;
-import io.pixquota.throttle.store.StoreUnavailableException;
 import io.pixquota.throttle.store.TokenBucket;
 import java.time.Duration;
 import java.util.List;
@@ -131,30 +130,13 @@ class AskOrderTradesTest {
   }
 
   /** A real bucket whose replies, while held, are read later: as a store's reply that waited for its reader. */
-  private static final class LateReplies implements TokenBucket {
-    private final TokenBucket real;
+  private static final class LateReplies extends ForwardingBucket {
     private CompletableFuture<Acquisition> held;
     private Acquisition answer;
     volatile boolean holding;
 
     LateReplies(TokenBucket real) {
-      this.real = real;
-    }
-
-    @Override
-    public String name() {
-      return real.name();
-    }
-
-    @Override
-    public List<Limit> limits() {
-      return real.limits();
-    }
-
-    @Override
-    public Acquisition acquire(double cost, Duration maxWait) throws StoreUnavailableException,
-        InterruptedException {
-      return real.acquire(cost, maxWait);
+      super(real);
     }
 
     @Override
@@ -171,16 +153,6 @@ class AskOrderTradesTest {
     void read(long nanos) {
       held.complete(Acquisition.of(answer.granted(), answer.waitTime(), answer.remaining(), answer.slotMicros(),
           nanos, answer.stamp(), answer.tokensOf()));
-    }
-
-    @Override
-    public double charge(double cost) throws StoreUnavailableException, InterruptedException {
-      return real.charge(cost);
-    }
-
-    @Override
-    public double refund(double cost) throws StoreUnavailableException, InterruptedException {
-      return real.refund(cost);
     }
 
     @Override

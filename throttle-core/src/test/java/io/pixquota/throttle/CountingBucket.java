@@ -1,30 +1,17 @@
 package io.pixquota.throttle;
 
 import io.pixquota.throttle.store.Acquisition;
-import io.pixquota.throttle.store.Limit;
 import io.pixquota.throttle.store.StoreUnavailableException;
 import io.pixquota.throttle.store.TokenBucket;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** A bucket that counts what it is asked: the store's round trips. */
-final class CountingBucket implements TokenBucket {
-  private final TokenBucket real;
+final class CountingBucket extends ForwardingBucket {
   final AtomicInteger asked = new AtomicInteger();
 
   CountingBucket(TokenBucket real) {
-    this.real = real;
-  }
-
-  @Override
-  public String name() {
-    return real.name();
-  }
-
-  @Override
-  public List<Limit> limits() {
-    return real.limits();
+    super(real);
   }
 
   @Override

@@ -10,7 +10,7 @@ import io.pixquota.throttle.store.Acquisition;
 import io.pixquota.throttle.BucketStatus;
 import io.pixquota.throttle.store.StoreUnavailableException;
 import io.pixquota.throttle.FakeTime;
-import io.pixquota.throttle.store.Limit;
+import io.pixquota.throttle.ForwardingBucket;
 import io.pixquota.throttle.ThrottleTesting;
 import io.pixquota.throttle.store.TokenBucket;
 import io.pixquota.throttle.plan.ProviderPolicy;
@@ -19,7 +19,6 @@ import io.pixquota.throttle.plan.QuotaPlanner;
 import io.pixquota.throttle.redis.RedisTesting;
 import io.pixquota.throttle.redis.RedisTokenBucket;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import mockwebserver3.MockWebServer;
 import okhttp3.OkHttpClient;
@@ -38,33 +37,20 @@ class LateWakeUpTest {
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
   /** A bucket whose caller only gets to run 30 ms after the answer arrived. */
-  private record SlowToWake(TokenBucket delegate, FakeTime time) implements TokenBucket {
-    @Override
-    public String name() {
-      return delegate.name();
-    }
+  private static final class SlowToWake extends ForwardingBucket {
+    private final FakeTime time;
 
-    @Override
-    public List<Limit> limits() {
-      return delegate.limits();
+    SlowToWake(TokenBucket delegate, FakeTime time) {
+      super(delegate);
+      this.time = time;
     }
 
     @Override
     public Acquisition acquire(double cost, Duration maxWait) throws StoreUnavailableException,
         InterruptedException {
-      Acquisition a = delegate.acquire(cost, maxWait);
+      Acquisition a = real.acquire(cost, maxWait);
       time.advanceMillis(30);
       return a;
-    }
-
-    @Override
-    public double charge(double cost) throws StoreUnavailableException, InterruptedException {
-      return delegate.charge(cost);
-    }
-
-    @Override
-    public double refund(double cost) throws StoreUnavailableException, InterruptedException {
-      return delegate.refund(cost);
     }
   }
 
