@@ -91,10 +91,7 @@ class LeavingOrderTest {
 
   @Test
   void aStaleSlotDroppedByACallBehindWakesTheCallItHeldUp() throws Exception {
-    twoSlotsCome(Duration.ofMillis(100));
-    order.due(a.booking); // a slot whose thread never comes
-    LeavingOrder.Ticket x = order.due(b.booking);
-    CompletableFuture<Void> xPassed = passing(x, b.waits, time.nanoTime() + TimeUnit.SECONDS.toNanos(30));
+    CompletableFuture<Void> xPassed = aStuckSlotAndACallParkedBehindIt();
     time.advanceMillis(50); // a's slot is past the late limit, x's not; x, parked, does not see it
     LeavingOrder.Ticket y = order.due(b.booking);
     long started = System.nanoTime();
@@ -107,15 +104,23 @@ class LeavingOrderTest {
 
   @Test
   void aWaitingCallWhoseOwnSlotGoesStaleIsWokenToBookAgain() throws Exception {
-    twoSlotsCome(Duration.ofMillis(100));
-    order.due(a.booking); // a slot whose thread never comes
-    LeavingOrder.Ticket x = order.due(b.booking);
-    CompletableFuture<Void> xPassed = passing(x, b.waits, time.nanoTime() + TimeUnit.SECONDS.toNanos(30));
+    CompletableFuture<Void> xPassed = aStuckSlotAndACallParkedBehindIt();
     time.advanceMillis(101); // both slots past the late limit: x's thread, when it goes on, books again
     LeavingOrder.Ticket y = order.due(b.booking);
     order.pass(y, b.waits, time.nanoTime() + TimeUnit.SECONDS.toNanos(30)); // drops both, wakes x
     xPassed.get(5, TimeUnit.SECONDS);
     assertThat(order.lines()).isZero();
+  }
+
+  /**
+   * Two slots come (a late limit of 100 ms): a's thread never comes, and a call x of b's slot parks behind it, its
+   * deadline 30 s on. Returns when x has passed.
+   */
+  private CompletableFuture<Void> aStuckSlotAndACallParkedBehindIt() {
+    twoSlotsCome(Duration.ofMillis(100));
+    order.due(a.booking);
+    LeavingOrder.Ticket x = order.due(b.booking);
+    return passing(x, b.waits, time.nanoTime() + TimeUnit.SECONDS.toNanos(30));
   }
 
   @Test
