@@ -68,7 +68,7 @@ final class DictLookupsBench implements Callable<Integer> {
       return;
     }
     Thread.sleep(1500); // what the last run owes is flushed before counting starts
-    long before = scripts(admin);
+    long before = admin.scriptCalls();
     AtomicLong next = new AtomicLong();
     AtomicLong answered = new AtomicLong();
     ExecutorService pool = Executors.newFixedThreadPool(threads);
@@ -99,19 +99,8 @@ final class DictLookupsBench implements Callable<Integer> {
       pool.shutdown();
     }
     Thread.sleep(1500); // the flush delay: what these lookups owe reaches Redis and is counted
-    long scripts = scripts(admin) - before;
+    long scripts = admin.scriptCalls() - before;
     System.out.printf(Locale.ROOT, "| %d, %s | %s | %d | %.3f |%n", answered.get(), pace, found ? "200" : "404",
         scripts, scripts / (double) answered.get());
-  }
-
-  private static long scripts(RespConnection admin) {
-    long n = 0;
-    for (String line : admin.call("INFO", "commandstats").toString().split("\r?\n")) {
-      if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
-        String calls = line.substring(line.indexOf("calls=") + 6);
-        n += Long.parseLong(calls.substring(0, calls.indexOf(',')));
-      }
-    }
-    return n;
   }
 }

@@ -1,6 +1,5 @@
 package io.pixquota.bench;
 
-import io.pixquota.harness.RespConnection;
 import io.pixquota.harness.PrivateRedisServer;
 import io.pixquota.harness.Redissons;
 import io.pixquota.throttle.Exchange;
@@ -149,7 +148,7 @@ final class PermitBench implements Callable<Integer> {
     Provider provider = new Provider(total, latencyMs);
     ExecutorService threads = Executors.newFixedThreadPool(throttles.size() * callers);
     AtomicInteger refused = new AtomicInteger();
-    long scriptsBefore = redis == null ? 0 : calls(redis, "eval", "evalsha");
+    long scriptsBefore = redis == null ? 0 : redis.scriptCalls();
     try {
       List<Future<?>> all = new ArrayList<>();
       for (Throttle t : throttles) {
@@ -169,7 +168,7 @@ final class PermitBench implements Callable<Integer> {
       for (Future<?> f : all) {
         f.get();
       }
-      double roundTrips = redis == null ? 0 : (calls(redis, "eval", "evalsha") - scriptsBefore) / (double) total;
+      double roundTrips = redis == null ? 0 : (redis.scriptCalls() - scriptsBefore) / (double) total;
       int served = provider.count.get();
       if (served <= cap) {
         throw new IllegalStateException("only " + served + " of " + total + " calls were sent");
@@ -188,25 +187,6 @@ final class PermitBench implements Callable<Integer> {
           roundTrips, refused.get());
     } finally {
       threads.shutdownNow();
-    }
-  }
-
-  /**
-   * How many of {@code commands} Redis has run for its clients (INFO commandstats: Redis's own count, scripts' inner
-   * commands apart). Read instead of MONITOR, which slows every command while it watches (the handoff measured here).
-   */
-  private static long calls(PrivateRedisServer redis, String... commands) {
-    try (RespConnection c = redis.rawConnection()) {
-      long n = 0;
-      for (String line : String.valueOf(c.call("INFO", "commandstats")).split("\r?\n")) {
-        for (String command : commands) {
-          if (line.startsWith("cmdstat_" + command + ":")) {
-            String calls = line.substring(line.indexOf("calls=") + 6);
-            n += Long.parseLong(calls.substring(0, calls.indexOf(',')));
-          }
-        }
-      }
-      return n;
     }
   }
 }

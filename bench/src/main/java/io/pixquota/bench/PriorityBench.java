@@ -5,7 +5,6 @@ import io.pixquota.bacen.pix.PixClient;
 import io.pixquota.bacen.pix.PixClientConfig;
 import io.pixquota.bacen.pix.PixException;
 import io.pixquota.harness.PrivateRedisServer;
-import io.pixquota.harness.RespConnection;
 import io.pixquota.harness.Sleep;
 import io.pixquota.mock.MockBacen;
 import io.pixquota.mock.MockConfig;
@@ -81,9 +80,9 @@ final class PriorityBench implements Callable<Integer> {
       Run last = null;
       for (Priority batchClass : new Priority[] {Priority.INTERACTIVE, Priority.BATCH}) {
         mock.reset();
-        long scriptCallsBefore = scriptCalls(redis);
+        long scriptCallsBefore = redis.scriptCalls();
         Run r = run(mock.pixUrl(), redis.uri(), batchClass);
-        long scriptCalls = scriptCalls(redis) - scriptCallsBefore;
+        long scriptCalls = redis.scriptCalls() - scriptCallsBefore;
         Map<String, Object> stats = mock.stats("demo", false);
         Percentiles waits = Percentiles.of(r.interactiveWaitsMicros);
         System.out.printf(Locale.ROOT, "| %s | %d | %.1f ms | %.1f ms | %.1f ms | %.2f | %.1f%% | %d | %s | %.2f |%n",
@@ -104,19 +103,6 @@ final class PriorityBench implements Callable<Integer> {
 
   private record Run(double rate, double lateLimitMs, long[] interactiveWaitsMicros, double interactivePerSecond,
       double batchPerSecond, int batchFailed, long served, Map<String, Integer> failures) {}
-
-  /** EVALSHA and EVAL calls Redis has served since it started: the bucket's script calls. */
-  private static long scriptCalls(PrivateRedisServer redis) {
-    try (RespConnection c = redis.rawConnection()) {
-      long n = 0;
-      for (String line : c.call("INFO", "commandstats").toString().split("\r?\n")) {
-        if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
-          n += Long.parseLong(line.replaceAll("^[^:]*:calls=(\\d+),.*", "$1")); // not rejected_calls=
-        }
-      }
-      return n;
-    }
-  }
 
   private Run run(URI bacen, URI redisUrl, Priority batchClass) throws Exception {
     String bucket = "priorities-" + batchClass.name().toLowerCase(Locale.ROOT) + "-" + System.nanoTime();

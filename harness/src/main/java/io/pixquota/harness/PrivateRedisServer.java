@@ -147,6 +147,13 @@ public final class PrivateRedisServer implements AutoCloseable {
   public RespConnection rawConnection() {
     return RespConnection.open("127.0.0.1", port);
   }
+  /** The EVAL and EVALSHA calls this server has run for its clients: {@link RespConnection#scriptCalls()}. */
+  public long scriptCalls() {
+    try (RespConnection c = rawConnection()) {
+      return c.scriptCalls();
+    }
+  }
+
 
   private void launch() throws IOException {
     List<String> command = new ArrayList<>(List.of(RedisBinary.get().path()));

@@ -126,6 +126,21 @@ public final class RespConnection implements AutoCloseable {
     return buf.toString(StandardCharsets.UTF_8);
   }
 
+  /**
+   * The EVAL and EVALSHA calls the server has run for its clients since it started ({@code INFO commandstats}: Redis's
+   * own count, which leaves a script's inner commands apart and costs nothing while they run, unlike MONITOR).
+   */
+  public long scriptCalls() {
+    long n = 0;
+    for (String line : String.valueOf(call("INFO", "commandstats")).split("\r?\n")) {
+      if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+        String calls = line.substring(line.indexOf("calls=") + 6); // the first: not rejected_calls= or failed_calls=
+        n += Long.parseLong(calls.substring(0, calls.indexOf(',')));
+      }
+    }
+    return n;
+  }
+
   @Override
   public void close() {
     try {
