@@ -18,6 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 import kotlin.jvm.JvmClassMappingKt;
 import kotlin.jvm.functions.Function0;
 import kotlin.reflect.KClass;
@@ -32,7 +33,8 @@ import okio.Timeout;
  * One call of a {@link ThrottledCallFactory}: what OkHttp's {@link Call} requires (its request, timeout, tags, one
  * execution, cancel), around the throttle's {@link AsyncBooking}, which holds the call's way to its slot. When the slot
  * comes, the client's own call is enqueued ({@link #enqueue}) or executed on the caller's thread, parked until then
- * ({@link #execute}), with the slot as its tag; when the interceptor finds the slot gone bad before the send
+ * and, while the host's blocking calls in flight fill its {@link WireGate}, until a place is free ({@link #execute}),
+ * with the slot as its tag; when the interceptor finds the slot gone bad before the send
  * ({@link SlotMissedException}), the booking asks again. Threadsafe.
  */
 final class ThrottledCall implements Call {
@@ -46,6 +48,7 @@ final class ThrottledCall implements Call {
   private volatile boolean canceled;
   private volatile AsyncBooking booking;
   private volatile Callback callback;
+  private volatile Thread atGate; // a thread parked at the wire gate, woken by cancel
   private Call real; // guarded by this
 
   ThrottledCall(OkHttpClient client, Throttle throttle, Request request, ThrottledCallFactory factory) {
@@ -84,12 +87,37 @@ final class ThrottledCall implements Call {
       booking.cancel();
     }
     Slot slot = blocking.await();
+    WireGate gate = factory.gate(request.url().host());
     while (true) {
       try {
-        return execute(onSlot(slot));
+        long gateNanos = enter(gate, slot);
+        Response response;
+        try {
+          response = execute(onSlot(slot, gateNanos));
+        } catch (IOException | RuntimeException | Error e) {
+          gate.leave();
+          throw e;
+        }
+        return GatedBody.of(response, gate); // its place given back with its connection, when it is closed
       } catch (SlotMissedException missed) {
         slot = blocking.awaitAgain(slot); // nothing was sent: booked again, this thread parked again
       }
+    }
+  }
+
+  /**
+   * Takes a place at the host's {@link WireGate}, parked until one is free (holding no connection), within what the
+   * call timeout left after the slot's wait; the nanoseconds it waited there.
+   */
+  private long enter(WireGate gate, Slot slot) throws IOException {
+    long start = System.nanoTime();
+    long timeoutNanos = timeout.timeoutNanos();
+    long deadline = timeoutNanos > 0 ? start + Math.max(0, timeoutNanos - slot.waitedNanos()) : Long.MAX_VALUE;
+    atGate = Thread.currentThread();
+    try {
+      return gate.enter(deadline, () -> canceled) ? System.nanoTime() - start : 0;
+    } finally {
+      atGate = null;
     }
   }
 
@@ -137,18 +165,22 @@ final class ThrottledCall implements Call {
         request.url().host(), flow == null ? null : flow.name());
   }
 
-  /** The client's own call on {@code slot}, with what the call timeout has left after the wait. */
-  private Call onSlot(Slot slot) {
+  /**
+   * The client's own call on {@code slot}, with what the call timeout has left after the wait for the slot and
+   * {@code gateNanos} at the gate.
+   */
+  private Call onSlot(Slot slot, long gateNanos) {
     Call c = client.newCall(request.newBuilder().tag(Slot.class, slot).build());
     if (timeout.timeoutNanos() > 0) {
-      c.timeout().timeout(Math.max(1, timeout.timeoutNanos() - slot.waitedNanos()), TimeUnit.NANOSECONDS);
+      c.timeout().timeout(Math.max(1, timeout.timeoutNanos() - slot.waitedNanos() - gateNanos),
+          TimeUnit.NANOSECONDS);
     }
     return c;
   }
 
   /** The slot has come (on the timer thread): enqueue the client's own call on it. Nothing here blocks. */
   private void due(Slot slot) {
-    enqueue(onSlot(slot), slot);
+    enqueue(onSlot(slot, 0), slot);
   }
 
   /** Enqueues the client's own call {@code c} and relays its end; with a {@code slot}, a missed one asks again. */
@@ -191,6 +223,10 @@ final class ThrottledCall implements Call {
   @Override
   public void cancel() {
     canceled = true;
+    Thread waiting = atGate;
+    if (waiting != null) {
+      LockSupport.unpark(waiting);
+    }
     AsyncBooking b = booking;
     if (b != null) {
       b.cancel();

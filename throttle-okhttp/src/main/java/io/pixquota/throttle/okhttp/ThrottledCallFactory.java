@@ -1,6 +1,8 @@
 package io.pixquota.throttle.okhttp;
 
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import okhttp3.Call;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -14,8 +16,12 @@ import okhttp3.Request;
  * ({@link io.pixquota.throttle.BlockingBooking}: a virtual thread unmounts), then executes the real call on it. Either
  * way the real call is tagged with its {@link io.pixquota.throttle.Slot}, so that the interceptor checks the slot once
  * more right before the send instead of booking another, and OkHttp takes a connection only for a call whose slot has
- * come: connections follow the calls in flight, not the calls waiting. Size the dispatcher for the calls in flight
- * ({@code maxRequestsPerHost >= rate x response time}), not for the ones waiting.
+ * come: connections follow the calls in flight, not the calls waiting. Blocking calls to a host hold a connection at
+ * most {@code maxRequestsPerHost} at once, as the dispatcher runs async ones (read from the client's dispatcher when
+ * this factory first calls the host); the rest, their slots come, wait their turn in the order they came, parked and
+ * holding no connection (each gives its place back when its {@link okhttp3.Response} is closed, as OkHttp gives the
+ * connection back). Size the dispatcher for the calls in flight ({@code maxRequestsPerHost >= rate x response time}),
+ * not for the ones waiting: a call that waits for its turn past the late limit books again.
  *
  * <p>The guarantees are the interceptor's: at most one send per call, never before its slot; the same max wait
  * (shortened to the client's call timeout, which also counts the wait); the same meters. {@link Call#cancel} before
@@ -26,6 +32,7 @@ import okhttp3.Request;
 public final class ThrottledCallFactory implements Call.Factory {
   private final OkHttpClient client;
   private final ThrottlingInterceptor interceptor;
+  private final Map<String, WireGate> gates = new ConcurrentHashMap<>();
 
   private ThrottledCallFactory(OkHttpClient client, ThrottlingInterceptor interceptor) {
     this.client = client;
@@ -46,6 +53,13 @@ public final class ThrottledCallFactory implements Call.Factory {
             .map(ThrottlingInterceptor.class::cast).findFirst())
         .orElseThrow(() -> new IllegalArgumentException("client has no ThrottlingInterceptor: add one with "
             + "OkHttpClient.Builder.addNetworkInterceptor")));
+  }
+
+  /** The gate of {@code host}'s blocking calls, sized by the client's dispatcher when first asked for. */
+  WireGate gate(String host) {
+    WireGate gate = gates.get(host);
+    return gate != null ? gate
+        : gates.computeIfAbsent(host, h -> new WireGate(Math.max(1, client.dispatcher().getMaxRequestsPerHost())));
   }
 
   @Override

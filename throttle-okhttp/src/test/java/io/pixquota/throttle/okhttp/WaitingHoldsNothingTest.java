@@ -20,10 +20,15 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
+import mockwebserver3.RecordedRequest;
 import okhttp3.Call;
 import okhttp3.Connection;
 import okhttp3.EventListener;
@@ -48,6 +53,7 @@ class WaitingHoldsNothingTest {
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
   private final FakeTime time = FakeTime.manual(1_000);
   private final AtomicInteger held = new AtomicInteger();
+  private final AtomicInteger mostHeld = new AtomicInteger();
   private final ExecutorService callers = Executors.newFixedThreadPool(WAITERS);
   private RedissonClient redisson;
   private TestRedis redis;
@@ -71,11 +77,15 @@ class WaitingHoldsNothingTest {
 
   /** A client with the throttle as a network interceptor (as PixClient adds it), counting connections held. */
   private OkHttpClient client(String bucketName) {
-    RedisTokenBucket bucket = RedisTesting.onFakeTime(redisson, redis.keyPrefix(), bucketName, 1, 10, time);
+    return client(bucketName, 1);
+  }
+
+  private OkHttpClient client(String bucketName, int capacity) {
+    RedisTokenBucket bucket = RedisTesting.onFakeTime(redisson, redis.keyPrefix(), bucketName, capacity, 10, time);
     return new OkHttpClient.Builder().eventListener(new EventListener() {
       @Override
       public void connectionAcquired(Call call, Connection connection) {
-        held.incrementAndGet();
+        mostHeld.accumulateAndGet(held.incrementAndGet(), Math::max);
       }
 
       @Override
@@ -199,5 +209,119 @@ class WaitingHoldsNothingTest {
     assertThatThrownBy(() -> result.get(10, TimeUnit.SECONDS)).cause().cause()
         .isInstanceOf(InterruptedIOException.class).hasMessage("call canceled while waiting for its slot; not sent");
     assertThat(server.getRequestCount()).isEqualTo(1);
+  }
+
+  @Test
+  void blockingCallsWhoseSlotsHaveComeHoldAtMostTheDispatchersCallsPerHostInConnectionsAndLeaveInOrder()
+      throws Exception {
+    Semaphore answers = new Semaphore(0);
+    List<String> arrived = new CopyOnWriteArrayList<>();
+    server.setDispatcher(new Dispatcher() {
+      @Override
+      public MockResponse dispatch(RecordedRequest request) throws InterruptedException {
+        arrived.add(request.getUrl().encodedPath());
+        return answers.tryAcquire(10, TimeUnit.SECONDS) ? new MockResponse.Builder().code(200).body("ok").build()
+            : new MockResponse.Builder().code(500).build();
+      }
+    });
+    OkHttpClient client = client("gate", 6); // six slots now: every call's slot has come at once
+    client.dispatcher().setMaxRequestsPerHost(2);
+    ThrottledCallFactory calls = ThrottledCallFactory.of(client);
+    List<Thread> threads = new ArrayList<>();
+    List<CompletableFuture<Integer>> done = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      Call call = calls.newCall(get("/pix/" + i));
+      CompletableFuture<Integer> result = new CompletableFuture<>();
+      Thread t = new Thread(() -> {
+        try (Response r = call.execute()) {
+          result.complete(r.code());
+        } catch (IOException e) {
+          result.completeExceptionally(e);
+        }
+      });
+      t.start();
+      if (i < 2) {
+        int n = i + 1;
+        Awaits.until(n + " at the server", Duration.ofSeconds(10), () -> arrived.size() == n);
+      } else {
+        Awaits.until("call " + i + " parked at the gate", Duration.ofSeconds(10),
+            () -> LockSupport.getBlocker(t) instanceof WireGate);
+      }
+      threads.add(t);
+      done.add(result);
+    }
+    assertThat(held.get()).as("two calls in flight, four waiting their turn with no connection").isEqualTo(2);
+    for (int i = 0; i < 6; i++) {
+      answers.release();
+      int answered = i + 1;
+      Awaits.until(answered + " answered", Duration.ofSeconds(10),
+          () -> done.stream().filter(CompletableFuture::isDone).count() == answered);
+    }
+    for (CompletableFuture<Integer> d : done) {
+      assertThat(d.get()).isEqualTo(200);
+    }
+    assertThat(mostHeld.get()).as("connections at once: the dispatcher's 2 per host").isEqualTo(2);
+    assertThat(arrived).as("in the order they came to the gate")
+        .containsExactly("/pix/0", "/pix/1", "/pix/2", "/pix/3", "/pix/4", "/pix/5");
+    Awaits.until("every place given back as its answer is closed", Duration.ofSeconds(10),
+        () -> calls.gate(server.url("/").host()).taken() == 0);
+  }
+
+  @Test
+  void aBlockingCallCancelledWhileItWaitsItsTurnAtTheGateIsNeverSent() throws Exception {
+    Semaphore answers = new Semaphore(0);
+    server.setDispatcher(new Dispatcher() {
+      @Override
+      public MockResponse dispatch(RecordedRequest request) throws InterruptedException {
+        return answers.tryAcquire(10, TimeUnit.SECONDS) ? new MockResponse.Builder().code(200).body("ok").build()
+            : new MockResponse.Builder().code(500).build();
+      }
+    });
+    OkHttpClient client = client("gate-cancel", 2);
+    client.dispatcher().setMaxRequestsPerHost(1);
+    ThrottledCallFactory calls = ThrottledCallFactory.of(client);
+    CompletableFuture<Integer> first = blockingCalls(calls, 1).get(0);
+    Awaits.until("the first in flight", Duration.ofSeconds(10), () -> server.getRequestCount() == 1);
+    Call second = calls.newCall(get("/second"));
+    CompletableFuture<Integer> result = blockingCalls(c -> second, 1).get(0);
+    Awaits.until("the second at the gate", Duration.ofSeconds(10), () -> held.get() == 1
+        && Thread.getAllStackTraces().keySet().stream().anyMatch(t -> LockSupport.getBlocker(t) instanceof WireGate));
+    second.cancel();
+    assertThatThrownBy(() -> result.get(10, TimeUnit.SECONDS)).cause().cause()
+        .isInstanceOf(InterruptedIOException.class)
+        .hasMessage("call canceled while waiting for its turn at the host; not sent");
+    answers.release();
+    assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(200);
+    assertThat(server.getRequestCount()).as("the cancelled call never sent").isEqualTo(1);
+    Awaits.until("the first's place given back as its answer is closed", Duration.ofSeconds(10),
+        () -> calls.gate(server.url("/").host()).taken() == 0);
+  }
+
+  @Test
+  void aResponseNeverClosedGivesItsPlaceBackOnceCollectedAndSaysSoOnce() throws Exception {
+    OkHttpClient client = client("gate-leak", 3);
+    client.dispatcher().setMaxRequestsPerHost(1);
+    ThrottledCallFactory calls = ThrottledCallFactory.of(client);
+    WireGate gate = calls.gate(server.url("/").host());
+    try (StdErrCapture err = new StdErrCapture()) {
+      assertThat(leakedResponse(calls)).isEqualTo(200);
+      assertThat(gate.taken()).as("the unclosed answer holds its place").isEqualTo(1);
+      Awaits.until("its place given back once it is collected", Duration.ofSeconds(10), () -> {
+        System.gc();
+        return gate.taken() == 0;
+      });
+      try (Response next = calls.newCall(get("/next")).execute()) {
+        assertThat(next.code()).as("the next call not held up by the leak").isEqualTo(200);
+      }
+      Awaits.until("said", Duration.ofSeconds(10), () -> err.count("was never closed") == 1);
+      assertThat(err.text()).contains("Close every Response").doesNotContain("/leaked");
+    }
+    Awaits.until("the next call's place given back", Duration.ofSeconds(10), () -> gate.taken() == 0);
+  }
+
+  /** A call's answer read and dropped without closing it: a caller's leak. */
+  private int leakedResponse(ThrottledCallFactory calls) throws IOException {
+    Response leaked = calls.newCall(get("/leaked")).execute();
+    return leaked.code();
   }
 }
