@@ -7,8 +7,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import okhttp3.Call;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The {@code ...Async} calls of a {@link PixClient}: retries of async attempts, a cancel that reaches the attempt in
@@ -16,25 +14,17 @@ import org.slf4j.LoggerFactory;
  * callback executor, never on OkHttp's dispatcher. Threadsafe.
  */
 final class PixAsyncCalls {
-  private static final Logger LOG = LoggerFactory.getLogger(PixAsyncCalls.class);
   private final PixRetry retry;
   private final PixAttempts attempts;
   private final Executor callbacks;
-  private final AtomicReference<String> undersized; // why the caller's dispatcher is too small, until logged
 
-  /** {@code undersized}: why the caller's OkHttp dispatcher runs too few calls at once (WARN at the first call). */
-  PixAsyncCalls(PixRetry retry, PixAttempts attempts, Executor callbacks, String undersized) {
+  PixAsyncCalls(PixRetry retry, PixAttempts attempts, Executor callbacks) {
     this.retry = retry;
     this.attempts = attempts;
     this.callbacks = callbacks;
-    this.undersized = new AtomicReference<>(undersized);
   }
 
   <T> CompletableFuture<T> call(String operation, String path, Priority priority, PixResponses.Reader<T> reader) {
-    String warning = undersized.get() == null ? null : undersized.getAndSet(null);
-    if (warning != null) {
-      LOG.warn(warning);
-    }
     AtomicReference<Call> current = new AtomicReference<>();
     AtomicBoolean cancelled = new AtomicBoolean();
     CompletableFuture<T> result = retry.callAsync(operation,

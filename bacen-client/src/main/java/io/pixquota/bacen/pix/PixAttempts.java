@@ -20,6 +20,8 @@ import okhttp3.HttpUrl;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One attempt of an API call, blocking or async: a bearer token within the call timeout, the request through the
@@ -27,19 +29,23 @@ import okhttp3.Response;
  * {@link PixRetry}'s; the wiring and the operations are {@link PixClient}'s.
  */
 final class PixAttempts {
+  private static final Logger LOG = LoggerFactory.getLogger(PixAttempts.class);
   private final HttpUrl apiBase;
   private final ThrottledCallFactory calls;
   private final OAuthTokenSource tokens;
   private final PixResponses responses;
   private final Duration callTimeout;
   private final AnswerCounters answers;
+  private final AtomicReference<String> undersized; // why the caller's dispatcher is too small, until logged
 
   /**
    * @param http a client with the throttle as a network interceptor; its {@link ThrottledCallFactory} makes every
    *             call, blocking and async, so that a call waits for its slot before it takes a connection
+   * @param undersized why the caller's OkHttp dispatcher runs too few calls at once (WARN at the first call), or null
    */
   PixAttempts(HttpUrl apiBase, OkHttpClient http, OAuthTokenSource tokens, PixResponses responses,
-      Duration callTimeout, MeterRegistry registry) {
+      Duration callTimeout, MeterRegistry registry, String undersized) {
+    this.undersized = new AtomicReference<>(undersized);
     this.answers = new AnswerCounters(registry);
     this.apiBase = apiBase;
     this.calls = ThrottledCallFactory.of(http);
@@ -53,6 +59,7 @@ final class PixAttempts {
    * after a 401.
    */
   <T> T attempt(String operation, String path, Priority priority, PixResponses.Reader<T> reader) {
+    warnIfUndersized();
     HttpUrl url = apiBase.resolve(path);
     boolean refreshed = false;
     while (true) {
@@ -72,6 +79,13 @@ final class PixAttempts {
       } catch (IOException e) {
         throw transport("request failed", e);
       }
+    }
+  }
+
+  private void warnIfUndersized() {
+    String warning = undersized.get() == null ? null : undersized.getAndSet(null);
+    if (warning != null) {
+      LOG.warn(warning);
     }
   }
 
@@ -145,6 +159,7 @@ final class PixAttempts {
    */
   <T> CompletableFuture<T> attemptAsync(String operation, String path, Priority priority,
       PixResponses.Reader<T> reader, boolean refreshed, AtomicReference<Call> current, BooleanSupplier gaveUp) {
+    warnIfUndersized();
     return tokens.getAsync(callTimeout).handle((bearer, failure) -> {
       if (failure != null) {
         Throwable cause = Async.cause(failure);

@@ -88,15 +88,15 @@ final class PixWiring {
     // make a call leave late and bunch with the next slots (measured: 1 x 429 per cold burst otherwise): it books
     // again.
     OkHttpClient http = base.newBuilder().addNetworkInterceptor(interceptor).build();
-    PixAttempts attempts = new PixAttempts(apiBase, http, tokens, responses, provider.callTimeout(), registry);
+    PixAttempts attempts = new PixAttempts(apiBase, http, tokens, responses, provider.callTimeout(), registry,
+        b.okHttpClient == null ? null : undersized(b.okHttpClient, dispatcherNeeds(bucket, inFlight)));
     retry.retries("getPix");
     retry.retries("getCob");
     for (String operation : new String[] {"getPix", "getCob"}) {
       attempts.answers(operation, 429); // at 0 from the start, so that an alert on its increase sees the first one
     }
     return new Parts(config, json, apiBase, http, base, attempts, responses, retry, b.okHttpClient == null,
-        new PixAsyncCalls(retry, attempts, b.callbacks, b.okHttpClient == null ? null
-            : undersized(b.okHttpClient, dispatcherNeeds(bucket, inFlight))), ownedRedisson, interceptor.throttle(),
+        new PixAsyncCalls(retry, attempts, b.callbacks), ownedRedisson, interceptor.throttle(),
         b.interceptor == null && b.bucket == null);
   }
 
@@ -148,13 +148,13 @@ final class PixWiring {
     return (int) Math.min(1024, Math.ceil(perHost));
   }
 
-  /** Why a caller's client runs too few async calls at once for {@code needed}, or null when it runs enough. */
+  /** Why a caller's client runs too few calls at once for {@code needed}, or null when it runs enough. */
   static String undersized(OkHttpClient client, int needed) {
     int has = Math.min(client.dispatcher().getMaxRequestsPerHost(), client.dispatcher().getMaxRequests());
     return has >= needed ? null : "PixClient: the OkHttp client given to it runs at most " + has + " calls to a host "
-        + "at once (its dispatcher's maxRequestsPerHost and maxRequests), and its async calls need " + needed
-        + " (maxInFlight; without it, the bucket's burst plus a second of its rate): the calls past " + has + " wait "
-        + "in the dispatcher holding their slots and permits, and leave late. Set "
+        + "at once (its dispatcher's maxRequestsPerHost, and maxRequests for async calls), and its calls "
+        + "need " + needed + " (maxInFlight; without it, the bucket's burst plus a second of its rate): the calls past "
+        + has + " wait their turn holding their slots and permits, and leave late. Set "
         + "client.dispatcher().setMaxRequestsPerHost(" + needed + ") (and setMaxRequests) on it; logged once";
   }
 }

@@ -11,7 +11,6 @@ import io.pixquota.throttle.StdErrCapture;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -71,30 +70,51 @@ class PixClientInFlightTest {
   void asyncCallsThroughYourOwnClientFillTheCapOnlyWhenItsDispatcherRunsAsManyAndAreToldSo(TestRedis redis)
       throws Exception {
     for (int perHost : new int[] {5, 6}) { // OkHttp's default, then the cap
-      try (MockBacen mock = MockBacen.start(MockConfig.builder().latency(600, 0).maxInFlight(6).build());
-          StdErrCapture logs = new StdErrCapture()) {
-        OkHttpClient yours = new OkHttpClient();
-        yours.dispatcher().setMaxRequestsPerHost(perHost);
-        PixClientConfig config = PixClientConfig.builder().baseUrl(mock.pixUrl()).credentials("demo", "demo-secret")
-            .bucketName(redis.keyPrefix().replace(":", "-") + "own" + perHost).maxWait(Duration.ofSeconds(8))
-            .callTimeout(Duration.ofSeconds(10)).maxInFlight(6).build();
-        try (PixClient pix = PixClient.builder(config).redisson(redis.newRedisson()).okHttpClient(yours).build()) {
-          pix.warmUp();
-          List<CompletableFuture<Pix>> calls = new ArrayList<>();
-          for (int i = 0; i < 8; i++) { // the bucket's burst: all 8 could leave at once, 6 may be in flight
-            calls.add(pix.getPixAsync(String.format("E12345678202611301200OWNCX%d%05d", perHost, i)));
-          }
-          for (CompletableFuture<Pix> f : calls) {
-            assertThat(f.get(30, TimeUnit.SECONDS)).isNotNull();
-          }
+      fillTheCap(redis, perHost, false);
+    }
+  }
+
+  /**
+   * The same with blocking calls, one thread each: they take a connection at most as many at once as the dispatcher
+   * runs async calls to the host (ThrottledCallFactory's gate), the rest waiting their turn with no connection; before
+   * the gate they took one each, whatever the dispatcher said.
+   */
+  @Test
+  void blockingCallsThroughYourOwnClientAreBoundByItsDispatcherAsAsyncOnesAndAreToldSo(TestRedis redis)
+      throws Exception {
+    for (int perHost : new int[] {5, 6}) {
+      fillTheCap(redis, perHost, true);
+    }
+  }
+
+  private static void fillTheCap(TestRedis redis, int perHost, boolean blocking) throws Exception {
+    try (MockBacen mock = MockBacen.start(MockConfig.builder().latency(600, 0).maxInFlight(6).build());
+        StdErrCapture logs = new StdErrCapture()) {
+      OkHttpClient yours = new OkHttpClient();
+      yours.dispatcher().setMaxRequestsPerHost(perHost);
+      PixClientConfig config = PixClientConfig.builder().baseUrl(mock.pixUrl()).credentials("demo", "demo-secret")
+          .bucketName(redis.keyPrefix().replace(":", "-") + "own" + perHost + blocking).maxWait(Duration.ofSeconds(8))
+          .callTimeout(Duration.ofSeconds(10)).maxInFlight(6).build();
+      ExecutorService threads = Executors.newFixedThreadPool(8);
+      try (PixClient pix = PixClient.builder(config).redisson(redis.newRedisson()).okHttpClient(yours).build()) {
+        pix.warmUp();
+        List<Future<Pix>> calls = new ArrayList<>();
+        for (int i = 0; i < 8; i++) { // the bucket's burst: all 8 could leave at once, 6 may be in flight
+          String id = String.format("E12345678202611301200OWN%s%d%05d", blocking ? "BX" : "CX", perHost, i);
+          calls.add(blocking ? threads.submit(() -> pix.getPix(id)) : pix.getPixAsync(id));
         }
-        assertThat(((Number) mock.inFlightStats("demo").get("mostSeen")).intValue()).as("the judge's count")
-            .isEqualTo(perHost);
-        String warning = "runs at most 5 calls to a host at once";
-        assertThat(logs.count(warning)).as("said once, for 8 calls:%n%s", logs.text()).isEqualTo(perHost == 5 ? 1 : 0);
-        if (perHost == 5) {
-          assertThat(logs.text()).contains("client.dispatcher().setMaxRequestsPerHost(6)");
+        for (Future<Pix> f : calls) {
+          assertThat(f.get(30, TimeUnit.SECONDS)).isNotNull();
         }
+      } finally {
+        threads.shutdownNow();
+      }
+      assertThat(((Number) mock.inFlightStats("demo").get("mostSeen")).intValue()).as("the judge's count")
+          .isEqualTo(perHost);
+      String warning = "runs at most 5 calls to a host at once";
+      assertThat(logs.count(warning)).as("said once, for 8 calls:%n%s", logs.text()).isEqualTo(perHost == 5 ? 1 : 0);
+      if (perHost == 5) {
+        assertThat(logs.text()).contains("client.dispatcher().setMaxRequestsPerHost(6)");
       }
     }
   }
