@@ -30,6 +30,10 @@ import okhttp3.Request;
  * threads, never on the store's I/O threads nor on the timer. This class is threadsafe.
  */
 public final class ThrottledCallFactory implements Call.Factory {
+  static {
+    GatedBody.loadAhead(); // once per JVM, when the first factory is made: not on a first burst's calls
+  }
+
   private final OkHttpClient client;
   private final ThrottlingInterceptor interceptor;
   private final Map<String, WireGate> gates = new ConcurrentHashMap<>();
