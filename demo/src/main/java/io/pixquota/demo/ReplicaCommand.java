@@ -228,6 +228,10 @@ public final class ReplicaCommand implements Callable<Integer> {
       c.providerTimeout(Duration.ofMillis(providerTimeoutMs));
     }
     PixClientConfig config = c.build();
+    // a client of the service's own, sized as README advises (at least the cap; the burst and a second of the rate),
+    // as PixClient sizes one it makes: it bounds the calls to the provider at once, blocking and async alike
+    int perHost = Math.max(inFlight, (int) Math.ceil(options.bucket.capacity + options.bucket.rate));
+    base.dispatcher().setMaxRequestsPerHost(Math.max(base.dispatcher().getMaxRequestsPerHost(), perHost));
     PixClient.Builder builder = PixClient.builder(config).redisson(redisson).meterRegistry(registry)
         .okHttpClient(base);
     if (options.planJitterMs > 0) {
