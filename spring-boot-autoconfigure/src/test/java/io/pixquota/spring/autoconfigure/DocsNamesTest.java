@@ -44,7 +44,7 @@ class DocsNamesTest {
       "ObservationRegistry", "OkHttpClient", "PortUnreachableException", "RateLimiter", "RateType", "RedissonClient",
       "RestClient", "RestTemplate", "ThreadMXBean", "UncheckedIOException", "UnknownHostException",
       "VirtualThreadPinned", "WebClient", "WebClientCustomizer", "SSLContext", "SSLHandshakeException", "Call",
-      "Request", "Mono", "Context", "Thread", "Double", "JSONObject", "RBatch", "RRateLimiter",
+      "Request", "Response", "Mono", "Context", "Thread", "Double", "JSONObject", "RBatch", "RRateLimiter",
       // DICT's and the provider's words, and the Prometheus rules' labels
       "FileLength", "RateLimit", "RateLimited", "PoolFull", "ServicoIndisponivel");
   /** What the docs call by a property's shape but is not one: the wait's observation name. */
