@@ -33,11 +33,6 @@ final class WireGate {
     this.places = places;
   }
 
-  /** The calls that may hold a connection at once. */
-  int places() {
-    return places;
-  }
-
   /** Calls in now; for tests. */
   int taken() {
     lock.lock();

@@ -252,10 +252,11 @@ class WaitingHoldsNothingTest {
     }
     assertThat(held.get()).as("two calls in flight, four waiting their turn with no connection").isEqualTo(2);
     for (int i = 0; i < 6; i++) {
-      answers.release();
+      answers.release(); // one answer, one place freed, one waiter in: at the server before the next answer goes
       int answered = i + 1;
-      Awaits.until(answered + " answered", Duration.ofSeconds(10),
-          () -> done.stream().filter(CompletableFuture::isDone).count() == answered);
+      int atServer = Math.min(6, i + 3);
+      Awaits.until(answered + " answered, " + atServer + " at the server", Duration.ofSeconds(10),
+          () -> done.stream().filter(CompletableFuture::isDone).count() == answered && arrived.size() == atServer);
     }
     for (CompletableFuture<Integer> d : done) {
       assertThat(d.get()).isEqualTo(200);

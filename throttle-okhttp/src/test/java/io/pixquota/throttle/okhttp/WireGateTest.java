@@ -59,8 +59,9 @@ class WireGateTest {
     List<String> in = new CopyOnWriteArrayList<>();
     AtomicBoolean never = new AtomicBoolean();
     Caller a = new Caller(gate, "a", in, NO_DEADLINE, never);
+    Awaits.until("a in", Duration.ofSeconds(10), () -> in.size() == 1);
     Caller b = new Caller(gate, "b", in, NO_DEADLINE, never);
-    Awaits.until("a and b in", Duration.ofSeconds(10), () -> in.size() == 2);
+    Awaits.until("b in", Duration.ofSeconds(10), () -> in.size() == 2);
     List<Caller> waiting = new ArrayList<>();
     for (String name : new String[] {"c", "d", "e"}) {
       waiting.add(parkedCaller(gate, name, in, NO_DEADLINE, never));
@@ -70,9 +71,11 @@ class WireGateTest {
     Awaits.until("c in", Duration.ofSeconds(10), () -> in.size() == 3);
     assertThat(in.get(2)).isEqualTo("c");
     assertThat(waiting.get(1).parkedAt(gate)).as("d still waits: 2 places, a and c in").isTrue();
-    a.release.complete(null);
+    a.release.complete(null); // one place at a time, so that the list's order is the gate's, not the threads' race
+    Awaits.until("d in", Duration.ofSeconds(10), () -> in.size() == 4);
+    assertThat(waiting.get(2).parkedAt(gate)).as("e still waits").isTrue();
     waiting.get(0).release.complete(null);
-    Awaits.until("d and e in", Duration.ofSeconds(10), () -> in.size() == 5);
+    Awaits.until("e in", Duration.ofSeconds(10), () -> in.size() == 5);
     assertThat(in).containsExactly("a", "b", "c", "d", "e");
     waiting.get(1).release.complete(null);
     waiting.get(2).release.complete(null);
