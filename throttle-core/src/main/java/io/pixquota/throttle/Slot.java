@@ -4,7 +4,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A slot an {@link AsyncBooking} booked and waited for, handed to its caller when it has come: send the request with
- * {@link Throttle#send} (once; a transport's own retry books afresh). Opaque otherwise. Threadsafe.
+ * {@link Throttle#send} (once; a transport's own retry books afresh), and tell it {@link #ended} when the call is over.
+ * Opaque otherwise. Threadsafe.
  */
 public final class Slot {
   private final Booking booking;
@@ -19,6 +20,29 @@ public final class Slot {
   /** True the first time only: whether the caller may send on this slot (a second send books its own). */
   public boolean claim() {
     return claimed.compareAndSet(false, true);
+  }
+
+  /**
+   * The call this slot was handed to is over. When it was never sent on the slot ({@link Throttle#send} never claimed
+   * it: its connection could not be made, it was cancelled or timed out before its send, or a cache answered it), the
+   * slot's permit goes back now, not at its lease, and its wait is recorded as ended by {@code failure} (null: it was
+   * answered). A slot sent on has nothing to do here: its send settled it. Call it once the call has ended, never
+   * while its send may still claim the slot.
+   *
+   * @return whether the slot was never sent on
+   */
+  public boolean ended(Throwable failure) {
+    if (!claimed.compareAndSet(false, true)) {
+      return false;
+    }
+    long now = waits.time().nanoTime();
+    if (failure == null) {
+      booking.observed.left(now);
+    } else {
+      booking.observed.failed(failure, now);
+    }
+    booking.releasePermit();
+    return true;
   }
 
   /** How long ago, on the throttle's clock, the call first asked for a slot: what its timeout has left. */

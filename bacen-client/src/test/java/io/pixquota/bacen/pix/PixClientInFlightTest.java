@@ -1,6 +1,7 @@
 package io.pixquota.bacen.pix;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.pixquota.mock.MockBacen;
@@ -8,6 +9,11 @@ import io.pixquota.mock.MockConfig;
 import io.pixquota.testing.RedisExtension;
 import io.pixquota.testing.TestRedis;
 import io.pixquota.throttle.StdErrCapture;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,6 +21,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import javax.net.SocketFactory;
 import okhttp3.OkHttpClient;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -57,6 +65,85 @@ class PixClientInFlightTest {
           "interactive").timer().count()).isEqualTo(20);
       assertThat(registry.get("bacen.throttle.pool.in.use").tags("pool", config.bucket().name()).gauge().value())
           .isBetween(0.0, 3.0);
+    }
+  }
+
+  /**
+   * A provider unreachable for a while (every connection refused, as when nothing listens on its port): each call
+   * takes its permit with its slot and fails to connect, which OkHttp does before the throttle's network interceptor
+   * sees the call. Those calls give their permits back as they fail; before, they kept them until the lease (max wait
+   * + call timeout + 5 s, 11 s here), so the first calls once the provider was back were refused at their max wait of
+   * 1 s, blocking or async.
+   */
+  @Test
+  void callsThatCannotReachTheProviderKeepNoPermitForWhenItIsBack(TestRedis redis) throws Exception {
+    AtomicBoolean down = new AtomicBoolean();
+    OkHttpClient yours = new OkHttpClient.Builder().socketFactory(new SocketFactory() {
+      @Override
+      public Socket createSocket() {
+        return new Socket() {
+          @Override
+          public void connect(SocketAddress endpoint, int timeout) throws IOException {
+            if (down.get()) {
+              throw new ConnectException("Connection refused (the provider is down)");
+            }
+            super.connect(endpoint, timeout);
+          }
+        };
+      }
+
+      @Override
+      public Socket createSocket(String host, int port) {
+        throw new UnsupportedOperationException("OkHttp asks for unconnected sockets");
+      }
+
+      @Override
+      public Socket createSocket(String host, int port, InetAddress local, int localPort) {
+        throw new UnsupportedOperationException("OkHttp asks for unconnected sockets");
+      }
+
+      @Override
+      public Socket createSocket(InetAddress host, int port) {
+        throw new UnsupportedOperationException("OkHttp asks for unconnected sockets");
+      }
+
+      @Override
+      public Socket createSocket(InetAddress address, int port, InetAddress local, int localPort) {
+        throw new UnsupportedOperationException("OkHttp asks for unconnected sockets");
+      }
+    }).build();
+    yours.dispatcher().setMaxRequestsPerHost(8);
+    ExecutorService thread = Executors.newSingleThreadExecutor();
+    try (MockBacen mock = MockBacen.start(MockConfig.builder().build())) {
+      PixClientConfig config = PixClientConfig.builder().baseUrl(mock.pixUrl()).credentials("demo", "demo-secret")
+          .bucketName(redis.keyPrefix().replace(":", "-") + "unreachable").maxWait(Duration.ofSeconds(1))
+          .callTimeout(Duration.ofSeconds(5)).maxInFlight(2).retry(1, Duration.ofMillis(1), Duration.ofMillis(1),
+              Duration.ofSeconds(1)).build();
+      try (PixClient pix = PixClient.builder(config).redisson(redis.newRedisson()).okHttpClient(yours).build()) {
+        pix.warmUp();
+        assertThat(pix.getPix("E12345678202612041200UNREACH0000")).isNotNull();
+        yours.connectionPool().evictAll();
+        down.set(true);
+        for (int i = 1; i <= 4; i++) { // twice the cap, blocking and async in turn
+          String id = String.format("E12345678202612041200UNREACH%04d", i);
+          boolean blocking = i % 2 == 0;
+          assertThatThrownBy(() -> {
+            if (blocking) {
+              pix.getPix(id);
+            } else {
+              pix.getPixAsync(id).join();
+            }
+          }).hasStackTraceContaining("the provider is down");
+        }
+        down.set(false);
+        Future<Pix> blocking = thread.submit(() -> pix.getPix("E12345678202612041200UNREACH0005"));
+        Future<Pix> async = pix.getPixAsync("E12345678202612041200UNREACH0006");
+        assertThat(blocking.get(30, TimeUnit.SECONDS)).as("served, not refused for want of a permit").isNotNull();
+        assertThat(async.get(30, TimeUnit.SECONDS)).as("served, not refused for want of a permit").isNotNull();
+      }
+      assertThat(mock.inFlightStats("demo")).containsEntry("refused", 0);
+    } finally {
+      thread.shutdownNow();
     }
   }
 

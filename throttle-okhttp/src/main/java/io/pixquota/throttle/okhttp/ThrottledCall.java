@@ -12,16 +12,11 @@ import io.pixquota.throttle.Unthrottled;
 import io.pixquota.throttle.store.TokenBucket;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
-import kotlin.jvm.JvmClassMappingKt;
-import kotlin.jvm.functions.Function0;
-import kotlin.reflect.KClass;
 import okhttp3.Call;
 import okhttp3.Callback;
 import okhttp3.OkHttpClient;
@@ -37,13 +32,12 @@ import okio.Timeout;
  * with the slot as its tag; when the interceptor finds the slot gone bad before the send
  * ({@link SlotMissedException}), the booking asks again. Threadsafe.
  */
-final class ThrottledCall implements Call {
+final class ThrottledCall extends TaggedCall {
   private final OkHttpClient client;
   private final Throttle throttle;
   private final Request request;
   private final ThrottledCallFactory factory;
   private final AtomicBoolean executed = new AtomicBoolean();
-  private final Map<Class<?>, Object> tags = new ConcurrentHashMap<>();
   private final Timeout timeout = new Timeout();
   private volatile boolean canceled;
   private volatile AsyncBooking booking;
@@ -90,18 +84,31 @@ final class ThrottledCall implements Call {
     WireGate gate = factory.gate(request.url().host());
     while (true) {
       try {
-        long gateNanos = enter(gate, slot);
-        Response response;
-        try {
-          response = execute(onSlot(slot, gateNanos));
-        } catch (IOException | RuntimeException | Error e) {
-          gate.leave();
-          throw e;
-        }
-        return GatedBody.of(response, gate); // its place given back with its connection, when it is closed
+        return GatedBody.of(onSlot(gate, slot), gate); // its place given back with its connection, when closed
       } catch (SlotMissedException missed) {
         slot = blocking.awaitAgain(slot); // nothing was sent: booked again, this thread parked again
       }
+    }
+  }
+
+  /**
+   * The client's own call on {@code slot}, once a place at the gate is free; one that ends without being sent on its
+   * slot (no place in time, no connection, cancelled first, a cache's answer) gives the slot's permit back now.
+   */
+  private Response onSlot(WireGate gate, Slot slot) throws IOException {
+    boolean in = false;
+    try {
+      long gateNanos = enter(gate, slot);
+      in = true;
+      Response response = execute(onSlot(slot, gateNanos));
+      slot.ended(null); // nothing, when the interceptor claimed it: it was sent
+      return response;
+    } catch (IOException | RuntimeException | Error e) {
+      if (in) {
+        gate.leave();
+      }
+      slot.ended(e); // nothing, when the interceptor claimed it (a SlotMissedException: the booking asks again)
+      throw e;
     }
   }
 
@@ -197,11 +204,17 @@ final class ThrottledCall implements Call {
         if (slot != null && e instanceof SlotMissedException && booking.missed(slot)) {
           return; // nothing was sent: the booking asks again, without a thread
         }
+        if (slot != null) {
+          slot.ended(e); // no connection, or cancelled before its send: its permit goes back now
+        }
         callback.onFailure(ThrottledCall.this, e);
       }
 
       @Override
       public void onResponse(Call call, Response response) throws IOException {
+        if (slot != null) {
+          slot.ended(null); // answered without the interceptor (a cache): nothing was sent on it
+        }
         callback.onResponse(ThrottledCall.this, response);
       }
     });
@@ -253,28 +266,6 @@ final class ThrottledCall implements Call {
   @Override
   public Timeout timeout() {
     return timeout;
-  }
-
-  @Override
-  public <T> T tag(Class<? extends T> type) {
-    @SuppressWarnings("unchecked")
-    T t = (T) tags.get(type);
-    return t;
-  }
-
-  @Override
-  public <T> T tag(KClass<T> type) {
-    return tag(JvmClassMappingKt.getJavaClass(type));
-  }
-
-  @Override
-  public <T> T tag(Class<T> type, Function0<? extends T> computeIfAbsent) {
-    return type.cast(tags.computeIfAbsent(type, k -> computeIfAbsent.invoke()));
-  }
-
-  @Override
-  public <T> T tag(KClass<T> type, Function0<? extends T> computeIfAbsent) {
-    return tag(JvmClassMappingKt.getJavaClass(type), computeIfAbsent);
   }
 
   @Override
