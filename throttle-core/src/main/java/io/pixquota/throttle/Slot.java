@@ -11,6 +11,7 @@ public final class Slot {
   private final Booking booking;
   private final SlotWaits waits;
   private final AtomicBoolean claimed = new AtomicBoolean();
+  private volatile boolean failed; // its send failed without an answer
 
   Slot(Booking booking, SlotWaits waits) {
     this.booking = booking;
@@ -43,6 +44,19 @@ public final class Slot {
     }
     booking.releasePermit();
     return true;
+  }
+
+  /**
+   * Whether the send on this slot failed without an answer (its connection broke under it): a transport that retries
+   * it needs a slot of its own for the retry, whereas a follow-up of an answer (a redirect, new credentials) does not
+   * come from a failed send.
+   */
+  public boolean failedWithoutAnswer() {
+    return failed;
+  }
+
+  void sendFailed() {
+    failed = true;
   }
 
   /** How long ago, on the throttle's clock, the call first asked for a slot: what its timeout has left. */

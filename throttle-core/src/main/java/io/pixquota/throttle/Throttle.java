@@ -237,12 +237,12 @@ public final class Throttle {
         missed = true;
         throw new SlotMissedException(booking.bucket.name());
       }
-      return settlement.sleepSendAndSettle(waits, booking, canceled != null ? canceled : () -> false,
-          exchange);
+      return settlement.sleepSendAndSettle(waits, booking, canceled != null ? canceled : () -> false, exchange);
     } catch (IOException | RuntimeException e) {
       failure = e;
       if (!missed) {
         booking.observed.failed(e, time.nanoTime()); // nothing, if it had left on its slot
+        slot.sendFailed();
       }
       throw e;
     } finally {

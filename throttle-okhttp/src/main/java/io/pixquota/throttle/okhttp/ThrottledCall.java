@@ -11,7 +11,6 @@ import io.pixquota.throttle.ThrottleRequest;
 import io.pixquota.throttle.Unthrottled;
 import io.pixquota.throttle.store.TokenBucket;
 import java.io.IOException;
-import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -39,6 +38,7 @@ final class ThrottledCall extends TaggedCall {
   private final ThrottledCallFactory factory;
   private final AtomicBoolean executed = new AtomicBoolean();
   private final Timeout timeout = new Timeout();
+  private final CallBudget budget = new CallBudget(timeout);
   private volatile boolean canceled;
   private volatile AsyncBooking booking;
   private volatile Callback callback;
@@ -71,6 +71,7 @@ final class ThrottledCall extends TaggedCall {
     if (!executed.compareAndSet(false, true)) {
       throw new IllegalStateException("Already Executed");
     }
+    budget.start();
     ThrottleRequest throttled = throttleRequest();
     if (request.tag(Unthrottled.class) != null || !throttle.throttles(throttled)) {
       return execute(client.newCall(request)); // no quota takes it, or it opted out: untouched
@@ -87,8 +88,21 @@ final class ThrottledCall extends TaggedCall {
         return GatedBody.of(onSlot(gate, slot), gate); // its place given back with its connection, when closed
       } catch (SlotMissedException missed) {
         slot = blocking.awaitAgain(slot); // nothing was sent: booked again, this thread parked again
+      } catch (TransportRetryException retry) {
+        blocking = BlockingBooking.of(bookAgain(retry)); // sent, and OkHttp retries it: a slot of its own
+        slot = blocking.await();
       }
     }
+  }
+
+  /** A booking for OkHttp's retry of a call sent on its slot; cancelled, or too many: the failure it retries. */
+  private AsyncBooking bookAgain(TransportRetryException retry) throws IOException {
+    if (canceled || !budget.retry()) {
+      throw retry.retried();
+    }
+    AsyncBooking b = throttle.book(throttleRequest());
+    booking = b;
+    return b;
   }
 
   /**
@@ -118,8 +132,7 @@ final class ThrottledCall extends TaggedCall {
    */
   private long enter(WireGate gate, Slot slot) throws IOException {
     long start = System.nanoTime();
-    long timeoutNanos = timeout.timeoutNanos();
-    long deadline = timeoutNanos > 0 ? start + Math.max(0, timeoutNanos - slot.waitedNanos()) : Long.MAX_VALUE;
+    long deadline = budget.timed() ? start + Math.max(0, budget.leftNanos(slot, 0)) : Long.MAX_VALUE;
     atGate = Thread.currentThread();
     try {
       return gate.enter(deadline, () -> canceled) ? System.nanoTime() - start : 0;
@@ -145,6 +158,7 @@ final class ThrottledCall extends TaggedCall {
       throw new IllegalStateException("Already Executed");
     }
     callback = responseCallback;
+    budget.start();
     if (canceled) { // cancelled before it was enqueued: as OkHttp does, fail it without asking for a slot
       deliverFailure(new IOException("Canceled"));
       return;
@@ -163,13 +177,12 @@ final class ThrottledCall extends TaggedCall {
     enqueue(client.newCall(request), null);
   }
 
-  /** The throttle's view of the request: its class, bucket and host, the call timeout as its max wait. */
+  /** The throttle's view of the request: its class, bucket and host, what the call timeout left as its max wait. */
   private ThrottleRequest throttleRequest() {
-    long timeoutNanos = timeout.timeoutNanos();
     Flow flow = request.tag(Flow.class);
     return new ThrottleRequest(request.method(), request.url().encodedPath(), request.tag(Priority.class),
-        timeoutNanos > 0 ? Duration.ofNanos(timeoutNanos) : null, () -> canceled, request.tag(TokenBucket.class),
-        request.url().host(), flow == null ? null : flow.name());
+        budget.maxWait(), () -> canceled, request.tag(TokenBucket.class), request.url().host(),
+        flow == null ? null : flow.name());
   }
 
   /**
@@ -178,9 +191,8 @@ final class ThrottledCall extends TaggedCall {
    */
   private Call onSlot(Slot slot, long gateNanos) {
     Call c = client.newCall(request.newBuilder().tag(Slot.class, slot).build());
-    if (timeout.timeoutNanos() > 0) {
-      c.timeout().timeout(Math.max(1, timeout.timeoutNanos() - slot.waitedNanos() - gateNanos),
-          TimeUnit.NANOSECONDS);
+    if (budget.timed()) {
+      c.timeout().timeout(Math.max(1, budget.leftNanos(slot, gateNanos)), TimeUnit.NANOSECONDS);
     }
     return c;
   }
@@ -206,6 +218,14 @@ final class ThrottledCall extends TaggedCall {
         }
         if (slot != null) {
           slot.ended(e); // no connection, or cancelled before its send: its permit goes back now
+        }
+        if (e instanceof TransportRetryException retry) { // sent, and OkHttp retries it: a slot of its own
+          try {
+            bookAgain(retry).start(ThrottledCall.this::due, ThrottledCall.this::deliverFailure);
+            return;
+          } catch (IOException retried) {
+            e = retried;
+          }
         }
         callback.onFailure(ThrottledCall.this, e);
       }

@@ -26,8 +26,12 @@ import okhttp3.Request;
  * <p>The guarantees are the interceptor's: at most one send per call, never before its slot; the same max wait
  * (shortened to the client's call timeout, which also counts the wait); the same meters. {@link Call#cancel} before
  * the send gives the booked tokens back and fails the call with an {@link java.io.InterruptedIOException}, never
- * sending it; so does an interrupt of a thread parked in {@code execute}. Callbacks run on the client's dispatcher
- * threads, never on the store's I/O threads nor on the timer. This class is threadsafe.
+ * sending it; so does an interrupt of a thread parked in {@code execute}. A call whose slot came but that ends
+ * without being sent on it (its connection could not be made, it was cancelled or timed out at the gate, the client's
+ * cache answered it) gives its permit back as it ends, not at the permit's lease. OkHttp's own retry of a call sent on
+ * a connection that failed under it (one the provider closed while it sat in the pool) books a slot of its own the
+ * same way, holding no connection, at most twice a call. Callbacks run on the client's dispatcher threads, never on
+ * the store's I/O threads nor on the timer. This class is threadsafe.
  */
 public final class ThrottledCallFactory implements Call.Factory {
   static {

@@ -62,6 +62,7 @@ public final class ThrottlingInterceptor implements Interceptor {
    * release does not have is left out.
    */
   private static final List<Class<?>> LOADED_AHEAD = loadedAhead(SlotMissedException.class.getName(),
+      TransportRetryException.class.getName(),
       "java.net.ProtocolException", "java.net.SocketTimeoutException", "java.io.FileNotFoundException",
       "javax.net.ssl.SSLHandshakeException", "java.security.cert.CertificateException",
       "javax.net.ssl.SSLPeerUnverifiedException", "okhttp3.internal.http2.ConnectionShutdownException",
@@ -119,9 +120,16 @@ public final class ThrottlingInterceptor implements Interceptor {
     Call call = chain.call();
     OkHttpExchange exchange = new OkHttpExchange(chain);
     Slot slot = request.tag(Slot.class);
-    if (slot != null && slot.bookedBy(throttle) && slot.claim()) {
-      // booked by a ThrottledCallFactory call, which waited without a thread: checked again, not booked again
-      return throttle.send(slot, call::isCanceled, exchange);
+    if (slot != null && slot.bookedBy(throttle)) {
+      if (slot.claim()) {
+        // booked by a ThrottledCallFactory call, which waited without a thread: checked again, not booked again
+        return throttle.send(slot, call::isCanceled, exchange);
+      }
+      if (slot.failedWithoutAnswer()) {
+        // OkHttp retries the call sent on it (its connection failed): the factory's call books the retry's slot
+        // holding no connection, where a booking here would wait holding this one (a follow-up books below)
+        throw new TransportRetryException();
+      }
     }
     if (request.tag(Unthrottled.class) != null) {
       return chain.proceed(request); // opted out: untouched
