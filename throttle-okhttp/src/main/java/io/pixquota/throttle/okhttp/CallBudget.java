@@ -2,6 +2,7 @@ package io.pixquota.throttle.okhttp;
 
 import io.pixquota.throttle.Slot;
 import java.time.Duration;
+import java.util.function.LongSupplier;
 import okio.Timeout;
 
 /**
@@ -15,17 +16,23 @@ final class CallBudget {
   static final int MOST_RETRIES = 2;
 
   private final Timeout timeout;
+  private final LongSupplier nanoClock; // System.nanoTime, as OkHttp's timeouts
   private volatile long startedNanos;
-  private volatile long spentNanos; // by the attempts before the current booking, on System.nanoTime()
+  private volatile long spentNanos; // by the attempts before the current booking
   private volatile int retries;
 
   CallBudget(Timeout timeout) {
+    this(timeout, System::nanoTime);
+  }
+
+  CallBudget(Timeout timeout, LongSupplier nanoClock) {
     this.timeout = timeout;
+    this.nanoClock = nanoClock;
   }
 
   /** The call starts now. */
   void start() {
-    startedNanos = System.nanoTime();
+    startedNanos = nanoClock.getAsLong();
   }
 
   /** Whether the call has a timeout. */
@@ -49,7 +56,7 @@ final class CallBudget {
       return false;
     }
     retries++;
-    spentNanos = System.nanoTime() - startedNanos;
+    spentNanos = nanoClock.getAsLong() - startedNanos;
     return true;
   }
 }
