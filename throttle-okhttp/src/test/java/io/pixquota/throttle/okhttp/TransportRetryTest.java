@@ -79,6 +79,17 @@ class TransportRetryTest {
     return new Request.Builder().url(server.url(path)).build();
   }
 
+  /** A blocking call of {@code path} on a thread of its own: its answer's body. */
+  private CompletableFuture<String> executedApart(ThrottledCallFactory calls, String path) {
+    return CompletableFuture.supplyAsync(() -> {
+      try (Response r = calls.newCall(get(path)).execute()) {
+        return r.body().string();
+      } catch (IOException e) {
+        throw new IllegalStateException(e);
+      }
+    });
+  }
+
   /** The first call takes the token and leaves its connection in the pool; the token comes back 100 ms later. */
   private void aPooledConnection(ThrottledCallFactory calls) throws IOException {
     server.enqueue(new MockResponse.Builder().code(200).body("first").build());
@@ -105,13 +116,7 @@ class TransportRetryTest {
   void aBlockingCallRetriedByOkHttpWaitsForItsNewSlotHoldingNoConnection() throws Exception {
     ThrottledCallFactory calls = calls("retry-blocking");
     aPooledConnection(calls);
-    CompletableFuture<String> body = CompletableFuture.supplyAsync(() -> {
-      try (Response r = calls.newCall(get("/retried")).execute()) {
-        return r.body().string();
-      } catch (IOException e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    CompletableFuture<String> body = executedApart(calls, "/retried");
     theRetryWaitsHoldingNothing();
     assertThat(body.get(10, TimeUnit.SECONDS)).isEqualTo("retried");
     assertThat(server.getRequestCount()).isEqualTo(3);
@@ -146,13 +151,7 @@ class TransportRetryTest {
     ThrottledCallFactory calls = calls("follow-up");
     server.enqueue(new MockResponse.Builder().code(401).setHeader("WWW-Authenticate", "Bearer").build());
     server.enqueue(new MockResponse.Builder().code(200).body("renewed").build());
-    CompletableFuture<String> body = CompletableFuture.supplyAsync(() -> {
-      try (Response r = calls.newCall(get("/auth")).execute()) {
-        return r.body().string();
-      } catch (IOException e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    CompletableFuture<String> body = executedApart(calls, "/auth");
     Awaits.until("the 401", Duration.ofSeconds(10), () -> server.getRequestCount() == 1);
     time.awaitScheduled(1);
     time.advanceMillis(100); // the follow-up's token
