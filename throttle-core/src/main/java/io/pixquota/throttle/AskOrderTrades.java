@@ -27,7 +27,9 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class AskOrderTrades {
   private static final long GUARD_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
-  private static final int MOST = 8; // the most later-asked calls one booking moves
+  // the most later-asked calls one booking moves: 10,000 virtual threads ask 13 a millisecond on 2 cores, so a thread
+  // held 2 ms between its ask and its booking has 26 booked before it; each of them moves one slot, under one lock
+  private static final int MOST = 64;
   static final long SWEEP = 4096; // every this many bookings that wait, idle groups are forgotten
 
   private record Key(String bucket, String flow, double cost, Priority priority) {}

@@ -54,6 +54,24 @@ class AskOrderTradesTest {
   }
 
   @Test
+  void aCallDelayedWhileThirtyTwoLaterAskedOnesBookedStillLeavesFirst() {
+    start(book("first"), "first");
+    AsyncBooking delayed = book("delayed"); // its thread held before it books: 10,000 virtual threads asking at
+    List<AsyncBooking> later = new java.util.ArrayList<>(); // 13 a millisecond pass it in 2.5 ms
+    for (int i = 0; i < 32; i++) {
+      later.add(book("later" + i));
+    }
+    for (int i = 0; i < later.size(); i++) {
+      start(later.get(i), "later" + i);
+    }
+    start(delayed, "delayed"); // slot 3.3 s, traded to 100 ms; each of the others one slot on
+    for (int i = 0; i <= later.size(); i++) {
+      time.advanceMillis(100);
+    }
+    assertThat(left).hasSize(34).startsWith("first", "delayed", "later0", "later1").endsWith("later31");
+  }
+
+  @Test
   void aSlotAboutToComeDoesNotMoveAndACallWithNothingLaterAskedBeforeItKeepsItsSlot() {
     start(book("first"), "first");
     AsyncBooking a = book("a");
