@@ -23,7 +23,7 @@ import java.util.concurrent.ExecutionException;
 public final class BlockingBooking {
   private final AsyncBooking booking;
   private volatile CompletableFuture<Slot> next = new CompletableFuture<>();
-  private volatile LeavingOrder.Ticket ticket; // the slot handed over, in its bucket's line until this thread leaves
+  private volatile Slot handed; // the slot last handed over, in its bucket's leaving line until it leaves
 
   private BlockingBooking(AsyncBooking booking) {
     this.booking = booking;
@@ -69,28 +69,31 @@ public final class BlockingBooking {
 
   private void due(Slot slot) {
     // a permit's holder leaves at once: its permit's time is the pool's, and the pool's line keeps its own order
-    ticket = slot.booking().pool == null ? booking.waits.leaving().due(slot.booking()) : null;
+    if (slot.booking().pool == null) {
+      slot.holdPlace(booking.waits.leaving().due(slot.booking()));
+    }
+    handed = slot;
     next.complete(slot);
   }
 
   /**
    * This thread has its slot: it lets the callers of its bucket whose slots came before its own leave first
-   * ({@link LeavingOrder}), for at most half the late limit after its slot.
+   * ({@link LeavingOrder}: until they are sent, or half the late limit after its slot). It keeps its own place until
+   * it is sent ({@link Throttle#send}) or its call ends ({@link Slot#ended}): those behind it wait for its send, not
+   * for its thread to wake, so that a thread held on the way (a gate, a connection, a core) is not passed.
    */
-  private void passInOrder() {
-    LeavingOrder.Ticket t = ticket;
-    ticket = null;
+  private void passInOrder(Slot slot) {
+    LeavingOrder.Ticket t = slot.place();
     if (t != null) {
       booking.waits.leaving().pass(t, booking.waits, t.slotNanos + booking.waits.lateLimitNanos() / 2);
     }
   }
 
-  /** The slot handed over is not used (interrupted, cancelled): its ticket leaves the line. */
+  /** The slot handed over is not used (interrupted, cancelled): it leaves the line. */
   private void dropTicket() {
-    LeavingOrder.Ticket t = ticket;
-    ticket = null;
-    if (t != null) {
-      booking.waits.leaving().leave(t);
+    Slot slot = handed;
+    if (slot != null) {
+      slot.leaveLine();
     }
   }
 
@@ -108,10 +111,11 @@ public final class BlockingBooking {
     try {
       while (true) {
         slot = waiting.get();
-        passInOrder();
+        passInOrder(slot);
         if (!slot.booking().checkBeforeLeaving()) {
           return slot;
         }
+        slot.leaveLine(); // books again: not sent
         next = new CompletableFuture<>();
         if (!booking.missed(slot)) {
           throw SlotWaits.canceledWhile(false);

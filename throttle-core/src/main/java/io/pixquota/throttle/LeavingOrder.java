@@ -10,12 +10,14 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * Blocking callers of one bucket leave in the order of their slots. The timer hands each slot over in order, but a
  * parked thread gets a core when the scheduler gives it one: of two threads woken for adjacent slots, the later one
- * may run first (thousands of platform threads, a collector's pause that ends with several slots come at once). A
- * slot handed to a blocking caller takes a ticket in its bucket's line ({@link #due}); its thread, once woken, waits
- * while a ticket ahead of its own is still there, up to a deadline ({@link #pass}): half the late limit after its
- * slot, so that the wait never makes it book again. A permit's holder takes no ticket: its permit is held meanwhile,
- * and the pool's line orders its calls. Threadsafe; a line holds only the slots that have come and whose
- * threads have not left yet, a handful, and goes when it is empty.
+ * may run first (thousands of platform threads, a collector's pause that ends with several slots come at once), and
+ * a thread on its way to the send may be held (the HTTP client's gate, its connection, a core). A slot handed to a
+ * blocking caller takes a ticket in its bucket's line ({@link #due}), which it holds until it is sent, found gone
+ * bad, or its call ends ({@link #leave}, through {@link Slot#leaveLine}); its thread, once woken, waits while a
+ * ticket ahead of its own is still there, up to a deadline ({@link #pass}): half the late limit after its slot, so
+ * that the wait never makes it book again. A permit's holder takes no ticket: its permit is held meanwhile, and the
+ * pool's line orders its calls. Threadsafe; a line holds only the slots that have come and whose calls have not left
+ * yet, a handful, and goes when it is empty; a ticket left behind goes once its slot is past the late limit.
  */
 final class LeavingOrder {
   private static final Comparator<Ticket> IN_ORDER = Comparator.<Ticket>comparingLong(t -> t.slotNanos)
@@ -54,8 +56,8 @@ final class LeavingOrder {
 
   /**
    * On the caller's thread: waits while a ticket ahead of {@code t} is in its line, until {@code deadlineNanos} on
-   * the throttle's clock (and as long in real time, whatever the clock does), or an interrupt (its flag kept); then
-   * leaves the line.
+   * the throttle's clock (and as long in real time, whatever the clock does), or an interrupt (its flag kept). It
+   * stays in the line: it leaves when its call does ({@link #leave}).
    */
   void pass(Ticket t, SlotWaits waits, long deadlineNanos) {
     long realDeadline = System.nanoTime() + Math.max(0, deadlineNanos - waits.time().nanoTime());
@@ -68,7 +70,6 @@ final class LeavingOrder {
       LockSupport.parkNanos(this, left);
     }
     t.waiting = null;
-    leave(t);
   }
 
   /**

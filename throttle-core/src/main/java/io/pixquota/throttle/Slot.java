@@ -1,6 +1,7 @@
 package io.pixquota.throttle;
 
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A slot an {@link AsyncBooking} booked and waited for, handed to its caller when it has come: send the request with
@@ -12,6 +13,8 @@ public final class Slot {
   private final SlotWaits waits;
   private final AtomicBoolean claimed = new AtomicBoolean();
   private volatile boolean failed; // its send failed without an answer
+  // a blocking caller's place among those of its bucket whose slots have come, until it leaves (LeavingOrder)
+  private final AtomicReference<LeavingOrder.Ticket> place = new AtomicReference<>();
 
   Slot(Booking booking, SlotWaits waits) {
     this.booking = booking;
@@ -27,12 +30,14 @@ public final class Slot {
    * The call this slot was handed to is over. When it was never sent on the slot ({@link Throttle#send} never claimed
    * it: its connection could not be made, it was cancelled or timed out before its send, or a cache answered it), the
    * slot's permit goes back now, not at its lease, and its wait is recorded as ended by {@code failure} (null: it was
-   * answered). A slot sent on has nothing to do here: its send settled it. Call it once the call has ended, never
-   * while its send may still claim the slot.
+   * answered). A slot sent on has nothing to do here: its send settled it. Either way, the blocking callers whose
+   * slots came after its own no longer wait for it to leave. Call it once the call has ended, never while its send
+   * may still claim the slot.
    *
    * @return whether the slot was never sent on
    */
   public boolean ended(Throwable failure) {
+    leaveLine();
     if (!claimed.compareAndSet(false, true)) {
       return false;
     }
@@ -53,6 +58,24 @@ public final class Slot {
    */
   public boolean failedWithoutAnswer() {
     return failed;
+  }
+
+  /** Holds {@code ticket}, its place in its bucket's {@link LeavingOrder}, until it leaves. */
+  void holdPlace(LeavingOrder.Ticket ticket) {
+    place.set(ticket);
+  }
+
+  /** The place it holds in its bucket's {@link LeavingOrder}, or null. */
+  LeavingOrder.Ticket place() {
+    return place.get();
+  }
+
+  /** It leaves (sent, found gone bad, given up, or its call ended): the callers behind it in the line may go. */
+  void leaveLine() {
+    LeavingOrder.Ticket t = place.getAndSet(null);
+    if (t != null) {
+      waits.leaving().leave(t);
+    }
   }
 
   void sendFailed() {

@@ -59,8 +59,7 @@ public final class Throttle {
     this.maxWait = s.maxWait();
     this.defaultPriority = s.defaultPriority();
     this.flow = s.flow();
-    this.horizons = new EnumMap<>(Priority.class);
-    this.horizons.putAll(s.horizons());
+    this.horizons = new EnumMap<>(s.horizons()); // the builder's EnumMap: copied even when empty
     this.time = s.time();
     this.metrics = metrics;
     this.waits = new SlotWaits(s.lateLimit(), time, metrics, s.providerTimeout());
@@ -227,7 +226,7 @@ public final class Throttle {
 
   private <R> R sendNow(Slot slot, BooleanSupplier canceled, Exchange<R> exchange) throws IOException {
     Objects.requireNonNull(exchange, "exchange cannot be null");
-    Booking booking = owned(slot);
+    Booking booking = leaving(slot);
     boolean missed = false;
     Throwable failure = null;
     try {
@@ -264,7 +263,7 @@ public final class Throttle {
    */
   public Departure depart(Slot slot) throws BucketUnavailableException, SlotMissedException {
     try {
-      return Departure.leave(owned(slot), settlement, metrics, time);
+      return Departure.leave(leaving(slot), settlement, metrics, time);
     } catch (StoreUnavailableException e) {
       throw BucketUnavailableException.of(e);
     }
@@ -274,12 +273,13 @@ public final class Throttle {
     return slot.waits() == waits;
   }
 
-  /** The booking of a slot this throttle booked. */
-  private Booking owned(Slot slot) {
+  /** The booking of a slot this throttle booked, leaving now: its place in its {@link LeavingOrder} goes. */
+  private Booking leaving(Slot slot) {
     Objects.requireNonNull(slot, "slot cannot be null");
     if (!owns(slot)) {
       throw new IllegalArgumentException("slot was booked by another throttle");
     }
+    slot.leaveLine();
     return slot.booking();
   }
 

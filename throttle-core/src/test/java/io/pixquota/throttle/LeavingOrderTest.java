@@ -1,6 +1,7 @@
 package io.pixquota.throttle;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.pixquota.throttle.store.Limit;
 import io.pixquota.throttle.store.LocalPermitPool;
@@ -12,11 +13,13 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 
 /**
- * A blocking caller whose slot has come lets the callers of its bucket whose slots came before leave first, for at
- * most half the late limit. On the test's clock; the bucket is a real local one (1 token, 10 per s).
+ * A blocking caller whose slot has come lets the callers of its bucket whose slots came before leave first (until
+ * they are sent), for at most half the late limit. On the test's clock; the bucket is a real local one (1 token, 10
+ * per s).
  */
 class LeavingOrderTest {
   private final FakeTime time = FakeTime.manual(1_000);
@@ -32,6 +35,24 @@ class LeavingOrderTest {
     return b;
   }
 
+  /** An exchange that answers 200 with 1. */
+  private static final Exchange<Integer> OK = new Exchange<>() {
+    @Override
+    public Integer send() {
+      return 1;
+    }
+
+    @Override
+    public int status(Integer response) {
+      return 200;
+    }
+
+    @Override
+    public String header(Integer response, String name) {
+      return null;
+    }
+  };
+
   private AsyncBooking a;
   private AsyncBooking b;
   private LeavingOrder order;
@@ -46,11 +67,17 @@ class LeavingOrderTest {
     time.advanceMillis(200);
   }
 
-  /** Waits on another thread until it parks in {@code pass}. */
+  /** Passes, then leaves as a call sent at once does. */
+  private void passAndLeave(LeavingOrder.Ticket t, SlotWaits waits, long deadline) {
+    order.pass(t, waits, deadline);
+    order.leave(t);
+  }
+
+  /** Passes and leaves on another thread; returns once it parks in {@code pass}. */
   private CompletableFuture<Void> passing(LeavingOrder.Ticket t, SlotWaits waits, long deadline) {
     CompletableFuture<Void> passed = new CompletableFuture<>();
     Thread thread = new Thread(() -> {
-      order.pass(t, waits, deadline);
+      passAndLeave(t, waits, deadline);
       passed.complete(null);
     });
     thread.start();
@@ -73,19 +100,57 @@ class LeavingOrderTest {
   }
 
   @Test
+  void aCallWhoseThreadHasPassedKeepsItsPlaceUntilItIsSentOrItsCallEnds() throws Exception {
+    Throttle throttle = throttle(Duration.ofSeconds(60));
+    BlockingBooking first = BlockingBooking.of(throttle.book(ThrottleRequest.of("GET", "/api/v2/pix/first")));
+    Slot firstSlot = first.await(); // the bucket's token; its thread has passed and is on its way to the send
+    BlockingBooking second = BlockingBooking.of(throttle.book(ThrottleRequest.of("GET", "/api/v2/pix/second")));
+    BlockingBooking third = BlockingBooking.of(throttle.book(ThrottleRequest.of("GET", "/api/v2/pix/third")));
+    CompletableFuture<Slot> secondSlot = new CompletableFuture<>();
+    CompletableFuture<Slot> thirdSlot = new CompletableFuture<>();
+    awaitOn(second, secondSlot);
+    awaitOn(third, thirdSlot);
+    time.advanceMillis(200); // both slots come; their threads wake, and wait for the calls before them to be sent
+    order = first.booking().waits.leaving();
+    assertThatThrownBy(() -> secondSlot.get(200, TimeUnit.MILLISECONDS)).as("first not sent yet")
+        .isInstanceOf(TimeoutException.class);
+    assertThat(throttle.send(firstSlot, () -> false, OK)).isEqualTo(1);
+    Slot s = secondSlot.get(10, TimeUnit.SECONDS);
+    assertThat(thirdSlot).as("second not sent yet").isNotDone();
+    assertThat(s.ended(new IOException("refused"))).as("never sent: its call ended before").isTrue();
+    thirdSlot.get(10, TimeUnit.SECONDS).ended(null);
+    assertThat(order.lines()).isZero();
+  }
+
+  /** Awaits {@code booking}'s slot on a thread of its own; returns once the booking waits for it. */
+  private static void awaitOn(BlockingBooking booking, CompletableFuture<Slot> slot) {
+    Thread thread = new Thread(() -> {
+      try {
+        slot.complete(booking.await());
+      } catch (IOException e) {
+        slot.completeExceptionally(e);
+      }
+    });
+    thread.start();
+    while (thread.getState() != Thread.State.WAITING && !slot.isDone()) {
+      Thread.onSpinWait();
+    }
+  }
+
+  @Test
   void theFirstOfItsLineLeavesAtOnceAndNoCallWaitsPastItsDeadlineOrForAStaleSlot() throws Exception {
     twoSlotsCome(Duration.ofMillis(100));
     LeavingOrder.Ticket ta = order.due(a.booking);
-    order.pass(ta, a.waits, ta.slotNanos); // nothing before it
+    passAndLeave(ta, a.waits, ta.slotNanos); // nothing before it
     order.due(a.booking); // a slot whose thread never comes
     LeavingOrder.Ticket tb = order.due(b.booking);
     long started = System.nanoTime();
-    order.pass(tb, b.waits, time.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20));
+    passAndLeave(tb, b.waits, time.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20));
     assertThat(System.nanoTime() - started).as("waited for its deadline, 20 ms on, not more")
         .isBetween(TimeUnit.MILLISECONDS.toNanos(20), TimeUnit.SECONDS.toNanos(5));
     time.advanceMillis(101); // the stuck slot is past the late limit: whoever comes next does not wait for it
     LeavingOrder.Ticket later = order.due(b.booking);
-    order.pass(later, b.waits, time.nanoTime() + TimeUnit.SECONDS.toNanos(30));
+    passAndLeave(later, b.waits, time.nanoTime() + TimeUnit.SECONDS.toNanos(30));
     assertThat(order.lines()).as("the stale ticket went with it").isZero();
   }
 
@@ -95,7 +160,7 @@ class LeavingOrderTest {
     time.advanceMillis(50); // a's slot is past the late limit, x's not; x, parked, does not see it
     LeavingOrder.Ticket y = order.due(b.booking);
     long started = System.nanoTime();
-    order.pass(y, b.waits, time.nanoTime() + TimeUnit.SECONDS.toNanos(30)); // drops a's ticket, wakes x, follows it
+    passAndLeave(y, b.waits, time.nanoTime() + TimeUnit.SECONDS.toNanos(30)); // drops a's ticket, wakes x, follows
     assertThat(System.nanoTime() - started).as("x went at once, and y after it, not at y's deadline 30 s on")
         .isLessThan(TimeUnit.SECONDS.toNanos(5));
     xPassed.get(5, TimeUnit.SECONDS);
@@ -107,7 +172,7 @@ class LeavingOrderTest {
     CompletableFuture<Void> xPassed = aStuckSlotAndACallParkedBehindIt();
     time.advanceMillis(101); // both slots past the late limit: x's thread, when it goes on, books again
     LeavingOrder.Ticket y = order.due(b.booking);
-    order.pass(y, b.waits, time.nanoTime() + TimeUnit.SECONDS.toNanos(30)); // drops both, wakes x
+    passAndLeave(y, b.waits, time.nanoTime() + TimeUnit.SECONDS.toNanos(30)); // drops both, wakes x
     xPassed.get(5, TimeUnit.SECONDS);
     assertThat(order.lines()).isZero();
   }
@@ -134,22 +199,7 @@ class LeavingOrderTest {
     time.advanceMillis(100); // the next token
     CompletableFuture<Integer> sent = CompletableFuture.supplyAsync(() -> {
       try {
-        return throttle.exchange(ThrottleRequest.of("GET", "/spi/x"), new Exchange<Integer>() {
-          @Override
-          public Integer send() {
-            return 1;
-          }
-
-          @Override
-          public int status(Integer response) {
-            return 200;
-          }
-
-          @Override
-          public String header(Integer response, String name) {
-            return null;
-          }
-        });
+        return throttle.exchange(ThrottleRequest.of("GET", "/spi/x"), OK);
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
@@ -162,8 +212,10 @@ class LeavingOrderTest {
   void aBlockingCallLeavesNoTicketBehindWhenItLeavesOrIsInterrupted() throws Exception {
     Throttle throttle = throttle(Duration.ofMillis(100));
     BlockingBooking now = BlockingBooking.of(throttle.book(ThrottleRequest.of("GET", "/api/v2/pix/now")));
-    now.await(); // the bucket's token: handed over at once, its ticket taken and given up as it leaves
+    Slot slot = now.await(); // the bucket's token: handed over at once, its ticket held until it is sent
     order = now.booking().waits.leaving();
+    assertThat(order.lines()).isEqualTo(1);
+    assertThat(throttle.send(slot, () -> false, OK)).isEqualTo(1);
     assertThat(order.lines()).isZero();
     BlockingBooking waiting = BlockingBooking.of(throttle.book(ThrottleRequest.of("GET", "/api/v2/pix/wait")));
     CompletableFuture<Throwable> failed = new CompletableFuture<>();
