@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -64,10 +65,17 @@ public final class AsyncBooking extends AsyncState {
     }
   }
 
-  /** Asks the bucket for a slot without blocking; its answer comes on the store's I/O thread. */
+  /**
+   * Asks the bucket for a slot without blocking; its answer comes on the store's I/O thread. A slot a cut of the rate
+   * moved ({@link Booking#takeRetimed}) is waited for as it is, with no round trip.
+   */
   @Override
   void ask() {
     if (!moved(State.ASKING, State.ASKING)) {
+      return;
+    }
+    if (booking.takeRetimed()) {
+      waitMoved();
       return;
     }
     try {
@@ -80,6 +88,33 @@ public final class AsyncBooking extends AsyncState {
     } catch (RuntimeException e) {
       fail(new IOException("could not ask bucket '" + booking.bucket.name() + "' for a slot: " + e.getMessage(), e));
     }
+  }
+
+  /**
+   * Its slot moved to the new rate after a cut: wait for it on the timer, as after a booking, unless it is now past
+   * what is left of the max wait (refused, its tokens given back) or the call was cancelled meanwhile.
+   */
+  private void waitMoved() {
+    IOException failed = null;
+    boolean giveBack = false;
+    synchronized (this) {
+      if (state != State.ASKING) {
+        return;
+      }
+      if (canceled) {
+        to(State.DONE);
+        giveBack = true;
+        failed = SlotWaits.canceledWhile(true);
+      } else if (booking.slotNanos() - booking.askedAtNanos() > booking.maxWait.toNanos()) {
+        to(State.DONE);
+        giveBack = true;
+        failed = booking.movedTooFar();
+      } else {
+        to(State.WAITING);
+        timer = waits.time().schedule(this::due, booking.slotNanos());
+      }
+    }
+    ended(failed, giveBack);
   }
 
   /** The pool's answer is a place in line: wait for its turn, or end (cancelled, out of time, refused at once). */
@@ -120,8 +155,11 @@ public final class AsyncBooking extends AsyncState {
   void answered(Acquisition a, Throwable failure) {
     if (failure != null) {
       Throwable cause = Async.cause(failure);
-      if (cause instanceof StoreUnavailableException) {
+      if (cause instanceof StoreUnavailableException store) {
         waits.metrics().redisError(booking.bucket.name());
+        if (store.passing() && askLater()) {
+          return; // a failover or a restart under way: asked again within the max wait, holding nothing
+        }
       }
       fail(cause instanceof IOException io ? io : new IOException("bucket '" + booking.bucket.name() + "' failed: "
           + cause, cause));
@@ -164,6 +202,30 @@ public final class AsyncBooking extends AsyncState {
     }
   }
 
+  /**
+   * The store could not be reached, or a failover is under way: asks again later (after 100 ms, doubling up to 1 s),
+   * holding nothing meanwhile (DEFERRED), when the max wait leaves time for it; a Sentinel's promotion or a Cluster's
+   * takes a few seconds, and a call that can wait that long is served after it.
+   *
+   * @return false when it will not: no time left, or cancelled (the caller reports the failure)
+   */
+  private boolean askLater() {
+    synchronized (this) {
+      if (state != State.ASKING || canceled) {
+        return state != State.ASKING; // not this ask's to end (cancelled meanwhile: its caller hears of the cancel)
+      }
+      long backOffNanos = TimeUnit.MILLISECONDS.toNanos(Math.min(1000, 100L << Math.min(4, storeRetries)));
+      if (booking.leftToWait().toNanos() <= backOffNanos) {
+        return false;
+      }
+      storeRetries++;
+      to(State.DEFERRED);
+      timer = waits.time().schedule(this::askAgain, waits.time().nanoTime() + backOffNanos);
+    }
+    booking.releasePermit();
+    return true;
+  }
+
   /** Outside the lock: gives a booked slot's tokens back (without waiting for the store), then reports the end. */
   private void ended(IOException failed, boolean giveBack) {
     if (giveBack) {
@@ -181,7 +243,6 @@ public final class AsyncBooking extends AsyncState {
   @Override
   void due() {
     Slot slot = null;
-    IOException failed = null;
     synchronized (this) {
       if (state != State.WAITING) {
         return;
@@ -190,23 +251,15 @@ public final class AsyncBooking extends AsyncState {
         timer = waits.time().schedule(this::due, booking.slotNanos()); // woke early
         return;
       }
-      try {
-        if (booking.checkBeforeLeaving()) {
-          to(State.ASKING);
-        } else {
-          slot = new Slot(booking, waits);
-          handed = slot;
-          to(State.DUE);
-        }
-      } catch (StoreUnavailableException e) {
-        to(State.DONE);
-        failed = e;
+      if (booking.checkBeforeLeaving()) {
+        to(State.ASKING);
+      } else {
+        slot = new Slot(booking, waits);
+        handed = slot;
+        to(State.DUE);
       }
     }
-    if (failed != null) {
-      booking.releasePermit();
-      onFailure.accept(failed);
-    } else if (slot == null) {
+    if (slot == null) {
       ask();
     } else {
       onDue.accept(slot);

@@ -18,6 +18,7 @@ import java.util.function.Consumer;
  * ASKING                    booked / no slot within the horizon / refused   WAITING / DEFERRED / DONE
  * ASKING                    a pool's permit: not its turn yet               PERMIT
  * PERMIT                    its turn may have come / max wait ended         ASKING / DONE, refused
+ * ASKING                    the store unreachable, time left (failover)      DEFERRED (asks again 0.1-1 s later)
  * DEFERRED                  the time to ask again came                      ASKING
  * WAITING                   the slot came: good / gone bad                  DUE (the caller has the Slot) / ASKING
  * DUE                       missed: the send found the slot gone bad        ASKING
@@ -40,6 +41,7 @@ abstract class AsyncState {
   /** The timer of a booking handed over on the thread that booked it (a permit's grant whose slot had come). */
   static final Future<?> NO_TIMER = CompletableFuture.completedFuture(null);
   LinePlace line; // a class with a horizon: its place in its bucket's line
+  int storeRetries; // asks made again after the store could not be reached (guarded by this)
   Slot handed;
 
   AsyncState(Booking booking, SlotWaits waits) {

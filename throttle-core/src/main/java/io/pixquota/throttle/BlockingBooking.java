@@ -1,6 +1,5 @@
 package io.pixquota.throttle;
 
-import io.pixquota.throttle.store.StoreUnavailableException;
 import io.pixquota.throttle.support.Async;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -22,7 +21,9 @@ import java.util.concurrent.ExecutionException;
  */
 public final class BlockingBooking {
   private final AsyncBooking booking;
-  private volatile CompletableFuture<Slot> next = new CompletableFuture<>();
+  // the slot handed over, or the IOException the booking ended with: completed normally either way, so that a refusal
+  // (a retry storm's every call) costs no ExecutionException
+  private volatile CompletableFuture<Object> next = new CompletableFuture<>();
   private volatile Slot handed; // the slot last handed over, in its bucket's leaving line until it leaves
 
   private BlockingBooking(AsyncBooking booking) {
@@ -98,50 +99,43 @@ public final class BlockingBooking {
   }
 
   private void failed(IOException e) {
-    next.completeExceptionally(e);
+    next.complete(e);
   }
 
   /**
    * Parks until the slot, then checks it at once: a thread that woke later than the late limit (its carrier or CPU
-   * busy), or whose slot went bad meanwhile, books again here, before its caller takes a connection for nothing.
+   * busy), or whose slot went bad meanwhile, waits again here (its slot moved by a cut, or booked again), before its
+   * caller takes a connection for nothing.
    */
   private Slot park() throws IOException {
-    CompletableFuture<Slot> waiting = next;
-    Slot slot = null;
+    CompletableFuture<Object> waiting = next;
     try {
       while (true) {
-        slot = waiting.get();
+        Object due = waiting.get();
+        if (due instanceof IOException failure) {
+          throw failure;
+        }
+        Slot slot = (Slot) due;
         passInOrder(slot);
         if (!slot.booking().checkBeforeLeaving()) {
           return slot;
         }
-        slot.leaveLine(); // books again: not sent
+        slot.leaveLine(); // waits again: not sent
         next = new CompletableFuture<>();
         if (!booking.missed(slot)) {
           throw SlotWaits.canceledWhile(false);
         }
         waiting = next;
       }
-    } catch (StoreUnavailableException e) { // gone bad too many times: ends here, holding nothing
-      booking.cancel();
-      booking.missed(slot);
-      throw BucketUnavailableException.of(e);
     } catch (InterruptedException e) {
-      if (!booking.cancel() && waiting.isDone() && !waiting.isCompletedExceptionally()) {
-        booking.missed(waiting.join()); // handed over as the thread was interrupted: not sent, its permit goes back
+      if (!booking.cancel() && waiting.getNow(null) instanceof Slot handedOver) {
+        booking.missed(handedOver); // handed over as the thread was interrupted: not sent, its permit goes back
       }
       dropTicket(); // after the cancel: a slot handed over meanwhile took its ticket before its future completed
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted while waiting for its slot; not sent");
     } catch (ExecutionException e) {
-      Throwable cause = Async.cause(e);
-      if (cause instanceof IOException io) {
-        throw io;
-      }
-      if (cause instanceof RuntimeException r) {
-        throw r;
-      }
-      throw new IOException(cause);
+      throw new IOException(Async.cause(e)); // nothing completes it exceptionally: a bug, said as such
     }
   }
 }

@@ -1,6 +1,5 @@
 package io.pixquota.throttle;
 
-import io.pixquota.throttle.store.StoreUnavailableException;
 import io.pixquota.throttle.store.TokenBucket;
 import io.pixquota.throttle.store.PermitPool;
 import io.pixquota.throttle.store.Acquisition;
@@ -17,6 +16,8 @@ final class Booking {
   /**
    * How many times a call that woke too late books a fresh slot before it leaves anyway: each rebooking costs a
    * token and a round trip, and a machine that oversleeps three times in a row will not do better on the fourth.
+   * (A cut of the rate or a lost state moves or books the slot again as often as it comes: only the max wait ends
+   * such a call.)
    */
   static final int MAX_REBOOKS = 3;
 
@@ -43,9 +44,8 @@ final class Booking {
   private long slotNanos;
   private long lateNanos;
   private int lateRebooks;
-  private int cutRebooks;
-  private int lostRebooks;
   private int asks;
+  private boolean retimed; // a cut moved its slot: it waits for the new one without asking again
 
   /**
    * @param maxWait           the max wait in force for this call
@@ -197,6 +197,28 @@ final class Booking {
     return lateNanos;
   }
 
+  /**
+   * Whether the last {@link #checkBeforeLeaving} moved the slot (a cut of the rate): the call then waits for its new
+   * slot, asking nothing. Clears the mark.
+   */
+  boolean takeRetimed() {
+    boolean r = retimed;
+    retimed = false;
+    return r;
+  }
+
+  /**
+   * A call whose slot a cut moved past what is left of its max wait: refused as the bucket would refuse it now, its
+   * tokens to be given back by the caller.
+   */
+  ThrottleRefusedException movedTooFar() {
+    waits.metrics().refused(bucket.name(), priority);
+    long waitNanos = Math.max(0, slotNanos - time.nanoTime());
+    return new ThrottleRefusedException(bucket.name(), Duration.ofNanos(waitNanos), maxWait, limit()
+        + " (the provider refused calls and the rate was cut while it waited: its slot moved to the new rate)",
+        granted);
+  }
+
   /** Whether the slot can no longer come: its state lost, or its rate cut since it was booked. */
   boolean voided() {
     return bucket.validity(granted) != TokenBucket.Validity.VALID;
@@ -224,42 +246,42 @@ final class Booking {
   }
 
   /**
-   * Decides whether the call must book again instead of leaving now, and counts why: the provider refused a call and
-   * the fleet's rate was cut since the slot was booked; the state that booked it was lost; or the call is more than
-   * the late limit past its slot (at most {@link #MAX_REBOOKS} times). Otherwise it leaves, {@link #lateNanos()}
-   * late.
+   * Decides whether the call must wait again instead of leaving now, and counts why: the provider refused a call and
+   * the fleet's rate was cut since the slot was booked (the slot moves to the new rate, {@link #takeRetimed}, or the
+   * call books again when this process cannot tell where); the state that booked it was lost (it books again); or
+   * the call is more than the late limit past its slot (it books again, at most {@link #MAX_REBOOKS} times).
+   * Otherwise it leaves, {@link #lateNanos()} late.
    *
-   * @return true when the call must book again
-   * @throws StoreUnavailableException after {@link #MAX_REBOOKS} cuts, or one more lost state: not sent
+   * @return true when the call must wait again: for its moved slot, or for a new booking
    */
-  boolean checkBeforeLeaving() throws StoreUnavailableException {
+  boolean checkBeforeLeaving() {
     TokenBucket.Validity validity = bucket.validity(granted);
     long late = time.nanoTime() - slotNanos;
     if (validity == TokenBucket.Validity.RATE_CUT) {
-      // The slot belongs to the old rate (and may fall in the provider's Retry-After). Book again at the new one.
-      // Nothing is given back: the cut reset the bucket.
-      if (++cutRebooks > MAX_REBOOKS) {
-        throw new StoreUnavailableException(bucket.name(), "the provider refused calls and the rate was cut "
-            + cutRebooks + " times while this call waited; not sent", null);
-      }
+      // The slot belongs to the old rate (and may fall in the provider's Retry-After). The cut kept the slots booked
+      // ahead in their order: this one moves to the new rate, where this process heard how; else it books again.
       waits.metrics().superseded(bucket.name());
+      Acquisition moved = bucket.retimed(granted);
+      if (moved != null) {
+        granted = moved;
+        slotNanos = moved.answeredAtNanos() + moved.waitTime().toNanos();
+        retimed = true;
+      }
       return true;
     }
     if (validity == TokenBucket.Validity.STATE_LOST) {
       // The new state does not know the slot, and leaving on it could join the new state's full burst. Book
       // again, in the new state. The lost tokens are not given back: there is nothing to give them back to.
-      if (++lostRebooks > MAX_REBOOKS) {
-        throw new StoreUnavailableException(bucket.name(), "its state was lost " + lostRebooks
-            + " times while this call waited; not sent", null);
-      }
       waits.stateLost(bucket.name());
       return true;
     }
     if (late > waits.lateLimitNanos() && lateRebooks < MAX_REBOOKS) {
       // Woke too late: leaving now could bunch with the calls booked right after us and breach the provider's
-      // bucket. Book a fresh slot after them instead. The missed slot is not given back (conservative).
+      // bucket. Book a fresh slot after them instead, and give the missed one back: it was never sent on, and the
+      // bucket's bound counts what is sent (a busy bucket's line is one call shorter; a full one takes nothing).
       lateRebooks++;
       waits.metrics().rebooked(bucket.name());
+      SlotWaits.giveBackAsync(bucket, cost);
       return true;
     }
     lateNanos = late;

@@ -1,6 +1,5 @@
 package io.pixquota.throttle;
 
-import io.pixquota.throttle.store.StoreUnavailableException;
 import io.pixquota.throttle.support.TimeSource;
 import java.time.Duration;
 import java.util.Objects;
@@ -30,16 +29,8 @@ public final class Departure {
    * @throws SlotMissedException when the slot went bad: the permit is kept, the booking asks again
    */
   static Departure leave(Booking booking, Settlement settlement, ThrottleMetrics metrics, TimeSource time)
-      throws StoreUnavailableException, SlotMissedException {
-    boolean missed;
-    try {
-      missed = booking.checkBeforeLeaving();
-    } catch (StoreUnavailableException e) {
-      booking.releasePermit(); // the call ends here
-      booking.observed.failed(e, time.nanoTime());
-      throw e;
-    }
-    if (missed) {
+      throws SlotMissedException {
+    if (booking.checkBeforeLeaving()) {
       throw new SlotMissedException(booking.bucket.name());
     }
     return new Departure(booking, settlement, metrics, time, Math.max(0, time.nanoTime() - booking.slotNanos()));

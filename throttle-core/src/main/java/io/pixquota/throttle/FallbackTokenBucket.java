@@ -239,6 +239,12 @@ final class FallbackTokenBucket implements TokenBucket, MeterBinder {
     return shared != Validity.VALID ? shared : local.validity(granted);
   }
 
+  /** The move of the slot by the bucket whose word made it invalid ({@link #validity}). */
+  @Override
+  public Acquisition retimed(Acquisition granted) {
+    return shared.validity(granted) != Validity.VALID ? shared.retimed(granted) : local.retimed(granted);
+  }
+
   /** Tells the bucket in use: the shared one while it answers, else the local share. */
   @Override
   public Refusal providerRefused(Acquisition booked, Duration retryAfter) throws InterruptedException {

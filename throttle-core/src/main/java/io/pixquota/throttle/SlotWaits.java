@@ -62,6 +62,14 @@ final class SlotWaits {
       if (!booking.checkBeforeLeaving()) {
         return new Leaving(booking.granted(), booking.lateNanos());
       }
+      if (booking.takeRetimed()) {
+        if (booking.slotNanos() - booking.askedAtNanos() > booking.maxWait.toNanos()) {
+          giveBack(booking.bucket, booking.cost);
+          booking.releasePermit();
+          throw booking.movedTooFar();
+        }
+        continue; // moved to the new rate by a cut: sleep until the new slot, no round trip
+      }
       book(booking, canceled);
     }
   }

@@ -108,8 +108,9 @@ public final class Throttle {
 
   /**
    * Prepares every bucket's and pool's store now ({@link TokenBucket#preload()}, {@link PermitPool#preload()}), so
-   * that the first calls of a burst do not each pay for a script load, a connection or a subscription; throws
-   * {@link BucketUnavailableException} when a store does not answer.
+   * that the first calls of a burst do not each pay for a script load, a connection or a subscription, and takes a
+   * call's way through the engine once (on an in-memory bucket, sending nothing), so that they do not pay for loading
+   * it either; throws {@link BucketUnavailableException} when a store does not answer.
    */
   public void preload() throws BucketUnavailableException, InterruptedException {
     try {
@@ -117,6 +118,7 @@ public final class Throttle {
     } catch (StoreUnavailableException e) {
       throw BucketUnavailableException.of(e);
     }
+    EngineWarmUp.once(time);
   }
 
   /** The configured max wait. */
@@ -257,16 +259,14 @@ public final class Throttle {
    * when it has come). Send the request at once, then report how it ended to the {@link Departure}.
    *
    * @throws SlotMissedException        when the slot went bad (late, its state lost, its rate cut): nothing may be
-   *                                    sent; tell the booking ({@link AsyncBooking#missed}), which books again
-   * @throws BucketUnavailableException when it went bad too many times
+   *                                    sent; tell the booking ({@link AsyncBooking#missed}), which moves the slot to
+   *                                    the new rate or books again
+   * @throws BucketUnavailableException never now: a slot gone bad waits again however often it does, within the max
+   *                                    wait (kept for callers that catch it)
    * @throws IllegalArgumentException   for a slot another throttle booked
    */
   public Departure depart(Slot slot) throws BucketUnavailableException, SlotMissedException {
-    try {
-      return Departure.leave(leaving(slot), settlement, metrics, time);
-    } catch (StoreUnavailableException e) {
-      throw BucketUnavailableException.of(e);
-    }
+    return Departure.leave(leaving(slot), settlement, metrics, time);
   }
 
   boolean owns(Slot slot) {

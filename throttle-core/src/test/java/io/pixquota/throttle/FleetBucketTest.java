@@ -92,7 +92,8 @@ class FleetBucketTest {
   }
 
   @Test
-  void a429CutsTheRateForEveryReplicaOnceAndHoldsEverySlotUntilTheRetryAfter() throws Exception {
+  void a429CutsTheRateForEveryReplicaOnceAndMovesTheSlotsBookedBeforeItBehindTheRetryAfterInTheirOrder()
+      throws Exception {
     TokenBucket a = replica(8, 9);
     TokenBucket b = replica(8, 9);
     burst(a);
@@ -106,12 +107,24 @@ class FleetBucketTest {
         .isNotEqualTo(TokenBucket.Refusal.CUT);
     assertThat(a.readings().rateFactor()).as("cut once, not twice").isCloseTo(0.85, within(1e-12));
     assertThat(a.validity(booked))
-        .as("a slot booked at the old rate is void: book again").isEqualTo(TokenBucket.Validity.RATE_CUT);
+        .as("a slot booked at the old rate is not left on").isEqualTo(TokenBucket.Validity.RATE_CUT);
+    assertThat(b.validity(refused)).isEqualTo(TokenBucket.Validity.RATE_CUT);
+    long cutAt = refused.decidedAtMicros() + 10_000;
+    // moved without a round trip: after the provider's 3 s, at the new rate, in the order they were booked
+    Acquisition first = a.retimed(booked);
+    Acquisition second = b.retimed(refused);
+    assertThat(first.slotMicros()).as("111 ms - 10 ms at 9/s, stretched by 1 / 0.85, after the 3 s")
+        .isEqualTo(cutAt + 3_000_000 + (long) Math.ceil((booked.slotMicros() - cutAt) / 0.85));
+    assertThat(second.slotMicros()).isEqualTo(cutAt + 3_000_000 + (long) Math.ceil((refused.slotMicros() - cutAt)
+        / 0.85));
+    assertThat(first.waitTime().toNanos() - booked.waitTime().toNanos())
+        .as("its wait longer by as much as its slot moved")
+        .isEqualTo((first.slotMicros() - booked.slotMicros()) * 1000);
+    assertThat(a.validity(first)).as("a moved slot is the new rate's").isEqualTo(TokenBucket.Validity.VALID);
     Acquisition next = a.acquire(1, Duration.ofSeconds(10));
-    assertThat(next.waitTime()).as("nothing before the provider's 3 s, then one token at 0.85 x 9/s")
-        .isEqualTo(Duration.ofMillis(3_000).plusNanos(130_719_000));
-    assertThat(next.slotMicros() - booked.slotMicros()).as("the slot booked before the 429 was at 111 ms")
-        .isGreaterThan(3_000_000);
+    assertThat(next.slotMicros() - second.slotMicros())
+        .as("a call booked after the cut goes one slot of 0.85 x 9/s after the last one moved")
+        .isBetween(130_718L, 130_720L);
     assertThat(a.validity(next)).isNotEqualTo(TokenBucket.Validity.RATE_CUT);
   }
 

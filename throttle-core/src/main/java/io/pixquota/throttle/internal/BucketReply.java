@@ -8,11 +8,13 @@ import java.util.List;
  * @param outcome         1 done (granted, cut, charged, refunded); 0 not (refused; a refusal's news was old); 2 a
  *                        refusal this replica reported was not counted (it made the last cut, and others asked since)
  * @param repaired        the fields the step could not trust and reset, in the order met; empty when none
+ * @param change          the last change of generation the state holds for its current one, or null
  * @param flow            with shares in force, the flow whose tokens the step took (the caller's own unless it
  *                        borrowed); null when the shares did not decide
  */
 public record BucketReply(int outcome, long waitMicros, double remaining, long nowMicros, long epoch, long generation,
-    double factor, long holdUntilMicros, int configurations, List<String> repaired, String others, String flow) {
+    double factor, long holdUntilMicros, int configurations, List<String> repaired, GenerationChange change,
+    String others, String flow) {
   public BucketReply {
     repaired = List.copyOf(repaired);
   }

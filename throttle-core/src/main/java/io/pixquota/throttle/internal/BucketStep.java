@@ -141,7 +141,7 @@ public final class BucketStep {
       done = 0;
       if (!r.gWritten && repaired.isEmpty() && !shares.changed) {
         return new BucketReply(0, waitMicros, smallest(tokens), at, epoch, r.g != null ? r.g : epoch, fNow, r.hold,
-            ids.size() + 1, repaired, others, flowFrom);
+            ids.size() + 1, repaired, r.change, others, flowFrom);
       }
     }
 
@@ -149,6 +149,7 @@ public final class BucketStep {
     boolean cut = false;
     long generation = r.g != null ? r.g : epoch;
     if (op == Op.CUT) {
+      double before = fNow;
       long asked = Math.min(argMicros, a.maxHoldMicros());
       boolean news = booked != null && booked >= generation;
       boolean longer = asked > 0 && at + asked > r.hold;
@@ -162,7 +163,6 @@ public final class BucketStep {
         done = 0;
       }
       if (news) {
-        double before = fNow;
         r.fCut = Math.max(a.floor(), a.decrease() * fNow);
         fNow = r.fCut;
         r.p = a.loneRecoveryMicros() > 0 && (r.k == null || at - r.k > LONE_MICROS) ? before : null;
@@ -177,17 +177,22 @@ public final class BucketStep {
         r.writes.put("q", Long.toString(r.q));
       }
       if (news || longer) {
+        long previous = generation;
+        long held = Math.max(r.hold, at);
         r.g = Math.max(storeNowMicros, generation + 1);
         generation = r.g;
         if (longer) {
           r.hold = at + asked;
         }
+        long added = Math.max(0, r.hold - held);
         for (int i = 0; i < m; i++) {
-          tokens[i] = -(refill[i] * fNow) * Math.max(0, r.hold - at) / 1000000;
+          tokens[i] = Math.min(tokens[i], 0) - (refill[i] * fNow) * added / 1000000;
         }
         if (shares.inForce()) {
-          shares.cut(fNow, r.hold, at, tokens);
+          shares.cut(fNow, added, tokens);
         }
+        r.change = new GenerationChange(previous, r.g, at, before, fNow, held, Math.max(r.hold, held));
+        r.writes.put("j", r.change.text());
         published = true;
         r.gWritten = true;
       }
@@ -274,7 +279,7 @@ public final class BucketStep {
     }
     s.hash = written;
     return new BucketReply(done, waitMicros, smallest(tokens), at, epoch, generation, fNow, r.hold, ids.size() + 1,
-        repaired, others, flowFrom);
+        repaired, r.change, others, flowFrom);
   }
 
   private static double smallest(double[] tokens) {

@@ -35,6 +35,32 @@ public final class EpochHistory {
     current = epoch;
   }
 
+  /**
+   * Notes a value of a series that only grows (a state's rate generations: each cut starts one above the last): one
+   * below the newest is older, and dead, whatever the order replies arrive in across threads. (Two reports of a 429
+   * answered on two threads once made the newer generation dead and the older current: every slot of the newer one
+   * was void, booked again, and void again.)
+   */
+  public synchronized void observeNewer(long value) {
+    if (value == 0 || value == current || dead.contains(value)) {
+      return;
+    }
+    if (value > current) {
+      change(value);
+    } else {
+      dead.addFirst(value);
+      if (dead.size() > REMEMBERED) {
+        dead.removeLast();
+      }
+    }
+  }
+
+  /** Starts over at {@code value}: a new state, whose generations are its own. */
+  public synchronized void reset(long value) {
+    dead.clear();
+    current = value;
+  }
+
   /** The newest epoch heard of; 0 before any. */
   public long current() {
     return current;

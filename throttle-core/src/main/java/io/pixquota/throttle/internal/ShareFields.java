@@ -218,10 +218,10 @@ final class ShareFields {
     limitTokens[0] = sum();
   }
 
-  /** A cut: every sub-bucket empty until the hold ends, as the limit. */
-  void cut(double fNow, long hold, long at, double[] limitTokens) {
+  /** A cut: every sub-bucket empty until the added hold ends, what it booked ahead kept, as the limit. */
+  void cut(double fNow, long addedHoldMicros, double[] limitTokens) {
     for (int i = 0; i < flows.size(); i++) {
-      tokens[i] = -(rate[i] * fNow) * Math.max(0, hold - at) / 1000000;
+      tokens[i] = Math.min(tokens[i], 0) - (rate[i] * fNow) * addedHoldMicros / 1000000;
     }
     limitTokens[0] = sum();
   }

@@ -40,6 +40,8 @@ public final class StoredState {
   Long o;
   Long g;
   boolean gWritten;
+  /** The last change of generation, when the state holds one of its current generation; else null. */
+  GenerationChange change;
   long hold;
   final List<String> dead = new ArrayList<>();
   /** Fields to write, in the order the script writes them (a later value for the same field wins, as in HSET). */
@@ -132,6 +134,33 @@ public final class StoredState {
       g = Math.max(redisNow, e + 1); // a generation nobody has seen: slots of the unreadable one book again
       gWritten = true;
     }
+    readChange();
+  }
+
+  /** j: the last change of generation; one of another generation (an older release cut since) is dropped. */
+  private void readChange() {
+    if (!hash.containsKey("j")) {
+      return;
+    }
+    GenerationChange read = GenerationChange.parse(hash.get("j"));
+    if (read == null) {
+      repair("j");
+      dead.add("j");
+    } else if (g == null || gWritten || read.generation() != g) {
+      dead.add("j");
+    } else {
+      change = read;
+    }
+  }
+
+  /** The last change of generation the state holds for its current one, or null. */
+  public GenerationChange change() {
+    return change;
+  }
+
+  /** The last change of generation {@code stored} holds for its current one, read at {@code nowMicros}, or null. */
+  public static GenerationChange change(Map<String, String> stored, long nowMicros) {
+    return stored.isEmpty() ? null : new StoredState(stored, nowMicros, nowMicros, MAX_HOLD_MICROS).change();
   }
 
   private void readHold(long maxHoldMicros) {

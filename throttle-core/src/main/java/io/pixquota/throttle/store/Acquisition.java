@@ -78,6 +78,15 @@ public final class Acquisition {
     return new Acquisition(granted, waitTime, remaining, slotMicros, answeredAtNanos, stamp, false, tokensOf);
   }
 
+  /**
+   * This booking with its slot moved to {@code slotMicros} (the bucket's clock; its wait longer by as much) and a new
+   * stamp: what a bucket answers when a cut of its rate moved a waiting call's slot ({@link TokenBucket#retimed}).
+   */
+  public Acquisition movedTo(long slotMicros, Object stamp) {
+    Duration moved = waitTime.plusNanos(Math.multiplyExact(slotMicros - this.slotMicros, 1000L));
+    return new Acquisition(granted, moved, remaining, slotMicros, answeredAtNanos, stamp, waits, tokensOf);
+  }
+
   /** Whether asking again after {@link #waitTime()} may grant it: true but for {@link #withoutWaiting()}. */
   public boolean waits() {
     return waits;

@@ -5,6 +5,8 @@ import io.pixquota.throttle.internal.BucketStep;
 import io.pixquota.throttle.internal.StepHash;
 import io.pixquota.throttle.support.Checks;
 import io.pixquota.throttle.internal.EpochHistory;
+import io.pixquota.throttle.internal.GenerationChanges;
+import io.pixquota.throttle.internal.StoredState;
 import io.pixquota.throttle.internal.StepSettings;
 import io.pixquota.throttle.internal.StepStamp;
 import java.time.Duration;
@@ -43,6 +45,8 @@ public final class LocalTokenBucket implements TokenBucket {
   /** What the bucket's answers said, for every flow's calls. */
   private static final class Heard {
     final EpochHistory generations = new EpochHistory();
+    final GenerationChanges changes = new GenerationChanges();
+    volatile long epoch; // guarded by the state's monitor when written
     volatile double rateFactor = 1;
     volatile int configurations = 1;
     volatile double ratePerSecond = Double.NaN;
@@ -179,6 +183,22 @@ public final class LocalTokenBucket implements TokenBucket {
     return heard.generations.isDead(booked) || (booked != 0 && booked < current) ? Validity.RATE_CUT : Validity.VALID;
   }
 
+  /**
+   * A slot of an older rate generation moved through the changes since, as the state records them (another bucket on
+   * the same state may have made them, as another process does); null when one is unknown or the slot had come.
+   */
+  @Override
+  public Acquisition retimed(Acquisition granted) {
+    StepStamp stamp = StepStamp.of(granted.stamp());
+    long current;
+    synchronized (state) {
+      current = state.generation();
+      heard.changes.observe(StoredState.change(state.hash(), nanoClock.getAsLong() / 1000));
+    }
+    long moved = heard.changes.moved(stamp.generation(), current, granted.slotMicros());
+    return moved < 0 ? null : granted.movedTo(moved, new StepStamp(stamp.epoch(), current));
+  }
+
   @Override
   public Refusal providerRefused(Acquisition booked, Duration retryAfter) {
     Objects.requireNonNull(booked, "booked cannot be null");
@@ -207,7 +227,13 @@ public final class LocalTokenBucket implements TokenBucket {
     synchronized (state) {
       r = BucketStep.step(state, op, cost, argMicros, null, Math.floorDiv(nanos, 1000), booked, settings, flow);
     }
-    heard.generations.observe(r.generation());
+    heard.changes.observe(r.change());
+    if (r.epoch() != heard.epoch) {
+      heard.epoch = r.epoch();
+      heard.generations.reset(r.generation()); // a new state (the old one expired): its generations are its own
+    } else {
+      heard.generations.observeNewer(r.generation()); // replies of two threads may come in either order
+    }
     heard.rateFactor = r.factor();
     heard.configurations = r.configurations();
     heard.ratePerSecond = r.ratePerSecond(settings.configuration());

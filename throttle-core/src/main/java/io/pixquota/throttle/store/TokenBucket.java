@@ -160,6 +160,16 @@ public interface TokenBucket {
   }
 
   /**
+   * For a slot {@link #validity} says {@link Validity#RATE_CUT}: the same booking at the rate in force, its slot moved
+   * as the cut moved every slot booked before it (in their order, never earlier than the bucket would book it now),
+   * answered from what this process heard of the cut, without a round trip; null when this process cannot tell (it
+   * missed a cut, or the slot had come before the cut): then the caller books again. The default: null.
+   */
+  default Acquisition retimed(Acquisition granted) {
+    return null;
+  }
+
+  /**
    * The provider answered 429 to a call this bucket admitted ({@code booked}): tells the bucket, which may cut the
    * rate (when the call was booked under the current one) and hold every slot back until the provider's
    * {@code retryAfter}, within its bounds. Never raises the rate. The default does nothing.
@@ -196,7 +206,7 @@ public interface TokenBucket {
     VALID,
     /** The state that booked it is gone: book again. */
     STATE_LOST,
-    /** The rate that booked it was cut since: book again. */
+    /** The rate that booked it was cut since: its slot moves ({@link #retimed}), or it books again. */
     RATE_CUT
   }
 

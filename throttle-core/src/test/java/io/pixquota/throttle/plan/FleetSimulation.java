@@ -189,7 +189,14 @@ final class FleetSimulation {
         }
         case WAKE -> {
           if (bucket.validity(booked[e.caller()]) == TokenBucket.Validity.RATE_CUT) {
-            queue.add(new Event(now, seq[0]++, Kind.BOOK, e.caller()));
+            Acquisition moved = bucket.retimed(booked[e.caller()]); // its slot at the new rate, or book again
+            if (moved == null) {
+              queue.add(new Event(now, seq[0]++, Kind.BOOK, e.caller()));
+            } else {
+              long later = (moved.slotMicros() - booked[e.caller()].slotMicros()) * 1000;
+              booked[e.caller()] = moved;
+              queue.add(new Event(now + later, seq[0]++, Kind.WAKE, e.caller()));
+            }
             continue;
           }
           sends.add(now);

@@ -2,6 +2,7 @@ package io.pixquota.throttle.redis;
 
 import io.pixquota.throttle.internal.BucketReply;
 import io.pixquota.throttle.internal.EpochHistory;
+import io.pixquota.throttle.internal.GenerationChanges;
 import io.pixquota.throttle.internal.StepStamp;
 import io.pixquota.throttle.store.TokenBucket;
 import io.pixquota.throttle.support.TimeSource;
@@ -28,10 +29,12 @@ final class BucketNews {
   private final TimeSource time;
   final EpochHistory epochs = new EpochHistory();
   final EpochHistory generations = new EpochHistory();
+  final GenerationChanges changes = new GenerationChanges();
   private volatile BucketReply latest; // null before any reply: the factor, configurations and rate are read from it
   private volatile Rate rate; // the rate in force, computed when read, for the latest reply's others and factor
   private volatile long holdEndsNanos;
   private final LongAdder repairs = new LongAdder();
+  private final AtomicLong version = new AtomicLong();
   private final LongAdder notCounted = new LongAdder();
   private final AtomicLong lastDisagreementWarn;
   private final AtomicLong lastRepairWarn;
@@ -51,8 +54,19 @@ final class BucketNews {
 
   /** Takes the news of a reply that reached this process at {@code receivedAtNanos}. */
   void observe(BucketReply reply, long receivedAtNanos) {
+    BucketReply before = latest;
+    if (before == null || before.epoch() != reply.epoch() || before.generation() != reply.generation()
+        || before.factor() < reply.factor() || before.configurations() != reply.configurations()) {
+      version.incrementAndGet(); // a slot may be sooner (or elsewhere) than a refusal before this said
+    }
+    long epochBefore = epochs.current();
     epochs.observe(reply.epoch());
-    generations.observe(reply.generation());
+    changes.observe(reply.change()); // before the generation: a call that sees the new one finds how its slot moved
+    if (epochs.current() != epochBefore && epochs.current() == reply.epoch()) {
+      generations.reset(reply.generation()); // a new state: its generations are its own
+    } else if (reply.epoch() == epochs.current()) {
+      generations.observeNewer(reply.generation()); // a late reply of an older generation does not bring it back
+    }
     latest = reply;
     holdEndsNanos = receivedAtNanos + Math.max(0, reply.holdUntilMicros() - reply.nowMicros()) * 1000;
     if (reply.configurations() > 1) {
@@ -61,6 +75,23 @@ final class BucketNews {
     if (!reply.repaired().isEmpty()) {
       repaired(reply.repaired());
     }
+  }
+
+  /**
+   * How many times this process heard something that can bring a bucket's next free slot sooner than its last
+   * refusal said: a newer state or rate generation, a higher rate factor, another count of live configurations
+   * ({@link RefusalMemory}).
+   */
+  long version() {
+    return version.get();
+  }
+
+  /** A new rate generation heard of on the bucket's channel, not in a reply: as {@link #observe} counts one. */
+  void generationHeard(long generation) {
+    if (generation > generations.current()) {
+      version.incrementAndGet();
+    }
+    generations.observeNewer(generation);
   }
 
   double rateFactor() {
@@ -149,6 +180,17 @@ final class BucketNews {
     long now = time.nanoTime();
     long before = last.get();
     return now - before > MINUTE && last.compareAndSet(before, now);
+  }
+
+  /**
+   * A slot booked under an older rate generation of the current state, at the rate in force: moved through every
+   * change since ({@link GenerationChanges#moved}); -1 when this process missed one, or the slot had come by then.
+   */
+  long moved(StepStamp stamp, long slotMicros) {
+    if (stamp.epoch() != epochs.current()) {
+      return -1;
+    }
+    return changes.moved(stamp.generation(), generations.current(), slotMicros);
   }
 
   /** Whether a slot stamped {@code stamp} may still be left on, from the replies this process has seen. */

@@ -220,21 +220,31 @@ final class BucketScript {
     Throwable cause = Async.cause(failure);
     if (cause instanceof LuaScript.CallFailedException f) {
       return new StoreUnavailableException(config.name(), f.getMessage() + " (redisTimeout "
-          + config.redisTimeout().toMillis() + " ms)", f.getCause());
+          + config.redisTimeout().toMillis() + " ms)", f.getCause(), f.passing());
     }
     if (cause instanceof TimeoutException) {
       return new StoreUnavailableException(config.name(), "Redis did not answer within the timeout (redisTimeout "
-          + config.redisTimeout().toMillis() + " ms)", cause);
+          + config.redisTimeout().toMillis() + " ms)", cause, true);
     }
     return new StoreUnavailableException(config.name(), String.valueOf(cause), cause);
   }
 
-  void preload() throws StoreUnavailableException, InterruptedException {
+  /**
+   * Loads the script, asking again while the failure may pass (a failover under way: the node unreachable, a demoted
+   * master's READONLY) until {@code deadlineNanos} ({@link System#nanoTime()}).
+   */
+  void preload(long deadlineNanos) throws StoreUnavailableException, InterruptedException {
     channel.subscribe();
-    try {
-      SCRIPT.load(redisson, key, config.redisTimeout().toNanos());
-    } catch (LuaScript.CallFailedException e) {
-      throw new StoreUnavailableException(config.name(), e.getMessage(), e.getCause());
+    for (long backOff = 50; ; backOff = Math.min(backOff * 2, 500)) {
+      try {
+        SCRIPT.load(redisson, key, config.redisTimeout().toNanos());
+        return;
+      } catch (LuaScript.CallFailedException e) {
+        if (!e.passing() || System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(backOff) - deadlineNanos > 0) {
+          throw new StoreUnavailableException(config.name(), e.getMessage(), e.getCause(), e.passing());
+        }
+        Thread.sleep(backOff);
+      }
     }
   }
 

@@ -39,9 +39,11 @@ final class FleetChannel {
   private final AtomicLong wanted = new AtomicLong(); // the highest generation a message claimed, not yet read
   private volatile boolean subscribed;
   private final AtomicInteger reads = new AtomicInteger();
+  private final boolean listens;
 
   FleetChannel(RedissonClient redisson, String key, String bucket, BucketNews news, long timeoutNanos,
-      long maxHoldMicros, LongSupplier nanoClock) {
+      long maxHoldMicros, LongSupplier nanoClock, boolean listens) {
+    this.listens = listens;
     this.redisson = redisson;
     this.key = key;
     this.bucket = bucket;
@@ -67,7 +69,8 @@ final class FleetChannel {
   void subscribe() {
     long next = nextSubscribeNanos.get();
     long now = System.nanoTime();
-    if (subscribed || now - next < 0 || !nextSubscribeNanos.compareAndSet(next, now + TimeUnit.SECONDS.toNanos(10))) {
+    if (!listens || subscribed || now - next < 0
+        || !nextSubscribeNanos.compareAndSet(next, now + TimeUnit.SECONDS.toNanos(10))) {
       return;
     }
     try {
@@ -135,7 +138,8 @@ final class FleetChannel {
     StoredState read = new StoredState(hash, redisNow, redisNow, maxHoldMicros);
     Long g = read.generation();
     if (!read.isFresh() && read.epoch() == news.epochs.current() && g != null && !read.repaired().contains("g")) {
-      news.generations.observe(g);
+      news.changes.observe(read.change()); // how the slots of the generation before moved: no round trip each
+      news.generationHeard(g);
     }
   }
 }

@@ -1,5 +1,7 @@
 package io.pixquota.throttle.redis;
 
+import io.pixquota.throttle.redis.internal.ConnectGuard;
+import io.pixquota.throttle.redis.internal.SentinelProbe;
 import io.pixquota.throttle.support.Checks;
 import java.time.Duration;
 import java.util.List;
@@ -130,7 +132,12 @@ public final class RedisAddress {
     };
     base.setUsername(username).setPassword(password).setTimeout(millis).setRetryAttempts(0)
         .setConnectTimeout(Math.max(1000, millis));
-    return Redisson.create(config);
+    RedissonClient client = Redisson.create(config);
+    if (topology == Topology.SENTINEL && !tls) { // its first connect only to a master that answers: see the probe
+      ConnectGuard.of(client).readyWhen(new SentinelProbe(nodes.stream().map(Node::toString).toList(), masterName,
+          username, password));
+    }
+    return client;
   }
 
   /**

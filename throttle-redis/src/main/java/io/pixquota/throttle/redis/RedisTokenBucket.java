@@ -1,5 +1,6 @@
 package io.pixquota.throttle.redis;
 
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.pixquota.throttle.store.Acquisition;
@@ -13,6 +14,7 @@ import io.pixquota.throttle.internal.BucketStep;
 import io.pixquota.throttle.support.Checks;
 import io.pixquota.throttle.internal.StepSettings;
 import io.pixquota.throttle.internal.StepStamp;
+import io.pixquota.throttle.support.Async;
 import io.pixquota.throttle.support.TimeSource;
 import io.pixquota.throttle.redis.internal.LuaScript;
 import java.time.Duration;
@@ -21,6 +23,10 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.LongAdder;
 import org.redisson.api.RedissonClient;
 
 /**
@@ -53,16 +59,27 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
   private final Map<String, RedisTokenBucket> flows;
   private final String flow; // with shares, the flow whose calls this is (forFlow); else null
   private final Map<String, Double> shares; // read on every call: not an Optional of the config's each time
+  private final TimeSource time;
+  private final RefusalMemory refusals; // this flow's: what its last refusal said
+  private final LongAdder remembered; // refusals answered from memory, every flow's
 
   private RedisTokenBucket(RedissonClient redisson, TokenBucketConfig config, TimeSource time) {
+    this(redisson, config, time, true);
+  }
+
+  /** @param listens whether it hears the fleet's news on the bucket's channel (a warm-up's bucket does not) */
+  private RedisTokenBucket(RedissonClient redisson, TokenBucketConfig config, TimeSource time, boolean listens) {
     Objects.requireNonNull(redisson, "redisson cannot be null");
     this.config = Objects.requireNonNull(config, "config cannot be null");
+    this.time = time;
     StepSettings settings = config.stepSettings();
     this.news = new BucketNews(config.name(), settings.configuration(), time);
     this.channel = new FleetChannel(redisson, config.key(), config.name(), news, config.redisTimeout().toNanos(),
-        settings.adaptation().maxHoldMicros(), time::nanoTime);
+        settings.adaptation().maxHoldMicros(), time::nanoTime, listens);
     this.script = new BucketScript(redisson, config, time, settings, news, channel);
     this.bookings = new OrderedBookings(script);
+    this.remembered = new LongAdder();
+    this.refusals = new RefusalMemory(time::nanoTime, news::version, remembered, config.clientClock().isEmpty());
     this.flows = new ConcurrentHashMap<>();
     this.shares = config.shares().orElse(Map.of());
     this.flow = null;
@@ -74,8 +91,12 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
     this.channel = bucket.channel;
     this.script = bucket.script;
     this.bookings = bucket.bookings;
+    this.remembered = bucket.remembered;
+    this.refusals = new RefusalMemory(bucket.time::nanoTime, bucket.news::version, bucket.remembered,
+        bucket.config.clientClock().isEmpty());
     this.flows = bucket.flows;
     this.shares = bucket.shares;
+    this.time = bucket.time;
     this.flow = flow;
   }
 
@@ -111,15 +132,55 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
   }
 
   /**
-   * Loads the bucket's script into Redis now, so that the first calls of a burst do not each meet NOSCRIPT (a fresh
-   * or restarted Redis has no scripts). Optional. On a Redisson client not yet connected, it waits for the connect
-   * (up to 10 s, or the Redis timeout when longer), while a call never waits longer than the Redis timeout.
+   * Loads the bucket's script into Redis now, so that the first calls of a burst do not each meet NOSCRIPT (a fresh or
+   * restarted Redis has no scripts), subscribes to the fleet's channel, and takes a booking's way once: three acquires,
+   * one alone and two in a pipeline, on a key of their own in the bucket's slot ({@code <prefix>warm-up:{name}:tb},
+   * gone within milliseconds), so that the first burst's calls do not pay for loading the client's and this module's
+   * classes (on a cold JVM, 75 ms and more for the first booking). Optional. While Redis cannot be reached or a
+   * failover is under way (a Sentinel promoting a replica, a Cluster moving a master's slots), it asks again, for up to
+   * 10 s (or the Redis timeout, when longer): a replica that starts during a failover starts once the new master
+   * answers, instead of failing its start. A call never waits longer than its own max wait.
    *
-   * @throws StoreUnavailableException when Redis fails or does not answer in time
+   * @throws StoreUnavailableException when Redis fails for good (a refused password, the wrong kind of node) or does
+   *                                    not answer within that time
    */
   @Override
   public void preload() throws StoreUnavailableException, InterruptedException {
-    script.preload();
+    long deadline = System.nanoTime() + Math.max(LuaScript.CONNECT_BUDGET_NANOS, config.redisTimeout().toNanos());
+    script.preload(deadline);
+    RedisTokenBucket warm = new RedisTokenBucket(script.redisson(), TokenBucketConfig.custom(config.name())
+        .keyPrefix(config.keyPrefix() + "warm-up:").limit(3, 1000).redisTimeout(config.redisTimeout()).build(), time,
+        false);
+    try {
+      for (long backOff = 50; ; backOff = Math.min(backOff * 2, 500)) {
+        try {
+          warmUp(warm);
+          return;
+        } catch (StoreUnavailableException e) {
+          if (!e.passing() || System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(backOff) - deadline > 0) {
+            throw e;
+          }
+          Thread.sleep(backOff);
+        }
+      }
+    } finally {
+      warm.close(); // its configuration out now: the key expires as it refills, in milliseconds
+    }
+  }
+
+  /** Three acquires on the warm-up bucket, one alone and two pipelined (the bucket refills 1,000 a second). */
+  private void warmUp(RedisTokenBucket warm) throws StoreUnavailableException, InterruptedException {
+    List<CompletableFuture<Acquisition>> asked = List.of(warm.acquireAsync(1, Duration.ZERO),
+        warm.acquireAsync(1, Duration.ZERO), warm.acquireAsync(1, Duration.ZERO));
+    try {
+      CompletableFuture.allOf(asked.toArray(CompletableFuture[]::new))
+          .get(config.redisTimeout().toNanos() * 2, TimeUnit.NANOSECONDS);
+    } catch (ExecutionException e) {
+      throw Async.cause(e) instanceof StoreUnavailableException u ? u
+          : new StoreUnavailableException(config.name(), "the warm-up booking failed: " + Async.cause(e), e);
+    } catch (TimeoutException e) {
+      throw new StoreUnavailableException(config.name(), "the warm-up booking did not answer in time", e, true);
+    }
   }
 
   /** This replica makes no more calls: its configuration stops counting for the fleet unless another uses it. */
@@ -145,7 +206,17 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
   @Override
   public Acquisition acquire(double cost, Duration maxWait) throws StoreUnavailableException, InterruptedException {
     long maxWaitMicros = script.checkedMaxWaitMicros(cost, maxWait);
-    return script.run(BucketStep.Op.ACQUIRE, cost, maxWaitMicros, null, flow).acquisition();
+    Acquisition known = refusals.refusal(cost, nanos(maxWaitMicros));
+    if (known != null) {
+      return known;
+    }
+    Acquisition a = null;
+    try {
+      a = script.run(BucketStep.Op.ACQUIRE, cost, maxWaitMicros, null, flow).acquisition();
+      return a;
+    } finally {
+      refusals.answered(cost, a);
+    }
   }
 
   /**
@@ -162,10 +233,21 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
   @Override
   public CompletableFuture<Acquisition> acquireAsync(double cost, Duration maxWait, long askedAt) {
     long maxWaitMicros = script.checkedMaxWaitMicros(cost, maxWait);
+    Acquisition known = refusals.refusal(cost, nanos(maxWaitMicros)); // a refusal this process knows: no round trip
+    if (known != null) {
+      return CompletableFuture.completedFuture(known);
+    }
     CompletableFuture<BucketScript.Answer> answer = bookings.book(cost, maxWaitMicros, askedAt, flow);
     CompletableFuture<Acquisition> result = answer.thenApply(BucketScript.Answer::acquisition);
-    result.whenComplete((a, failure) -> answer.cancel(false)); // given up before its batch leaves: not sent
+    result.whenComplete((a, failure) -> {
+      answer.cancel(false); // given up before its batch leaves: not sent
+      refusals.answered(cost, a);
+    });
     return result;
+  }
+
+  private static long nanos(long micros) {
+    return micros > Long.MAX_VALUE / 1000 ? Long.MAX_VALUE : micros * 1000;
   }
 
   /** For a permit pool beside this bucket: the script's arguments of an acquire (checked as an acquire's are). */
@@ -192,6 +274,18 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
     return news.validity(StepStamp.of(granted.stamp()));
   }
 
+  /**
+   * A slot of an older rate generation at the rate in force, moved as the cut moved every slot booked before it, from
+   * what this process heard of the cut (a reply, or the state read after the channel's message); no round trip. Null
+   * when it missed a cut, or the slot had come by then.
+   */
+  @Override
+  public Acquisition retimed(Acquisition granted) {
+    StepStamp stamp = StepStamp.of(granted.stamp());
+    long moved = news.moved(stamp, granted.slotMicros());
+    return moved < 0 ? null : granted.movedTo(moved, new StepStamp(stamp.epoch(), news.generations.current()));
+  }
+
   @Override
   public double charge(double cost) throws StoreUnavailableException, InterruptedException {
     Checks.tokens("cost", cost);
@@ -201,6 +295,7 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
   @Override
   public double refund(double cost) throws StoreUnavailableException, InterruptedException {
     Checks.tokens("cost", cost);
+    refusals.forget(); // tokens given back: a slot may be sooner than the last refusal said
     return script.run(BucketStep.Op.REFUND, cost, 0, null, flow).reply().remaining();
   }
 
@@ -213,6 +308,7 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
   @Override
   public CompletableFuture<Double> refundAsync(double cost) {
     Checks.tokens("cost", cost);
+    refusals.forget();
     return script.runAsync(BucketStep.Op.REFUND, cost, 0, null, flow).thenApply(r -> r.reply().remaining());
   }
 
@@ -242,12 +338,21 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
   }
 
   /**
-   * The script's meter: calls of this process that met NOSCRIPT and sent the script's body instead. One per process
-   * and registry, however many buckets bind it (each quota's, Spring Boot's binding of the bean and the throttle's).
+   * The script's meter: calls of this process that met NOSCRIPT and sent the script's body instead (one per process
+   * and registry, however many buckets bind it: each quota's, Spring Boot's binding of the bean and the throttle's);
+   * and the bucket's {@code bacen.throttle.refused.remembered}: refusals this process answered from what the script
+   * last refused, without a round trip ({@link RefusalMemory}; each is a refusal the throttle counts too).
    */
   @Override
   public void bindTo(MeterRegistry registry) {
     BucketScript.bindNoScriptMeter(registry);
+    if (registry.find("bacen.throttle.refused.remembered").tag("bucket", config.name()).functionCounter() != null) {
+      return; // bound already: Spring Boot binds the bean and the throttle binds its bucket
+    }
+    FunctionCounter.builder("bacen.throttle.refused.remembered", remembered, LongAdder::sum)
+        .description("Calls refused from the last refusal the bucket's script gave this process's calls of a flow, "
+            + "without a round trip (believed for 100 ms, and until a refund, cut or rate change)")
+        .tag("bucket", config.name()).register(registry);
   }
 
   /** For tests: the channel, as a message reaches it. */
@@ -266,6 +371,8 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
    * @throws StoreUnavailableException when Redis fails or does not answer in time
    */
   public boolean clearConfiguration(String configuration) throws StoreUnavailableException, InterruptedException {
+    refusals.forget(); // a configuration less can bring every flow's slot sooner
+    flows.values().forEach(f -> f.refusals.forget());
     return script.clearConfiguration(configuration);
   }
 

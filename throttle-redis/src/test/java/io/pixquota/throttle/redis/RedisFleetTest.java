@@ -1,6 +1,7 @@
 package io.pixquota.throttle.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import io.pixquota.harness.RespConnection;
 import io.pixquota.testing.RedisExtension;
@@ -9,6 +10,7 @@ import io.pixquota.throttle.store.Acquisition;
 import io.pixquota.throttle.Awaits;
 import io.pixquota.throttle.StdErrCapture;
 import io.pixquota.throttle.store.TokenBucket;
+import io.pixquota.throttle.internal.GenerationChange;
 import io.pixquota.throttle.internal.StepStamp;
 import java.time.Duration;
 import java.util.List;
@@ -24,16 +26,35 @@ import org.redisson.client.codec.StringCodec;
 @ExtendWith(RedisExtension.class)
 class RedisFleetTest {
   @Test
-  void aCutByOneProcessVoidsTheOthersSlotsAtOnceThroughTheChannel(TestRedis redis) throws Exception {
+  void aCutByOneProcessMovesTheOthersSlotsThroughTheChannelWithoutACallOfItsOwn(TestRedis redis) throws Exception {
     RedisTokenBucket[] ab = twoProcesses(redis, "news");
     RedisTokenBucket a = ab[0];
     RedisTokenBucket b = ab[1];
     a.acquire(1, Duration.ZERO);
     Acquisition sleeping = a.acquire(1, Duration.ofSeconds(10)); // a's caller, booked at 1 s
-    Acquisition refused = b.acquire(1, Duration.ofSeconds(10));
+    Acquisition refused = b.acquire(1, Duration.ofSeconds(10)); // b's, at 2 s
     assertThat(b.providerRefused(refused, Duration.ofSeconds(3))).isEqualTo(TokenBucket.Refusal.CUT);
     Awaits.until("a hears of the cut through the channel, with no call of its own", Duration.ofSeconds(5),
-        () -> a.validity(sleeping) == TokenBucket.Validity.RATE_CUT);
+        () -> a.validity(sleeping) == TokenBucket.Validity.RATE_CUT && a.channel().reads() == 1);
+    long reads = a.channel().reads();
+    Acquisition moved = a.retimed(sleeping);
+    Acquisition theirs = b.retimed(refused);
+    GenerationChange change = GenerationChange.parse(redis.newRedisson().<String, String>getMap(a.config().key(),
+        StringCodec.INSTANCE).get("j"));
+    assertThat(change.before() / change.after()).as("cut to 0.85 of the rate").isCloseTo(1 / 0.85, within(1e-9));
+    assertThat(change.holdMicros() - change.atMicros()).as("the provider's 3 s").isEqualTo(3_000_000);
+    assertThat(moved.slotMicros()).as("its slot 1 s after the cut's, stretched by 1 / 0.85, after the 3 s")
+        .isEqualTo(change.moved(sleeping.slotMicros()))
+        .isEqualTo(change.holdMicros() + (long) Math.ceil((sleeping.slotMicros() - change.atMicros()) / 0.85));
+    assertThat(theirs.slotMicros() - moved.slotMicros()).as("in their order, one slot of the new rate apart")
+        .isBetween(1_176_470L, 1_176_472L);
+    assertThat(a.channel().reads()).as("moved from the state read once for the message: no round trip of its own")
+        .isEqualTo(reads);
+    assertThat(a.validity(moved)).isEqualTo(TokenBucket.Validity.VALID);
+    Acquisition next = a.acquire(1, Duration.ofSeconds(10));
+    assertThat(next.slotMicros() - theirs.slotMicros())
+        .as("a call booked after the cut goes after both, a slot of the rate in force later (climbing back from 0.85)")
+        .isBetween(1_000_000L, 1_176_472L);
   }
 
   /**

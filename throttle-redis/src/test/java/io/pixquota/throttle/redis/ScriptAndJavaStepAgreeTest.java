@@ -62,12 +62,13 @@ class ScriptAndJavaStepAgreeTest {
   private static final String[] COMMON_FIELDS = {"u", "e", "v", "t:8.0:9.0", "c:8.0:9.0", "r:r0", "r:r3"};
   private static final java.util.Set<String> COMMON = java.util.Set.of(COMMON_FIELDS);
 
-  private static final String[] FIELDS = {"u", "e", "v", "k", "f", "p", "g", "h", "o", "w", "a", "q", "x", "t:8.0:9.0",
+  private static final String[] FIELDS = {"u", "e", "v", "k", "f", "p", "g", "h", "o", "w", "a", "q", "x", "j",
+      "t:8.0:9.0",
       "t:4.0:2.5", "c:8.0:9.0", "c:0:0", "c:5.0:1.0", "c:4.0:2.5,oops", "r:r0", "r:r1", "r:zz"};
 
   /** The fields of a state with shares, and the others a fleet of several plans and configurations writes. */
   private static final String[] SHARE_FIELDS = {"u", "e", "t:8.0:9.0", "s:checkout", "s:merchant-api", "s:*",
-      "s:bad name", "l:r4", "l:r5", "l:r6", "r:r4", "r:r5", "c:8.0:9.0", "k", "h", "c:4.0:2.5"};
+      "s:bad name", "l:r4", "l:r5", "l:r6", "r:r4", "r:r5", "c:8.0:9.0", "k", "h", "c:4.0:2.5", "j"};
 
   @BeforeContainer
   static void start() {
@@ -79,6 +80,7 @@ class ScriptAndJavaStepAgreeTest {
     redis.close();
     System.out.println("ScriptAndJavaStepAgreeTest saw: " + SEEN);
     assertThat(SEEN).as("the sequences reached every case").containsKeys("repaired", "cut", "old news",
+        "repaired j", "moved by j",
         "not counted", "refused", "held", "lone cut", "configurations > 1", "closed", "repaired r", "repaired t",
         "common path", "shares decided", "borrowed", "booked on its own share", "refused by its share", "repaired s",
         "shares folded");
@@ -171,6 +173,7 @@ class ScriptAndJavaStepAgreeTest {
       assertThat(actual.holdUntilMicros()).as(where + ": hold").isEqualTo(expected.holdUntilMicros());
       assertThat(actual.configurations()).as(where + ": configurations").isEqualTo(expected.configurations());
       assertThat(actual.repaired()).as(where + ": repaired").isEqualTo(expected.repaired());
+      assertThat(actual.change()).as(where + ": the last change of generation").isEqualTo(expected.change());
       assertThat(actual.others()).as(where + ": others").isEqualTo(expected.others());
       assertThat(actual.flow()).as(where + ": flow").isEqualTo(expected.flow());
       if (hadShares && expected.flow() == null && model.hash().keySet().stream().noneMatch(f -> f.startsWith("s:"))) {
@@ -188,6 +191,9 @@ class ScriptAndJavaStepAgreeTest {
         }
       }
       if (op == BucketStep.Op.ACQUIRE) {
+        if (expected.change() != null && expected.done() && lastGeneration[who] == expected.change().previous()) {
+          seen("moved by j");
+        }
         lastGeneration[who] = expected.generation();
       }
       if (!expected.repaired().isEmpty()) {
@@ -239,6 +245,12 @@ class ScriptAndJavaStepAgreeTest {
     }
     if (field.startsWith("l:")) {
       return new String[] {"*=1.0,checkout=5.0,merchant-api=3.0", "*=1.0,checkout=1.0", "garbage", ""}[r.nextInt(4)];
+    }
+    if (field.equals("j")) { // another generation's (dropped), out of range (repaired), or not one at all
+      String g = Long.toString(now);
+      return new String[] {"1:2:3:0.85:0.7225:3:4", "5:4:3:0.5:0.5:3:4", "1:" + g + ":3:2:0.5:3:4",
+          "1:" + g + ":5:0.5:0.5:3:4", "1:" + g + ":3:0.5:nan:3:4", "1:" + g + ":3:0.5:0.5:9:4", "x", "",
+          "1:2:3:0.5:0.5:3"}[r.nextInt(9)];
     }
     if (field.equals("w")) {
       return new String[] {"r0", "r1", "r2", "bad id!", ""}[r.nextInt(5)];

@@ -26,10 +26,10 @@ import reactor.core.publisher.Mono;
  *
  * <p>A subscription disposed (or a {@code timeout} operator firing) while the request waits gives its slot's tokens
  * back (and leaves a pool's line) and sends nothing; once sent, it cancels the exchange and gives the permit back.
- * Failures are the throttle's {@link IOException}s, as errors of the {@code Mono} ({@code ThrottleRefusedException}
- * past the max wait, {@code BucketUnavailableException}). A request no quota of the throttle takes (its host, method
- * and path), or whose attribute {@link Unthrottled#ATTRIBUTE} is {@code true}, goes to the next exchange function
- * untouched: no store command, no wait, no span, no meter. Threadsafe.
+ * Failures are the throttle's {@link java.io.IOException}s, as errors of the {@code Mono}
+ * ({@code ThrottleRefusedException} past the max wait, {@code BucketUnavailableException}). A request no quota of the
+ * throttle takes (its host, method and path), or whose attribute {@link Unthrottled#ATTRIBUTE} is {@code true}, goes
+ * to the next exchange function untouched: no store command, no wait, no span, no meter. Threadsafe.
  */
 public final class ThrottlingExchangeFilterFunction implements ExchangeFilterFunction {
   /** The request attribute that sets a request's {@link Priority}; without it, the throttle's default class. */

@@ -8,6 +8,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.RedisConnectionException;
@@ -30,6 +31,7 @@ public final class ConnectGuard {
 
   private final ThreadPoolExecutor connecting;
   private volatile boolean answered;
+  private volatile BooleanSupplier ready = () -> true; // asked before a command while the client has not answered
 
   private ConnectGuard() {
     this.connecting = new ThreadPoolExecutor(1, 1, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
@@ -61,6 +63,11 @@ public final class ConnectGuard {
       if (result.isDone()) {
         return; // its caller gave up while the client was connecting: not sent
       }
+      if (!answered && !ready.getAsBoolean()) { // its first connect would fail, and the client with it for good
+        result.completeExceptionally(new RedisConnectionException("the master the Sentinels name cannot be "
+            + "reached yet (a failover under way?)"));
+        return;
+      }
       try {
         watched(command.get()).whenComplete((value, failure) -> {
           if (failure == null) {
@@ -74,6 +81,14 @@ public final class ConnectGuard {
       }
     });
     return result;
+  }
+
+  /**
+   * What to ask before a command while the client has not answered yet: false fails the command as Redis unreachable
+   * without giving it to the client ({@link SentinelProbe}, for a Sentinel client of the SDK's own).
+   */
+  public void readyWhen(BooleanSupplier ready) {
+    this.ready = ready;
   }
 
   /** Whether the client has answered a command (after which commands are sent from the caller's thread). */

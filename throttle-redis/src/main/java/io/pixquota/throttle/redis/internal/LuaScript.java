@@ -78,6 +78,11 @@ public final class LuaScript {
     CallFailedException(String message, Throwable cause) {
       super(message, cause);
     }
+
+    /** Whether it may pass by itself soon: the node unreachable or silent, or a failover under way. */
+    public boolean passing() {
+      return RedisErrors.isPassing(getCause());
+    }
   }
 
   /**

@@ -11,6 +11,35 @@ import org.redisson.client.RedisTimeoutException;
 final class RedisErrors {
   private RedisErrors() {}
 
+  /**
+   * Whether a failure may pass by itself soon: the node unreachable or silent (a restart, a failover, a pause), or an
+   * answer that says a failover is under way (a demoted master's READONLY, CLUSTERDOWN, LOADING, MASTERDOWN, TRYAGAIN),
+   * rather than an answer asking again will not change (a refused password, the wrong kind of node, a bad script).
+   */
+  static boolean isPassing(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof RedisConnectionException) {
+        for (Throwable d = c.getCause(); d != null; d = d.getCause()) {
+          if (d instanceof RedisException && !(d instanceof RedisConnectionException)
+              && !(d instanceof RedisTimeoutException)) {
+            return false; // the node answered the connection's set-up with an error: AUTH, SELECT, HELLO
+          }
+        }
+        return true;
+      }
+      if (c instanceof RedisTimeoutException || c instanceof java.util.concurrent.TimeoutException) {
+        return true;
+      }
+      String message = String.valueOf(c.getMessage());
+      for (String code : new String[] {"READONLY", "CLUSTERDOWN", "LOADING", "MASTERDOWN", "TRYAGAIN"}) {
+        if (hasErrorCode(message, code)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
   static boolean isNoScript(Throwable t) {
     for (Throwable c = t; c != null; c = c.getCause()) {
       if (c.getMessage() != null && c.getMessage().contains("NOSCRIPT")) {

@@ -2,6 +2,7 @@ package io.pixquota.throttle.redis.internal;
 
 import io.pixquota.throttle.internal.BucketReply;
 import io.pixquota.throttle.internal.BucketStep;
+import io.pixquota.throttle.internal.GenerationChange;
 import io.pixquota.throttle.internal.StepSettings;
 import java.util.List;
 
@@ -62,8 +63,8 @@ public final class ScriptProtocol {
 
   /**
    * Reads the script's reply: "done wait tokens now epoch", then, unless the rate was never cut, never held, no other
-   * configuration is live and nothing was repaired, " generation factor hold configurations repaired others", and,
-   * when shares decided, " flow" (the flow whose tokens it took).
+   * configuration is live and nothing was repaired, " generation factor hold configurations repaired change others",
+   * and, when shares decided, " flow" (the flow whose tokens it took).
    *
    * @throws IllegalArgumentException when {@code text} is not such a reply
    */
@@ -77,17 +78,22 @@ public final class ScriptProtocol {
         long now = Long.parseLong(v.next());
         long epoch = Long.parseLong(v.next());
         if (v.atEnd()) {
-          return new BucketReply(outcome, wait, remaining, now, epoch, epoch, 1, 0, 1, List.of(), "", null);
+          return new BucketReply(outcome, wait, remaining, now, epoch, epoch, 1, 0, 1, List.of(), null, "", null);
         }
         long generation = Long.parseLong(v.next());
         double factor = Double.parseDouble(v.next());
         long hold = Long.parseLong(v.next());
         int configurations = Integer.parseInt(v.next());
         String repaired = v.next();
+        String change = v.next();
         String others = v.next();
         String flow = v.atEnd() ? null : v.rest();
+        GenerationChange read = "-".equals(change) ? null : GenerationChange.parse(change);
+        if (read == null && !"-".equals(change)) {
+          throw new NumberFormatException("change " + change);
+        }
         return new BucketReply(outcome, wait, remaining, now, epoch, generation, factor, hold, configurations,
-            "-".equals(repaired) ? List.of() : List.of(repaired.split(",")), others, flow);
+            "-".equals(repaired) ? List.of() : List.of(repaired.split(",")), read, others, flow);
       }
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException("not a reply of the bucket's script: '" + shown(text) + "'", e);

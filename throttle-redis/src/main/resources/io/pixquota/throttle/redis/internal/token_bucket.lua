@@ -22,7 +22,9 @@ KEYS[1]  the bucket's hash, e.g. "pixquota:{pix}:tb". The hash tag {pix} keeps e
                w = the replica that made that cut; o = when another replica last asked for a slot since that cut;
                g = the rate's generation (Redis TIME in microseconds at that cut, always above the epoch and the
                previous one); h = no slot before this (microseconds, bucket clock), the provider's Retry-After (kept
-               once over: when the last hold ended);
+               once over: when the last hold ended); j = "<previous generation>:<generation>:<at>:<factor before>:
+               <factor after>:<held>:<hold>", the last change of generation (below: "cut"), reported to callers,
+               never decided on;
            s:<flow> = "<tokens> <burst> <rate> <asked>": a flow's sub-bucket while shares decide (below), asked when
                it last asked (bucket clock; 0: not since the shares started); l:<replica> = the
                shares that replica runs (its ARGV[2]'s last value), for as long as its r: field is live.
@@ -71,6 +73,7 @@ and, unless the rate was never cut, no hold was ever set, no other configuration
   hold            no slot before this (microseconds)
   configurations  how many configurations are live, this one included
   repaired        the fields this step could not trust and reset, joined by "," ("-" when none)
+  change          the last change of generation, j ("-" when none is known)
   others          the other live configurations, separated by ";" (empty when none)
 and, when shares decided (the reply is then always this long):
   flow            the flow whose tokens the step took: the caller's own, or the one it borrowed from
@@ -114,10 +117,17 @@ Rate adaptation (AIMD on the factor f, 0 < floor <= f <= 1, applied to every ref
   before it: one 429 at a cold start costs seconds, while a provider that keeps refusing meets the slow climb.
   cut, for a call booked under the current generation (news): f_cut = max(floor, beta * f(now)); k = now; w = the
   caller's replica. For news, or for older news whose Retry-After (cut to the caller's longest hold) ends later than
-  h: a new generation g (every slot booked before is void, and its caller books again), h = max(h, now +
-  Retry-After), every limit's tokens = -refill * f * (h - now) / 1e6 (empty when the provider accepts again: the
-  provider said it is empty), and "<epoch>:<g>" is published on KEYS[1] .. ":fleet", so that every process hears of
-  it at once (as a hint: a process believes only what a reply of this script confirms). A report by the replica that
+  h: a new generation g, h = max(h, now + Retry-After), and with held = max(the hold before, now) and hold =
+  max(h, held), every limit's tokens = min(tokens, 0) - refill * f * (hold - held) / 1e6 (none left when the
+  provider accepts again: the provider said it is empty; the tokens of a hold already in force are in the debt
+  since it was set; the slots booked ahead stay booked, in their order), j = "<the generation before>:<g>:<now>:
+  <f before>:<f after>:<held>:<hold>", and "<epoch>:<g>" is published on KEYS[1] .. ":fleet", so that every
+  process hears of it at once (as a hint: a process believes only what a reply of this script confirms). A caller
+  waiting for a slot s booked under the generation before moves it, without asking again, to max(hold, now +
+  (hold - held) + (s - now) * before / after): every call booked then was booked at a factor of at most `before`,
+  so the tokens it still needed at `now` are at most refill * before * (s - now), which the new rate, climbing from
+  `after`, refills within (s - now) * before / after once the added hold is paid (a slot that had come by `now`,
+  s <= now, books again). So a moved slot is never earlier than the state would give it. A report by the replica that
   made the last cut, when another replica has asked for a slot since that cut (o > k) and reported nothing, is not
   counted (done 2: no cut, no hold): one replica behind a broken gateway cannot take the fleet down alone, while a
   replica alone still adapts, and a real shortage reaches every replica.
@@ -145,7 +155,7 @@ caller's); then:
     is lent only when it is there, never ahead: a flow that storms books ahead on its own rate alone, and cannot take
     the slots another flow's guarantee needs.
   - refund c: min(b, tokens + c) of the caller's own flow; charge c: its tokens - c; cut: each sub-bucket
-    -(g f) (h - now), as the limit.
+    min(tokens, 0) - (g f) (h - now), as the limit.
 A step that finds sub-buckets while the shares do not decide (another configuration or plan live, a replica of an
 older release, a close) folds them into every limit in force (tokens = min(tokens, capacity * sum / bursts' sum))
 and drops them: what the flows booked ahead stays booked. Every call takes a token of one sub-bucket at or after it
@@ -462,6 +472,24 @@ if h['g'] ~= nil and (g == nil or g < tonumber(epoch) or g > MAX_WAIT) then
   repair('g')
   g = math.max(redis_now, tonumber(epoch) + 1) -- a generation nobody has seen: slots of the unreadable one book again
   g_written = true
+end
+-- The last change of generation (j), as the processes of the calls waiting then move their slots by it; reported,
+-- never read to decide. One of another generation (a release that does not write it made a cut since) is dropped.
+local j = nil
+if h['j'] ~= nil then
+  local jp, jg, ja, jb, jf, jd, jh = string.match(h['j'], '^(%d+):(%d+):(%d+):([^:]+):([^:]+):(%d+):(%d+)$')
+  if jp ~= nil then
+    jp, jg, ja, jb, jf, jd, jh = whole(jp), whole(jg), whole(ja), finite(jb), finite(jf), whole(jd), whole(jh)
+  end
+  if jp == nil or jg == nil or ja == nil or jb == nil or jf == nil or jd == nil or jh == nil or jp >= jg
+      or jb <= 0 or jb > 1 or jf <= 0 or jf > 1 or jd < ja or jh < jd then
+    repair('j')
+    dead[#dead + 1] = 'j'
+  elseif g == nil or g_written or jg ~= g then
+    dead[#dead + 1] = 'j'
+  else
+    j = h['j']
+  end
 end
 local hold = 0
 if h['h'] ~= nil then
@@ -818,7 +846,7 @@ local function reply()
     return text -- never cut, never held, alone, nothing repaired: generation = epoch, factor 1, hold 0, one configuration
   end
   local fixed = #repaired == 0 and '-' or table.concat(repaired, ',')
-  text = string.format('%s %d %.17g %d %d %s %s', text, generation, f_now, hold, #ids + 1, fixed,
+  text = string.format('%s %d %.17g %d %d %s %s %s', text, generation, f_now, hold, #ids + 1, fixed, j or '-',
     table.concat(ids, ';'))
   if share ~= nil then
     return text .. ' ' .. share[1][share[6]] -- the flow whose tokens it took
@@ -836,6 +864,7 @@ end
 
 local cut = false
 if op == 'cut' then
+  local f_before = f_now
   local asked = math.min(arg_micros, max_hold)
   local news = booked_gen ~= nil and booked_gen >= generation -- booked under the current rate: a cut
   local longer = asked > 0 and now + asked > hold -- a Retry-After that ends later than the hold
@@ -868,22 +897,29 @@ if op == 'cut' then
     hset[#hset + 1] = string.format('%d', q)
   end
   if news or longer then
-    -- A new generation: every slot booked before is void (its caller books again), and the bucket is empty until
-    -- the provider accepts again.
+    -- A new generation: no tokens until the provider accepts again (it said it is empty: the tokens of the hold
+    -- added beyond the one in force), then the slots booked ahead, in their order, at the new rate; each caller's
+    -- process moves its slot by j without asking again (header: "cut").
+    local prev = generation
+    local held = math.max(hold, now)
     g = math.max(redis_now, generation + 1)
     generation = g
     if longer then
       hold = now + asked
     end
+    local added = math.max(0, hold - held)
     for i, l in ipairs(limits) do
-      tokens[i] = -(l[3] * f_now) * math.max(0, hold - now) / 1000000
+      tokens[i] = math.min(tokens[i], 0) - (l[3] * f_now) * added / 1000000
     end
     if share ~= nil then
       for i = 1, #share[4] do
-        share[4][i] = -(share[3][i] * f_now) * math.max(0, hold - now) / 1000000
+        share[4][i] = math.min(share[4][i], 0) - (share[3][i] * f_now) * added / 1000000
       end
       tokens[1] = share_sum()
     end
+    j = string.format('%d:%d:%d:%.17g:%.17g:%d:%d', prev, g, now, f_before, f_now, held, math.max(hold, held))
+    hset[#hset + 1] = 'j'
+    hset[#hset + 1] = j
     published = true
     g_written = true
   end
@@ -1019,8 +1055,8 @@ if expire then
   redis.call('PEXPIRE', key, string.format('%d', ttl))
 end
 if published then
-  -- Tells every process of the fleet at once, so that callers sleeping on void slots book again now rather than
-  -- at their process's next round trip: "<epoch>:<generation>". A hint: a process believes only a reply.
+  -- Tells every process of the fleet at once, so that callers waiting on slots of the old rate move them by j now
+  -- rather than at their process's next round trip: "<epoch>:<generation>". A hint: a process believes only a reply.
   redis.call('PUBLISH', key .. ':fleet', epoch .. ':' .. string.format('%d', g))
 end
 
