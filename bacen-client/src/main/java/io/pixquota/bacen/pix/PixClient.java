@@ -136,8 +136,11 @@ public final class PixClient implements AutoCloseable {
   }
 
   /**
-   * Fetches the OAuth2 token and loads the bucket's script into Redis now, so that the first calls of a burst wait
-   * for neither. Optional: calls do both when needed.
+   * Fetches the OAuth2 token, prepares the buckets' stores (their scripts, connections and channel) and takes a
+   * call's way through the throttle once (sending nothing), so that the first calls of a burst wait for none of it;
+   * with {@link Builder#warmUpConnections}, opens that many connections to the provider too. Optional: calls do all
+   * of it when needed, a cold replica's first burst later than its slots (each call granted at once opens its own
+   * connection, and one whose connection is not there within the late limit books again).
    *
    * @throws PixAccessDeniedException when the token endpoint refuses the credentials
    * @throws PixThrottledException    when the shared bucket does not answer
@@ -146,6 +149,7 @@ public final class PixClient implements AutoCloseable {
   public void warmUp() {
     checkOpen();
     attempts.warmUp(parts.throttle());
+    PixPolicies.openConnections(parts, parts.warmUpConnections());
   }
 
   /**
@@ -207,6 +211,7 @@ public final class PixClient implements AutoCloseable {
     TimeSource time = TimeSource.SYSTEM;
     LongUnaryOperator jitter = bound -> ThreadLocalRandom.current().nextLong(bound + 1);
     Executor callbacks = ForkJoinPool.commonPool();
+    int warmUpConnections;
 
     private Builder(PixClientConfig config) {
       this.config = Objects.requireNonNull(config, "config cannot be null");
@@ -275,6 +280,25 @@ public final class PixClient implements AutoCloseable {
      */
     public Builder callbackExecutor(Executor executor) {
       this.callbacks = Objects.requireNonNull(executor, "executor cannot be null");
+      return this;
+    }
+
+    /**
+     * How many connections {@link PixClient#warmUp()} opens to the provider beforehand, at once, each with a {@code GET
+     * /policies/pix} (the quota's policy: not a PIX query; a provider that does not serve it answers 404, which opens
+     * the connection all the same): as many as the calls the bucket grants at once (its burst) is what a cold
+     * replica's first burst needs, within the dispatcher's calls per host and the connection pool's idle connections
+     * (the client PixClient makes keeps as many as the bucket's burst; with {@link #okHttpClient your own}, give it a
+     * {@code ConnectionPool} that keeps as many). Default 0: none, since a provider may count such requests; set it
+     * where yours does not.
+     *
+     * @throws IllegalArgumentException for a count outside 0..1000
+     */
+    public Builder warmUpConnections(int connections) {
+      if (connections < 0 || connections > 1000) {
+        throw new IllegalArgumentException("warmUpConnections must be within 0..1000, but was " + connections);
+      }
+      this.warmUpConnections = connections;
       return this;
     }
 

@@ -186,7 +186,15 @@ final class PixRetry {
 
   /** {@code PixNotFoundException} -> {@code not_found}: the outcome tag of a failure. */
   static String outcomeOf(PixException e) {
-    String name = e.getClass().getSimpleName().replace("Pix", "").replace("Exception", "");
-    return name.replaceAll("([a-z])([A-Z])", "$1_$2").toLowerCase(Locale.ROOT);
+    return OUTCOMES.get(e.getClass());
   }
+
+  /** Each exception's outcome tag, worked out once a class: a retry storm's every refusal asks for one. */
+  private static final ClassValue<String> OUTCOMES = new ClassValue<>() {
+    @Override
+    protected String computeValue(Class<?> type) {
+      String name = type.getSimpleName().replace("Pix", "").replace("Exception", "");
+      return name.replaceAll("([a-z])([A-Z])", "$1_$2").toLowerCase(Locale.ROOT);
+    }
+  };
 }

@@ -11,6 +11,8 @@ import io.pixquota.throttle.okhttp.ThrottlingInterceptor;
 import io.pixquota.throttle.redis.RedisAddress;
 import io.pixquota.throttle.redis.RedisTokenBucket;
 import okhttp3.HttpUrl;
+import java.util.concurrent.TimeUnit;
+import okhttp3.ConnectionPool;
 import okhttp3.OkHttpClient;
 import org.redisson.api.RedissonClient;
 
@@ -23,7 +25,7 @@ final class PixWiring {
   /** What a {@link PixClient} is made of. */
   record Parts(PixClientConfig config, PixJson json, HttpUrl apiBase, OkHttpClient http, OkHttpClient unthrottledHttp,
       PixAttempts attempts, PixResponses responses, PixRetry retry, boolean ownsHttp, PixAsyncCalls asyncCalls,
-      RedissonClient ownedRedisson, Throttle throttle, boolean ownsThrottle) {}
+      RedissonClient ownedRedisson, Throttle throttle, boolean ownsThrottle, int warmUpConnections) {}
 
   private PixWiring() {}
 
@@ -97,7 +99,7 @@ final class PixWiring {
     }
     return new Parts(config, json, apiBase, http, base, attempts, responses, retry, b.okHttpClient == null,
         new PixAsyncCalls(retry, attempts, b.callbacks), ownedRedisson, interceptor.throttle(),
-        b.interceptor == null && b.bucket == null);
+        b.interceptor == null && b.bucket == null, b.warmUpConnections);
   }
 
   private static Throttle throttle(PixClient.Builder b, TokenBucket bucket, MeterRegistry registry) {
@@ -125,7 +127,12 @@ final class PixWiring {
    * virtual thread where the JDK allows ({@link AsyncCallDispatcher}).
    */
   static OkHttpClient ownClient(TokenBucket bucket, int maxInFlight) {
-    OkHttpClient client = new OkHttpClient.Builder().dispatcher(AsyncCallDispatcher.create()).build();
+    // idle connections kept for the calls the bucket grants at once (OkHttp keeps 5 by default): a burst after a
+    // quiet minute, or after warmUp, finds them open
+    int burst = (int) Math.min(1024, Math.ceil(bucket.limits().stream().mapToDouble(l -> l.capacity()).min()
+        .orElse(0)));
+    OkHttpClient client = new OkHttpClient.Builder().dispatcher(AsyncCallDispatcher.create())
+        .connectionPool(new ConnectionPool(Math.max(5, burst), 5, TimeUnit.MINUTES)).build();
     int needed = Math.max(dispatcherNeeds(bucket, maxInFlight), burstAndASecond(bucket));
     client.dispatcher().setMaxRequests(Math.max(client.dispatcher().getMaxRequests(), needed));
     client.dispatcher().setMaxRequestsPerHost(Math.max(client.dispatcher().getMaxRequestsPerHost(), needed));

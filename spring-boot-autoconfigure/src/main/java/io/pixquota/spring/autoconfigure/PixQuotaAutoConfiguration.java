@@ -141,6 +141,12 @@ public class PixQuotaAutoConfiguration {
     }
     PixQuotaCoverage.pix(routes, settings.properties(), "PixClient");
     PixClient.Builder builder = PixClient.builder(settings.client()).throttlingInterceptor(throttle);
+    int connections = settings.properties().getProvider().getWarmUpConnections();
+    if (connections < 0 || connections > 1000) {
+      throw new InvalidConfigurationPropertyValueException("pixquota.provider.warm-up-connections", connections,
+          "must be within 0..1000");
+    }
+    builder.warmUpConnections(connections);
     registry.ifAvailable(builder::meterRegistry);
     tls(builder, settings, ssl);
     return builder.build();

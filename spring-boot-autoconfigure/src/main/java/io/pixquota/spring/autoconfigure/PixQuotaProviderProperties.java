@@ -38,6 +38,21 @@ public class PixQuotaProviderProperties {
    */
   private boolean unthrottled;
 
+  /**
+   * Connections the PixClient's warm-up opens to the provider when the application is ready, each with a GET of its
+   * policy (0..1000; 0, the default, opens none: a provider may count such requests); as many as the bucket's burst
+   * spares a cold replica's first burst the opening of one connection per call.
+   */
+  private int warmUpConnections;
+
+  public int getWarmUpConnections() {
+    return warmUpConnections;
+  }
+
+  public void setWarmUpConnections(int warmUpConnections) {
+    this.warmUpConnections = warmUpConnections;
+  }
+
   public URI getBaseUrl() {
     return baseUrl;
   }

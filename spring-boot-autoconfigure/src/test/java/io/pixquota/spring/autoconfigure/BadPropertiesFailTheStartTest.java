@@ -67,6 +67,8 @@ class BadPropertiesFailTheStartTest {
         Arguments.of("pixquota.provider.client-id", List.of(ID)),
         Arguments.of("pixquota.provider.retry-max-attempts", List.of(PROVIDER, ID, SECRET,
             "pixquota.provider.retry-max-attempts=0")),
+        Arguments.of("pixquota.provider.warm-up-connections", List.of(PROVIDER, ID, SECRET,
+            "pixquota.provider.warm-up-connections=-1")),
         Arguments.of("pixquota.provider.retry-max-attempts", List.of(PROVIDER, ID, SECRET,
             "pixquota.provider.retry-max-attempts=2.5")),
         Arguments.of("pixquota.provider.call-timeout", List.of(PROVIDER, ID, SECRET,

@@ -40,7 +40,8 @@ class ReadmeQuickStartTest {
   private static final String E2E = "E12345678202611301200ABCDEFGHIJK";
   private static final String PIX_JSON = "{\"endToEndId\":\"" + E2E + "\",\"txid\":\"abcdefghijklmnopqrstuvwxyz1\","
       + "\"valor\":\"10.50\",\"horario\":\"2026-11-30T12:00:05.000Z\"}";
-  private static final Pattern SPRING_YAML = Pattern.compile("## Spring Boot\\n.*?```yaml\\n(.*?)```",
+  private static final Pattern SPRING_YAML = Pattern.compile(
+      "<!-- snippet: consumer-check/src/it/quick-start/src/main/resources/application.yml -->\\n```yaml\\n(.*?)```",
       Pattern.DOTALL);
 
   private final MockWebServer server = new MockWebServer();
@@ -101,11 +102,11 @@ class ReadmeQuickStartTest {
         });
   }
 
-  /** The first YAML block under the README's "## Spring Boot". */
+  /** The README's quick start YAML: the block that names consumer-check's quick-start application.yml. */
   static String readmeYaml() throws IOException {
     Path readme = Path.of("..", "README.md");
     Matcher m = SPRING_YAML.matcher(Files.readString(readme));
-    assertThat(m.find()).as("a yaml block under ## Spring Boot in " + readme.toAbsolutePath()).isTrue();
+    assertThat(m.find()).as("the quick start's yaml block in " + readme.toAbsolutePath()).isTrue();
     return m.group(1);
   }
 
