@@ -65,7 +65,8 @@ final class AsyncReplica implements Callable<Integer> {
   public Integer call() throws Exception {
     options.validate(true);
     Map<Integer, Long> askedAt = new ConcurrentHashMap<>();
-    // a client of the service's own, as README advises one: its async calls in flight on virtual threads (Java 24+)
+    // a client of the service's own, as docs/guide.md advises one: its async calls in flight on virtual threads
+    // (Java 24+)
     OkHttpClient.Builder own = new OkHttpClient.Builder().dispatcher(AsyncCallDispatcher.create());
     OkHttpClient base = own.eventListener(new EventListener() {
       @Override

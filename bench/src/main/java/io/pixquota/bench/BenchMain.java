@@ -9,7 +9,8 @@ import picocli.CommandLine.Command;
     subcommands = {BucketBench.class, BucketLoad.class, SoakBench.class, LoadBench.class, PeersBench.class,
         PeerReplica.class, PeerHot.class, ScaleOutBench.class, SpreadChild.class, FleetBench.class, AsyncBench.class,
         AsyncReplica.class, PriorityBench.class, LatencyChild.class, DictBench.class, DictLookupsBench.class,
-        PermitBench.class, EnduranceBench.class, EnduranceReplica.class, SharesBench.class})
+        PermitBench.class, EnduranceBench.class, EnduranceReplica.class, SharesBench.class,
+        SharesStormReplica.class})
 public final class BenchMain implements Runnable {
   @Override
   public void run() {

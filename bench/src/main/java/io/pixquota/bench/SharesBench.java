@@ -1,6 +1,11 @@
 package io.pixquota.bench;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pixquota.harness.PrivateRedisServer;
+import io.pixquota.harness.ReplicaProcess;
+import io.pixquota.harness.Sleep;
+import io.pixquota.harness.RespConnection;
 import io.pixquota.mock.MockBacen;
 import io.pixquota.mock.MockConfig;
 import io.pixquota.mock.QuotaPolicy;
@@ -48,6 +53,11 @@ final class SharesBench implements Callable<Integer> {
       description = "false: the same bucket without shares, first come, first served (default ${DEFAULT-VALUE}).")
   boolean shares;
 
+  @Option(names = "--storm-retry", defaultValue = "0", description = "The storming service's callers, this many in "
+      + "all (half a replica), each calling again at once when its call is refused, back to back (0, the default: "
+      + "20 arrivals a second instead).")
+  int stormRetry;
+
   @Option(names = "--storm-async", description = "The storming service calls getPixAsync (16 outstanding per "
       + "replica) instead of 16 blocking callers per replica.")
   boolean stormAsync;
@@ -61,19 +71,22 @@ final class SharesBench implements Callable<Integer> {
 
   private volatile boolean stopped;
 
-  private static final Map<String, Double> GUARANTEES = Map.of("checkout", 5.0, "merchant-api", 3.0,
+  static final Map<String, Double> GUARANTEES = Map.of("checkout", 5.0, "merchant-api", 3.0,
       "reconciliation", 1.0, "*", 0.0);
 
   @Override
   public Integer call() throws Exception {
     String storming = scenario == Scenario.ALONE ? "checkout" : "merchant-api";
     System.out.printf(Locale.ROOT, "bench shares: %s, %d s; the mock 10 + 10/s, our bucket 8 + 9/s %s; %s storms "
-        + "(20/s offered, %s)%s; Java %s, %d cores%n%n", scenario, seconds, shares ? "with shares checkout 5, "
-        + "merchant-api 3, reconciliation 1" : "without shares", storming, stormAsync ? "async, 16 outstanding a "
-        + "replica" : "32 blocking callers", batchReconciliation ? "; reconciliation BATCH" : "", Runtime.version(),
+        + "(%s)%s; Java %s, %d cores%n%n", scenario, seconds, shares ? "with shares checkout 5, "
+        + "merchant-api 3, reconciliation 1" : "without shares", storming, stormRetry > 0 ? stormRetry + " callers "
+        + "that call again at once when refused, in 2 processes of their own at the lowest CPU priority"
+        : stormAsync ? "20/s offered, async, 16 outstanding a replica" : "20/s offered, 32 blocking callers",
+        batchReconciliation ? "; reconciliation BATCH" : "", Runtime.version(),
         Runtime.getRuntime().availableProcessors());
     String bucket = "shares-" + System.nanoTime();
     List<SharesService> services = new ArrayList<>();
+    List<ReplicaProcess> stormers = new ArrayList<>();
     ScheduledExecutorService arrivals = Executors.newScheduledThreadPool(4);
     ExecutorService callers = Executors.newCachedThreadPool();
     List<CompletableFuture<?>> asyncCalls = new ArrayList<>();
@@ -84,16 +97,35 @@ final class SharesBench implements Callable<Integer> {
           : new String[] {"checkout", "merchant-api", "reconciliation"};
       for (int s = 0; s < flows.length; s++) {
         for (int r = 1; r <= 2; r++) {
-          services.add(new SharesService(flows[s], 10 * (s + 1) + r, mock.url().resolve("/api/v2/"),
-              redis.uri().toString(), bucket, shares ? GUARANTEES : null));
+          if (flows[s].equals(storming) && stormRetry > 0) { // the storming service's own hosts: their CPU theirs
+            stormers.add(ReplicaProcess.startNice(BenchMain.class, List.of("shares-storm-replica", "--pix-url",
+                mock.url().resolve("/api/v2/").toString(), "--redis-url", redis.uri().toString(), "--bucket", bucket,
+                "--code", Integer.toString(10 * (s + 1) + r), "--callers",
+                Integer.toString(stormRetry / 2 + (r == 2 ? stormRetry % 2 : 0)), "--seconds",
+                Integer.toString(seconds), "--shares", Boolean.toString(shares)), ProcessBuilder.Redirect.INHERIT));
+          } else {
+            services.add(new SharesService(flows[s], 10 * (s + 1) + r, mock.url().resolve("/api/v2/"),
+                redis.uri().toString(), bucket, shares ? GUARANTEES : null));
+          }
         }
       }
       for (SharesService s : services) {
         s.warmUp();
       }
+      for (ReplicaProcess p : stormers) {
+        p.awaitReady();
+      }
       Thread.sleep(1_500); // the bucket full again after the warm-up calls
       mock.reset();
-      long start = System.nanoTime();
+      RespConnection census = RespConnection.open(redis.uri().getHost(), redis.uri().getPort());
+      long scriptsBefore = census.scriptCalls();
+      long scriptMicrosBefore = census.scriptMicros();
+      long startEpochMs = System.currentTimeMillis() + 200;
+      long start = Sleep.nanoTimeAt(startEpochMs);
+      for (ReplicaProcess p : stormers) {
+        p.go(startEpochMs);
+      }
+      Sleep.until(start);
       for (int i = 0; i < services.size(); i++) {
         SharesService s = services.get(i);
         boolean odd = i % 2 == 1; // the second replica of a service: half a period later
@@ -110,16 +142,33 @@ final class SharesBench implements Callable<Integer> {
       Thread.sleep(seconds * 1_000L);
       arrivals.shutdownNow();
       stopped = true;
+      long scripts = census.scriptCalls() - scriptsBefore;
+      long scriptMicros = census.scriptMicros() - scriptMicrosBefore;
+      double wallSeconds = (System.nanoTime() - start) / 1e9;
       callers.shutdown();
       callers.awaitTermination(30, TimeUnit.SECONDS);
       synchronized (asyncCalls) {
         CompletableFuture.allOf(asyncCalls.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
       }
-      print(services, start, mock.stats("demo", false));
+      List<Tally> tallies = new ArrayList<>();
+      services.forEach(s -> tallies.add(Tally.of(s)));
+      for (ReplicaProcess p : stormers) {
+        tallies.add(Tally.of(p.result(line -> { }), storming, start));
+      }
+      print(tallies, start, mock.stats("demo", false));
+      long refused = tallies.stream().mapToLong(Tally::refused).sum();
+      long served = tallies.stream().mapToLong(Tally::served).sum();
+      System.out.printf(Locale.ROOT, "Redis (INFO commandstats, the run): %d script runs, %.1f us each, %.1f s of "
+          + "script time in %.1f s of wall time (%.1f%%); %d calls refused, %d served: %.4f script runs per refused "
+          + "call (runs beyond one a served call)%n", scripts, scripts == 0 ? 0 : (double) scriptMicros / scripts,
+          scriptMicros / 1e6, wallSeconds, 100 * scriptMicros / 1e6 / wallSeconds, refused, served,
+          refused == 0 ? 0 : Math.max(0, scripts - served) / (double) refused);
+      census.close();
     } finally {
       arrivals.shutdownNow();
       callers.shutdownNow();
       services.forEach(SharesService::close);
+      stormers.forEach(ReplicaProcess::close);
     }
     return 0;
   }
@@ -161,17 +210,17 @@ final class SharesBench implements Callable<Integer> {
     }
   }
 
-  private void print(List<SharesService> services, long start, Map<String, Object> mockStats)
+  private void print(List<Tally> services, long start, Map<String, Object> mockStats)
       throws java.io.IOException {
-    Map<String, List<SharesService>> byFlow = new LinkedHashMap<>();
-    services.forEach(s -> byFlow.computeIfAbsent(s.flow, f -> new ArrayList<>()).add(s));
+    Map<String, List<Tally>> byFlow = new LinkedHashMap<>();
+    services.forEach(s -> byFlow.computeIfAbsent(s.flow(), f -> new ArrayList<>()).add(s));
     System.out.println("| service | offered | dropped (callers busy) | served | refused at the max wait | 429 | other "
         + "failures | served/s | wait p50 | wait p99 | wait max |");
     System.out.println("|---|---|---|---|---|---|---|---|---|---|---|");
     long inWindow = 0;
     long end = start + seconds * 1_000_000_000L;
     Map<String, List<long[]>> drawn = new LinkedHashMap<>();
-    for (Map.Entry<String, List<SharesService>> e : byFlow.entrySet()) {
+    for (Map.Entry<String, List<Tally>> e : byFlow.entrySet()) {
       long offered = 0;
       long dropped = 0;
       long served = 0;
@@ -179,13 +228,13 @@ final class SharesBench implements Callable<Integer> {
       long tooMany = 0;
       long failed = 0;
       List<Double> waits = new ArrayList<>();
-      for (SharesService s : e.getValue()) {
-        offered += s.offered.sum();
-        dropped += s.dropped.sum();
-        served += s.served.sum();
-        refused += s.refused.sum();
-        tooMany += s.tooMany.sum();
-        failed += s.failed.sum();
+      for (Tally s : e.getValue()) {
+        offered += s.offered();
+        dropped += s.dropped();
+        served += s.served();
+        refused += s.refused();
+        tooMany += s.tooMany();
+        failed += s.failed();
         for (long[] c : s.servedCalls()) {
           waits.add((c[1] - c[0]) / 1e6);
           inWindow += c[1] >= start && c[1] < end ? 1 : 0;
@@ -207,6 +256,26 @@ final class SharesBench implements Callable<Integer> {
           + "each served call's wait for its slot (log scale) against when it asked; 429s at the mock: %s",
           scenario, shares ? ", with shares 5, 3, 1 of 9/s" : ", one bucket without shares",
           mockStats.get("refused")), drawn, start, seconds));
+    }
+  }
+
+  /** One replica's counts and served calls ({asked, left} nanos, this process's clock). */
+  private record Tally(String flow, long offered, long dropped, long served, long refused, long tooMany, long failed,
+      List<long[]> servedCalls) {
+    static Tally of(SharesService s) {
+      return new Tally(s.flow, s.offered.sum(), s.dropped.sum(), s.served.sum(), s.refused.sum(), s.tooMany.sum(),
+          s.failed.sum(), s.servedCalls());
+    }
+
+    /** A storming replica's RESULT: its served calls in ms after the start, on this process's clock again. */
+    static Tally of(String json, String flow, long start) throws java.io.IOException {
+      JsonNode r = new ObjectMapper().readTree(json);
+      List<long[]> calls = new ArrayList<>();
+      for (JsonNode c : r.get("calls")) {
+        calls.add(new long[] {start + (long) (c.get(0).asDouble() * 1e6), start + (long) (c.get(1).asDouble() * 1e6)});
+      }
+      return new Tally(flow, r.get("offered").asLong(), 0, r.get("served").asLong(), r.get("refused").asLong(),
+          r.get("tooMany").asLong(), r.get("failed").asLong(), calls);
     }
   }
 

@@ -53,6 +53,7 @@ final class SharesService implements AutoCloseable {
   final LongAdder tooMany = new LongAdder();
   final LongAdder failed = new LongAdder();
   private final List<long[]> servedCalls = new ArrayList<>(); // {asked, left} nanos
+  final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
   /**
    * @param code   two digits in every id of its calls: the service, then the replica
@@ -65,7 +66,7 @@ final class SharesService implements AutoCloseable {
     RedisTokenBucket bucket = RedisTokenBucket.create(redisson, TokenBucketConfig.custom(bucketName).limit(8, 9)
         .shares(shares).build());
     Throttle throttle = Throttle.builder(bucket).maxWait(Duration.ofSeconds(10)).flow(flow)
-        .meterRegistry(new SimpleMeterRegistry()).build();
+        .meterRegistry(registry).build();
     OkHttpClient ok = new OkHttpClient.Builder().eventListener(new EventListener() {
       @Override
       public void requestHeadersEnd(Call call, Request request) {
@@ -91,9 +92,18 @@ final class SharesService implements AutoCloseable {
   }
 
   private String id() {
-    String minute = LocalDateTime.now(ZoneOffset.UTC).format(MINUTE);
-    return String.format("E12345678%sR%02dC%06dA", minute, code, next.incrementAndGet()); // 32 characters
+    long nowMinute = System.currentTimeMillis() / 60_000;
+    String[] cached = minute;
+    if (cached == null || !cached[0].equals(Long.toString(nowMinute))) { // formatted once a minute, not per call
+      cached = new String[] {Long.toString(nowMinute), "E12345678" + LocalDateTime.now(ZoneOffset.UTC).format(MINUTE)
+          + "R" + (code < 10 ? "0" : "") + code + "C"};
+      minute = cached;
+    }
+    String n = Integer.toString(next.incrementAndGet() % 1_000_000);
+    return cached[1] + "000000".substring(n.length()) + n + "A"; // 32 characters
   }
+
+  private volatile String[] minute; // {the minute since the epoch, the ids' prefix in it}
 
   /** One blocking call of this service, counted. */
   void call(Priority priority) {

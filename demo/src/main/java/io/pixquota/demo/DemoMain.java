@@ -3,6 +3,7 @@ package io.pixquota.demo;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pixquota.harness.BucketOptions;
 import io.pixquota.harness.PrivateRedisServer;
+import io.pixquota.harness.RedisSentinels;
 import io.pixquota.mock.MockBacen;
 import io.pixquota.mock.MockConfig;
 import io.pixquota.mock.QuotaPolicy;
@@ -84,6 +85,20 @@ public final class DemoMain implements Callable<Integer> {
           + "header read on every answer (headers).")
   Double foreignRate;
 
+  @Option(names = "--failover-at-ms",
+      description = "Run the shared bucket on a Sentinel-managed master and replica of the demo's own (three "
+          + "Sentinels, down after 1 s) and kill the master this many ms after the replicas fire; a negative value: "
+          + "-N ms after the replica processes start, while they start and warm up; throttled only.")
+  Long failoverAtMs;
+
+  RedisSentinels sentinels; // with --failover-at-ms: the group whose master the run kills
+
+  @Option(names = "--foreign-during-burst",
+      description = "With --foreign-rate: one run of the replicas' burst instead (each fires --calls at once, "
+          + "throttled unless --mode says otherwise), the foreign system calling from its start until its last call "
+          + "ends.")
+  boolean foreignDuringBurst;
+
   @Option(names = "--duration", defaultValue = "30",
       description = "With --foreign-rate or --priorities: seconds of saturating demand per run (default "
           + "${DEFAULT-VALUE}); with --in-flight: seconds the pool's run lasts, callers back to back (10 unless "
@@ -128,9 +143,10 @@ public final class DemoMain implements Callable<Integer> {
       throw bad("--calls must be >= 1, but was " + calls);
     }
     ModeChecks.check(this);
-    String redisUrl = redisUrlOption != null ? redisUrlOption : System.getenv("REDIS_URL");
-    boolean ownRedis = redisUrl == null || redisUrl.isBlank();
-    if (!ownRedis) {
+    String redisUrl = failoverAtMs != null ? null
+        : redisUrlOption != null ? redisUrlOption : System.getenv("REDIS_URL");
+    boolean ownRedis = failoverAtMs == null && (redisUrl == null || redisUrl.isBlank());
+    if (!ownRedis && failoverAtMs == null) {
       try {
         RedisAddress.parse(redisUrl);
       } catch (IllegalArgumentException e) {
@@ -144,9 +160,11 @@ public final class DemoMain implements Callable<Integer> {
       ModeChecks.inFlightDefaults(this);
     }
     try (PrivateRedisServer redis = ownRedis ? PrivateRedisServer.start() : null;
+        RedisSentinels sentinels = failoverAtMs != null ? RedisSentinels.start() : null;
         MockBacen mock = bacenUrl == null ? MockBacen.start(mockConfig())
             : null) {
-      redisUrl = ownRedis ? redis.uri().toString() : redisUrl;
+      this.sentinels = sentinels;
+      redisUrl = ownRedis ? redis.uri().toString() : sentinels != null ? sentinels.url() : redisUrl;
       URI provider = mock != null ? mock.url() : bacenUrl;
       if (!jsonOnly) {
         out.printf(Locale.ROOT, "Provider %s (quota per integrator: a burst of 10, refilled at 10 per second), "
@@ -158,9 +176,10 @@ public final class DemoMain implements Callable<Integer> {
         } else if (backToBackInFlight()) {
           out.printf(Locale.ROOT, "%d replicas x %d PIX status queries: direct, fired at the same instant; throttled, "
               + "%d callers each back to back for %d s%n", replicas, calls, calls, durationSeconds);
-        } else if (foreignRate == null) {
-          out.printf(Locale.ROOT, "%d replicas x %d PIX status queries, fired at the same instant%n", replicas,
-              calls);
+        } else if (foreignRate == null || foreignDuringBurst) {
+          out.printf(Locale.ROOT, "%d replicas x %d PIX status queries, fired at the same instant%s%n", replicas,
+              calls, foreignRate == null ? "" : ", and a foreign system on the same credentials at "
+                  + ResultTable.number(foreignRate) + " per second meanwhile");
         } else {
           out.printf(Locale.ROOT, "%d replicas x %d callers back to back for %d s, and a foreign system on the same "
               + "credentials at %s per second%n", replicas, calls, durationSeconds, ResultTable.number(foreignRate));
@@ -179,7 +198,7 @@ public final class DemoMain implements Callable<Integer> {
               List.of("--calls", "1", "--duration-ms", Long.toString(durationSeconds * 1000L), "--pace-ms", "1000",
                   "--priority", "INTERACTIVE")), provider, redisUrl));
         }
-      } else if (foreignRate != null) {
+      } else if (foreignRate != null && !foreignDuringBurst) {
         if (mode == Mode.BOTH) {
           results.put("fixed", run("fixed", ReplicaCommand.Mode.THROTTLED, List.of("--no-rate-adaptation"), provider,
               redisUrl));
@@ -214,8 +233,9 @@ public final class DemoMain implements Callable<Integer> {
       if (report != null) {
         String heading = priorities ? "r1: a batch job, " + calls + " threads back to back; r2: a person's status "
             + "check once a second; " + durationSeconds + " s per run"
-            : foreignRate == null ? null : "a foreign system at " + ResultTable.number(foreignRate) + " per second, "
-                + calls + " callers per replica back to back for " + durationSeconds + " s";
+            : foreignRate == null ? null : foreignDuringBurst ? "a foreign system at " + ResultTable.number(foreignRate)
+                + " per second during the burst" : "a foreign system at " + ResultTable.number(foreignRate)
+                + " per second, " + calls + " callers per replica back to back for " + durationSeconds + " s";
         Files.writeString(report, Report.html(results, bucket.capacity, bucket.rate, replicas, calls, heading,
             priorities ? durationSeconds : 0), StandardCharsets.UTF_8);
         if (!jsonOnly) {
@@ -256,7 +276,8 @@ public final class DemoMain implements Callable<Integer> {
     List<List<String>> each = new ArrayList<>();
     for (int i = 1; i <= replicas; i++) {
       List<String> args = new ArrayList<>(List.of("--calls", Integer.toString(calls)));
-      if (foreignRate != null || backToBackInFlight() && replicaMode == ReplicaCommand.Mode.THROTTLED) {
+      if (foreignRate != null && !foreignDuringBurst
+          || backToBackInFlight() && replicaMode == ReplicaCommand.Mode.THROTTLED) {
         args.addAll(List.of("--duration-ms", Long.toString(durationSeconds * 1000L)));
       }
       args.addAll(extra);

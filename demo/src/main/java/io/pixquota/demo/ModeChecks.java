@@ -7,9 +7,16 @@ final class ModeChecks {
   static void check(DemoMain d) {
     if (d.foreignRate != null) {
       checkForeign(d);
+    } else if (d.foreignDuringBurst) {
+      throw d.bad("--foreign-during-burst goes with --foreign-rate: it says when the foreign system calls");
     }
     if (d.priorities) {
       checkPriorities(d);
+    }
+    if (d.failoverAtMs != null && (d.mode != DemoMain.Mode.THROTTLED || d.failoverAtMs < -600_000
+        || d.failoverAtMs > 600_000 || d.foreignRate != null || d.priorities || d.inFlight != null)) {
+      throw d.bad("--failover-at-ms must be within -600000..600000, with --mode THROTTLED and none of --foreign-rate, "
+          + "--priorities or --in-flight, but was " + d.failoverAtMs + " with --mode " + d.mode);
     }
     if (d.callTimeoutMs != 0 && d.inFlight == null) {
       throw d.bad("--call-timeout-ms goes with --in-flight: it shows calls that time out at the client while the "
@@ -28,7 +35,7 @@ final class ModeChecks {
     if (d.durationSeconds < 1 || d.durationSeconds > 3600) {
       throw d.bad("--duration must be within 1..3600 s, but was " + d.durationSeconds);
     }
-    if (d.mode == DemoMain.Mode.DIRECT) {
+    if (d.mode == DemoMain.Mode.DIRECT && !d.foreignDuringBurst) {
       throw d.bad("--mode DIRECT cannot run with --foreign-rate: callers back to back without the bucket would only "
           + "flood the provider; use BOTH (fixed and adaptive) or THROTTLED (adaptive)");
     }

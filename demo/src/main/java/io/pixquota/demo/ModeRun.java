@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pixquota.harness.ForeignConsumer;
 import io.pixquota.harness.ReplicaProcess;
+import io.pixquota.harness.Sleep;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
@@ -62,6 +63,10 @@ final class ModeRun {
         args.addAll(each.get(i - 1));
         children.add(ReplicaProcess.start(DemoMain.class, args, ProcessBuilder.Redirect.INHERIT));
       }
+      if (demo.sentinels != null && demo.failoverAtMs < 0) {
+        Thread.sleep(-demo.failoverAtMs - 1); // while the replicas start and warm up: they wait for the promotion
+        demo.sentinels.master().kill();
+      }
       // Every replica has started its JVM, its Redis connections and its token: now fire them all together.
       for (ReplicaProcess child : children) {
         child.awaitReady();
@@ -72,13 +77,26 @@ final class ModeRun {
         for (ReplicaProcess child : children) {
           child.go(startAt);
         }
+        if (demo.sentinels != null && demo.failoverAtMs >= 0) {
+          Thread killer = new Thread(() -> {
+            try {
+              Sleep.until(Sleep.nanoTimeAt(startAt + demo.failoverAtMs));
+              demo.sentinels.master().kill();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }, "failover");
+          killer.setDaemon(true);
+          killer.start();
+        }
         ForeignConsumer foreign = demo.foreignRate == null ? null
-            : ForeignConsumer.paced(provider, demo.foreignRate, startAt, demo.durationSeconds);
-        if ((foreign != null || demo.priorities) && !demo.jsonOnly && terminal) {
+            : ForeignConsumer.paced(provider, demo.foreignRate, startAt, demo.foreignDuringBurst
+                ? (int) Math.min(86_400, maxWaitMs() / 1000 + 60) : demo.durationSeconds);
+        if ((foreign != null && !demo.foreignDuringBurst || demo.priorities) && !demo.jsonOnly && terminal) {
           out.printf(Locale.ROOT, "  %s: running for %d s...%n", name, demo.durationSeconds);
         }
         ProgressLine progress = new ProgressLine(out, name,
-            demo.priorities || demo.foreignRate != null ? " calls" : "/" + demo.calls,
+            demo.priorities || demo.foreignRate != null && !demo.foreignDuringBurst ? " calls" : "/" + demo.calls,
             terminal && !demo.jsonOnly);
         List<Thread> readers = new ArrayList<>();
         List<Exception> failures = new ArrayList<>();
@@ -103,6 +121,9 @@ final class ModeRun {
           throw new IllegalStateException("a replica failed (see its error output above)", failures.get(0));
         }
         if (foreign != null) {
+          if (demo.foreignDuringBurst) {
+            foreign.stop(); // the burst is over: so is the foreign system's part in it
+          }
           foreign.join();
           result.foreign = true;
         }
@@ -168,6 +189,7 @@ final class ModeRun {
       timing.put("schedulingLagMaxMs", Math.round(node.path("schedulingLagMaxMs").asDouble() * 10) / 10.0);
       timing.put("latenessMaxMs", Math.round(node.path("latenessMaxMs").asDouble() * 10) / 10.0);
       timing.put("rebooked", node.path("rebooked").asLong());
+      timing.put("superseded", node.path("superseded").asLong()); // slots a cut of the rate moved or rebooked
       result.timingByReplica.put(node.get("replica").asText(), timing);
     }
   }

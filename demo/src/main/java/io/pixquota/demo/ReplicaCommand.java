@@ -25,6 +25,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import okhttp3.ConnectionPool;
 import okhttp3.OkHttpClient;
 import org.redisson.api.RedissonClient;
 import picocli.CommandLine.Command;
@@ -136,6 +137,8 @@ public final class ReplicaCommand implements Callable<Integer> {
     ReplicaProtocol protocol = new ReplicaProtocol(System.out);
     LeaveTimes timing = new LeaveTimes();
     OkHttpClient base = new OkHttpClient.Builder()
+        .connectionPool(new ConnectionPool(Math.max(5, (int) Math.ceil(options.bucket.capacity)), 5,
+            TimeUnit.MINUTES)) // the connections warmUp opens for the burst, kept
         .callTimeout(Duration.ofMillis(mode == Mode.DIRECT ? callTimeoutMs : 0)) // PixClient sets its own
         .addInterceptor(chain -> chain.proceed(chain.request().newBuilder()
             .header("X-Replica-Id", options.id()).build()))
@@ -197,6 +200,8 @@ public final class ReplicaCommand implements Callable<Integer> {
             .mapToDouble(c -> c.count()).sum()); // fields of the shared state this replica had to reset
         result.put("stateLost", registry.find("bacen.throttle.state.lost").counters().stream()
             .mapToDouble(c -> c.count()).sum());
+        result.put("superseded", registry.find("bacen.throttle.superseded").counters().stream()
+            .mapToDouble(c -> c.count()).sum()); // slots a cut of the rate moved (or made book again)
         protocol.result(json.writeValueAsString(result));
       }
       if (metrics != null && lingerMs > 0) {
@@ -228,12 +233,13 @@ public final class ReplicaCommand implements Callable<Integer> {
       c.providerTimeout(Duration.ofMillis(providerTimeoutMs));
     }
     PixClientConfig config = c.build();
-    // a client of the service's own, sized as README advises (at least the cap; the burst and a second of the rate),
-    // as PixClient sizes one it makes: it bounds the calls to the provider at once, blocking and async alike
+    // a client of the service's own, sized as docs/guide.md advises (at least the cap; the burst and a second of the
+    // rate), as PixClient sizes one it makes: it bounds the calls to the provider at once, blocking and async alike
     int perHost = Math.max(inFlight, (int) Math.ceil(options.bucket.capacity + options.bucket.rate));
     base.dispatcher().setMaxRequestsPerHost(Math.max(base.dispatcher().getMaxRequestsPerHost(), perHost));
+    // a connection open for each call the bucket grants at once: the mock does not count GET /policies
     PixClient.Builder builder = PixClient.builder(config).redisson(redisson).meterRegistry(registry)
-        .okHttpClient(base);
+        .okHttpClient(base).warmUpConnections((int) Math.ceil(options.bucket.capacity));
     if (options.planJitterMs > 0) {
       try (PixClient probe = PixClient.builder(config).redisson(redisson).build()) {
         QuotaPlan plan = QuotaPlanner.plan(probe.getPolicy("pix"), Duration.ofMillis(options.planJitterMs));

@@ -204,6 +204,10 @@ class DemoRunIT {
 
     JsonNode adaptive = result.get("adaptive");
     assertThat(adaptive.get("foreignCalls").asLong()).isEqualTo(36);
+    for (String name : List.of("adaptive", "headers")) {
+      assertThat(result.get(name).get("failures").get("bucket_unavailable").asLong())
+          .as("%s: a cut moves the waiting calls to the new rate; none fails as if Redis were down", name).isZero();
+    }
     assertThat(adaptive.get("tooManyRequests").asLong() + adaptive.get("foreignTooManyRequests").asLong())
         .isGreaterThanOrEqualTo(1);
     assertThat(adaptive.get("effectiveRateLowest").asDouble()).as("cut by at least one 429, never below the floor")

@@ -27,6 +27,7 @@ public final class ForeignConsumer {
   private final AtomicLong calls = new AtomicLong();
   private final AtomicLong refused = new AtomicLong();
   private volatile Exception failure;
+  private volatile boolean stopped;
 
   private ForeignConsumer(Runnable body) {
     thread = new Thread(body, "foreign-consumer");
@@ -90,9 +91,11 @@ public final class ForeignConsumer {
       long period = (long) (1e9 / perSecond);
       Random jitter = new Random(42);
       long n = (long) (seconds * perSecond);
-      for (long i = 0; i < n; i++) {
+      for (long i = 0; i < n && !stopped; i++) {
         Sleep.until(start + i * period + TimeUnit.MILLISECONDS.toNanos(jitter.nextInt(41) - 20));
-        call(http, bacen, token, i);
+        if (!stopped) {
+          call(http, bacen, token, i);
+        }
       }
     } catch (IOException | RuntimeException e) {
       failure = e;
@@ -133,6 +136,11 @@ public final class ForeignConsumer {
   /** Calls the provider answered 429 so far. */
   public long refused() {
     return refused.get();
+  }
+
+  /** Makes no call after this one (a paced consumer that runs alongside something that ended). */
+  public void stop() {
+    stopped = true;
   }
 
   /**

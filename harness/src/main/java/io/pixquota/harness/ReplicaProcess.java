@@ -39,6 +39,20 @@ public final class ReplicaProcess implements AutoCloseable {
   }
 
   /**
+   * Starts {@code main} with {@code args} at the lowest CPU priority ({@code nice -n 19}, where the machine has it):
+   * a process that stands for hosts of its own, whose CPU is theirs to burn, beside the ones measured.
+   */
+  public static ReplicaProcess startNice(Class<?> main, List<String> args, ProcessBuilder.Redirect err)
+      throws IOException {
+    List<String> command = new ArrayList<>();
+    if (new File("/usr/bin/nice").canExecute()) {
+      command.addAll(List.of("/usr/bin/nice", "-n", "19"));
+    }
+    command.addAll(javaCommand(main, args));
+    return new ReplicaProcess(new ProcessBuilder(command).redirectError(err).start());
+  }
+
+  /**
    * Starts {@code java -jar <jar> <args...>} (another release's runnable jar, say); its error output goes to
    * {@code err}.
    */

@@ -131,11 +131,20 @@ public final class RespConnection implements AutoCloseable {
    * own count, which leaves a script's inner commands apart and costs nothing while they run, unlike MONITOR).
    */
   public long scriptCalls() {
+    return scriptStat("calls=");
+  }
+
+  /** The microseconds Redis spent running EVAL and EVALSHA since it started ({@code INFO commandstats}). */
+  public long scriptMicros() {
+    return scriptStat("usec=");
+  }
+
+  private long scriptStat(String stat) {
     long n = 0;
     for (String line : String.valueOf(call("INFO", "commandstats")).split("\r?\n")) {
       if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
-        String calls = line.substring(line.indexOf("calls=") + 6); // the first: not rejected_calls= or failed_calls=
-        n += Long.parseLong(calls.substring(0, calls.indexOf(',')));
+        String value = line.substring(line.indexOf(stat) + stat.length()); // the first: not rejected_calls= ...
+        n += Long.parseLong(value.substring(0, value.indexOf(',')));
       }
     }
     return n;
