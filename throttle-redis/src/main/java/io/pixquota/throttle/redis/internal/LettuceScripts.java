@@ -121,13 +121,16 @@ public final class LettuceScripts implements ScriptClient {
     }
     for (int i = 0; i < sent.size(); i++) {
       CompletableFuture<String> one = into.get(i);
-      sent.get(i).whenComplete((text, failure) -> {
+      CompletableFuture<String> call = sent.get(i);
+      call.whenComplete((text, failure) -> {
         if (failure == null) {
           one.complete(text);
         } else {
           one.completeExceptionally(failure);
         }
       });
+      // given up first (its timeout): a call a disconnected client still holds is never sent
+      one.whenComplete((text, failure) -> call.cancel(false));
     }
     return CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).handle((v, f) -> null);
   }
