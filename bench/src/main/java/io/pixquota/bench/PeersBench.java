@@ -87,10 +87,10 @@ final class PeersBench implements Callable<Integer> {
   /** Which client our bucket runs on. */
   enum RedisClients { REDISSON, LETTUCE, BOTH }
 
-  @Option(names = "--redis-client", defaultValue = "REDISSON", description = "Our bucket's Redis client: "
-      + "${COMPLETION-CANDIDATES}; LETTUCE measures OURS and OURS_BOOKED on Lettuce instead, BOTH adds OURS_LETTUCE "
-      + "and OURS_BOOKED_LETTUCE beside them (default ${DEFAULT-VALUE}).")
-  RedisClients redisClient;
+  @Option(names = "--redis-client", defaultValue = "redisson", description = "Our bucket's Redis client: redisson, "
+      + "lettuce (OURS and OURS_BOOKED on Lettuce instead) or both (OURS_LETTUCE and OURS_BOOKED_LETTUCE beside them; "
+      + "default ${DEFAULT-VALUE}).")
+  String redisClientName;
 
   @Option(names = "--scenarios", split = ",", defaultValue = "burst,saturation,latency,hot",
       description = "Scenarios: burst (1, 3, 6), saturation (2, 3), latency (4), hot (5) (default ${DEFAULT-VALUE}).")
@@ -115,6 +115,13 @@ final class PeersBench implements Callable<Integer> {
     }
     if (runs < 1 || seconds < 10) {
       throw new IllegalArgumentException("--runs must be >= 1 and --seconds >= 10, but were " + runs + ", " + seconds);
+    }
+    RedisClients redisClient;
+    try {
+      redisClient = RedisClients.valueOf(redisClientName.toUpperCase(Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("--redis-client takes redisson, lettuce or both, but was '"
+          + redisClientName + "'");
     }
     if (redisClient != RedisClients.REDISSON) {
       if (limiters.contains(Limiter.OURS)) {
