@@ -152,8 +152,10 @@ final class PermitTurns {
     if (current != null) {
       return current;
     }
-    CompletableFuture<Runnable> toShared = scripts.subscribe(channel, this::heard);
-    CompletableFuture<Runnable> toOwn = scripts.subscribe(channel + ":" + tag, this::heard);
+    // through the client's guard: a client that has not connected yet connects on its thread, not the caller's
+    CompletableFuture<Runnable> toShared = scripts.guard().send(() -> scripts.subscribe(channel, this::heard));
+    CompletableFuture<Runnable> toOwn = scripts.guard().send(() -> scripts.subscribe(channel + ":" + tag,
+        this::heard));
     CompletableFuture.allOf(toShared, toOwn).whenComplete((v, failure) -> {
       if (failure == null) {
         mine.complete(null);
