@@ -79,6 +79,7 @@ class LettuceFaultsTest {
       try (RespConnection admin = server.rawConnection()) {
         RedisTokenBucket bucket = RedisTokenBucket.create(LettuceStore.of(client), TokenBucketConfig
             .custom("silent").keyPrefix("lf:").limit(1000, 1000).redisTimeout(Duration.ofMillis(300)).build());
+        bucket.preload(); // connected, within 10 s: a cold JVM's first Lettuce call takes longer than 300 ms
         bucket.acquire(1, Duration.ZERO);
         List<CompletableFuture<Acquisition>> asked = new ArrayList<>();
         server.pause();
@@ -112,6 +113,7 @@ class LettuceFaultsTest {
       try {
         RedisTokenBucket bucket = RedisTokenBucket.create(LettuceStore.of(client), TokenBucketConfig
             .custom("restart").keyPrefix("lf:").limit(5, 0.001).redisTimeout(Duration.ofMillis(500)).build());
+        bucket.preload();
         assertThat(bucket.acquire(3, Duration.ZERO).granted()).isTrue();
         server.kill();
         assertThatThrownBy(() -> bucket.acquire(1, Duration.ZERO)).isInstanceOf(StoreUnavailableException.class)
@@ -132,6 +134,43 @@ class LettuceFaultsTest {
         assertThat(again.granted()).as("a full bucket again: the restarted node lost the state").isTrue();
         assertThat(again.remaining()).isCloseTo(4, within(0.01));
         assertThat(LuaScript.TOKEN_BUCKET.noScriptCount() - noScriptBefore).as("the script sent again").isEqualTo(1);
+      } finally {
+        client.shutdown();
+      }
+    }
+  }
+
+  @Test
+  void aRedisSilentAtStartFailsTheCallerInItsTimeoutWithoutBlockingItAndIsUsedOnceItAnswers() throws Exception {
+    try (PrivateRedisServer server = PrivateRedisServer.start()) {
+      AbstractRedisClient client = RedisAddress.parse(server.uri().toString()).connectLettuce(Duration.ofSeconds(1));
+      try {
+        RedisTokenBucket bucket = RedisTokenBucket.create(LettuceStore.of(client), TokenBucketConfig
+            .custom("silent-start").keyPrefix("lf:").limit(5, 0.001).redisTimeout(Duration.ofMillis(300)).build());
+        server.pause(); // accepts TCP, answers nothing: the client's first connect hangs in its handshake
+        try {
+          long start = System.nanoTime();
+          CompletableFuture<Acquisition> async = bucket.acquireAsync(1, Duration.ZERO);
+          assertThat(Duration.ofNanos(System.nanoTime() - start)).as("the async caller is not blocked")
+              .isLessThan(Duration.ofMillis(100));
+          assertThatThrownBy(() -> bucket.acquire(1, Duration.ZERO)).isInstanceOf(StoreUnavailableException.class);
+          assertThat(Duration.ofNanos(System.nanoTime() - start)).as("the blocking caller waits its timeout only")
+              .isLessThan(Duration.ofMillis(900));
+          assertThatThrownBy(() -> async.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(StoreUnavailableException.class);
+        } finally {
+          server.resume();
+        }
+        Acquisition served = null;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (served == null && System.nanoTime() < deadline) {
+          try {
+            served = bucket.acquire(1, Duration.ZERO);
+          } catch (StoreUnavailableException e) {
+            Thread.sleep(100);
+          }
+        }
+        assertThat(served).as("served once Redis answers").isNotNull();
+        assertThat(served.remaining()).as("nothing booked for the callers that gave up").isCloseTo(4, within(0.01));
       } finally {
         client.shutdown();
       }
