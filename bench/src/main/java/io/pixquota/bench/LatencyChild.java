@@ -43,6 +43,9 @@ final class LatencyChild implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     RedissonClient redisson = Redissons.defaults(redisUrl);
+    if (limiter != null && limiter.onLettuce()) {
+      Limiter.useLettuceAt(redisUrl);
+    }
     try {
       RedisSingle node = redisson.getRedisNodes(RedisNodes.SINGLE);
       // limits that grant every decision: nobody waits
@@ -68,6 +71,7 @@ final class LatencyChild implements Callable<Integer> {
           + ", \"pingP99\": " + p.at(99) + ", \"bytesPerAcquire\": " + bytesPerAcquire(gate) + "}");
     } finally {
       redisson.shutdown();
+      Limiter.closeLettuce();
     }
     return 0;
   }

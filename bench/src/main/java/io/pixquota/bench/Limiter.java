@@ -6,11 +6,16 @@ import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.redis.redisson.Bucket4jRedisson;
 import io.github.resilience4j.ratelimiter.RateLimiter;
 import io.github.resilience4j.ratelimiter.RateLimiterConfig;
+import io.lettuce.core.AbstractRedisClient;
 import io.pixquota.harness.Sleep;
+import io.pixquota.throttle.redis.LettuceStore;
+import io.pixquota.throttle.redis.RedisAddress;
+import io.pixquota.throttle.redis.RedisStore;
+import io.pixquota.throttle.redis.RedisTokenBucket;
+import io.pixquota.throttle.redis.RedissonStore;
+import io.pixquota.throttle.redis.TokenBucketConfig;
 import io.pixquota.throttle.store.Acquisition;
 import io.pixquota.throttle.store.StoreUnavailableException;
-import io.pixquota.throttle.redis.RedisTokenBucket;
-import io.pixquota.throttle.redis.TokenBucketConfig;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Locale;
@@ -28,6 +33,9 @@ enum Limiter {
   OURS("pixquota: interceptor + Lua bucket (reservation)", true),
   OURS_BOOKED("pixquota: the same bucket booked as the throttle books it (acquireAsync, in ask order; the thread "
       + "parked on it); not in the default set", true),
+  OURS_LETTUCE("pixquota on Lettuce: the same interceptor and Lua bucket, the bucket's client Lettuce 6.6", true),
+  OURS_BOOKED_LETTUCE("pixquota on Lettuce: the bucket booked as the throttle books it (as OURS_BOOKED), through "
+      + "Lettuce 6.6", true),
   BUCKET4J("Bucket4j 8.17 Redisson (CAS), asBlocking().consume(1)", true),
   RRATELIMITER("Redisson RRateLimiter OVERALL, acquire()", true),
   RETRY_LOOP("retry loop: our Lua bucket with maxWait 0, sleep waitMs, ask again", true),
@@ -40,6 +48,38 @@ enum Limiter {
   Limiter(String description, boolean usesRedis) {
     this.description = description;
     this.usesRedis = usesRedis;
+  }
+
+  /** Where the Lettuce limiters' client connects ({@link #useLettuceAt}); null until then. */
+  private static AbstractRedisClient lettuce;
+
+  /** The Lettuce client of this process's Lettuce limiters: one, on {@code redisUrl}, until {@link #closeLettuce}. */
+  static synchronized void useLettuceAt(String redisUrl) {
+    if (lettuce == null) {
+      lettuce = RedisAddress.parse(redisUrl).connectLettuce(Duration.ofSeconds(5));
+    }
+  }
+
+  static synchronized void closeLettuce() {
+    if (lettuce != null) {
+      lettuce.shutdown();
+      lettuce = null;
+    }
+  }
+
+  /** Whether this limiter's bucket runs on Lettuce rather than Redisson. */
+  boolean onLettuce() {
+    return this == OURS_LETTUCE || this == OURS_BOOKED_LETTUCE;
+  }
+
+  /** The store of our bucket for this limiter: Lettuce's ({@link #useLettuceAt} first) or {@code redisson}'s. */
+  RedisStore store(RedissonClient redisson) {
+    synchronized (Limiter.class) {
+      if (onLettuce() && lettuce == null) {
+        throw new IllegalStateException(label() + " needs Limiter.useLettuceAt(redisUrl) first");
+      }
+      return onLettuce() ? LettuceStore.of(lettuce) : RedissonStore.of(redisson);
+    }
   }
 
   String label() {
@@ -63,7 +103,8 @@ enum Limiter {
    */
   Gate open(RedissonClient redisson, String name, double capacity, double rate) {
     return switch (this) {
-      case OURS, RETRY_LOOP, OURS_BOOKED -> ourBucket(redisson, name, capacity, rate, this);
+      case OURS, RETRY_LOOP, OURS_BOOKED, OURS_LETTUCE, OURS_BOOKED_LETTUCE ->
+          ourBucket(store(redisson), name, capacity, rate, this);
       case BUCKET4J -> bucket4j(redisson, name, whole("capacity", capacity), rate);
       case RRATELIMITER -> rRateLimiter(redisson, name, whole("capacity", capacity), rate);
       case LOCAL -> local(name, whole("capacity", capacity), rate);
@@ -94,10 +135,10 @@ enum Limiter {
     return Duration.ofMillis((long) Math.ceil(burst * 1000.0 / rate));
   }
 
-  private static Gate ourBucket(RedissonClient redisson, String name, double capacity, double rate, Limiter how) {
+  private static Gate ourBucket(RedisStore store, String name, double capacity, double rate, Limiter how) {
     boolean retryLoop = how == RETRY_LOOP;
-    boolean booked = how == OURS_BOOKED;
-    RedisTokenBucket bucket = RedisTokenBucket.create(redisson,
+    boolean booked = how == OURS_BOOKED || how == OURS_BOOKED_LETTUCE;
+    RedisTokenBucket bucket = RedisTokenBucket.create(store,
         TokenBucketConfig.custom(name).keyPrefix("peers:").limit(capacity, rate).build());
     try {
       bucket.preload();

@@ -32,6 +32,9 @@ final class PeerHot implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     RedissonClient redisson = Redissons.defaults(redisUrl);
+    if (limiter != null && limiter.onLettuce()) {
+      Limiter.useLettuceAt(redisUrl);
+    }
     try {
       Decision decision;
       if (limiter == null) {
@@ -49,6 +52,7 @@ final class PeerHot implements Callable<Integer> {
       DecisionRun.countAndReport(threads, startAtMs, warmup, seconds, (thread, i) -> decision.take());
     } finally {
       redisson.shutdown();
+      Limiter.closeLettuce();
     }
     return 0;
   }

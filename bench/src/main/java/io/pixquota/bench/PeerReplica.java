@@ -91,19 +91,23 @@ final class PeerReplica implements Callable<Integer> {
       rate = plan.ratePerSecond();
       System.err.println("peer-replica " + options.id() + " plan: " + plan.reasoning());
     }
-    RedissonClient redisson = limiter.usesRedis ? Redissons.defaults(options.redisUrl) : null;
+    RedissonClient redisson = limiter.usesRedis && !limiter.onLettuce() ? Redissons.defaults(options.redisUrl) : null;
+    if (limiter.onLettuce()) {
+      Limiter.useLettuceAt(options.redisUrl);
+    }
+    boolean ours = limiter == Limiter.OURS || limiter == Limiter.OURS_LETTUCE; // the interceptor over our bucket
     try {
       LeaveTimes timing = new LeaveTimes();
       OkHttpClient.Builder http = new OkHttpClient.Builder().eventListener(timing);
       Limiter.Gate gate = Limiter.OPEN;
       RedisTokenBucket bucket = null;
-      if (limiter == Limiter.OURS) {
+      if (ours) {
         TokenBucketConfig.Builder config = TokenBucketConfig.custom(options.bucketName).keyPrefix("peers:")
             .limit(capacity, rate);
         if (noRateAdaptation) {
           config.rateAdaptation(null);
         }
-        bucket = RedisTokenBucket.create(redisson, config.build());
+        bucket = RedisTokenBucket.create(limiter.store(redisson), config.build());
         bucket.preload();
         ThrottleBuilder throttle = Throttle.builder(bucket).maxWait(Duration.ofMillis(maxWaitMs))
             .meterRegistry(meters).quotaHeaders(quotaHeaders);
@@ -115,7 +119,7 @@ final class PeerReplica implements Callable<Integer> {
         gate = limiter.open(redisson, options.bucketName, capacity, rate);
       }
       OkHttpClient client = http.build();
-      Call.Factory calls = limiter == Limiter.OURS ? ThrottledCallFactory.of(client) : client; // as PixClient calls
+      Call.Factory calls = ours ? ThrottledCallFactory.of(client) : client; // as PixClient calls
       if (!cold) {
         warmUp(client, token, 8);
       }
@@ -145,6 +149,7 @@ final class PeerReplica implements Callable<Integer> {
       if (redisson != null) {
         redisson.shutdown();
       }
+      Limiter.closeLettuce();
     }
     return 0;
   }
@@ -236,7 +241,8 @@ final class PeerReplica implements Callable<Integer> {
           statuses.computeIfAbsent(status, s -> new AtomicLong()).incrementAndGet();
           if (!saturate) {
             // ours admits inside OkHttp, so its admission is the moment the request leaves
-            long admission = limiter == Limiter.OURS && left != null ? left : admitted;
+            long admission = (limiter == Limiter.OURS || limiter == Limiter.OURS_LETTUCE) && left != null ? left
+                : admitted;
             mine.add(new long[] {arrived, admission, left == null ? admission : left, done, status});
           }
         } while (saturate && System.nanoTime() < endNanos);

@@ -79,8 +79,18 @@ final class PeersBench implements Callable<Integer> {
       description = "Threads per process on the hot key (default ${DEFAULT-VALUE}).")
   int hotThreads;
 
-  @Option(names = "--limiters", split = ",", description = "Limiters to compare (default: all but OURS_BOOKED).")
-  EnumSet<Limiter> limiters = EnumSet.complementOf(EnumSet.of(Limiter.OURS_BOOKED));
+  @Option(names = "--limiters", split = ",", description = "Limiters to compare (default: all but OURS_BOOKED and the "
+      + "Lettuce ones, which --redis-client adds).")
+  EnumSet<Limiter> limiters = EnumSet.complementOf(EnumSet.of(Limiter.OURS_BOOKED, Limiter.OURS_LETTUCE,
+      Limiter.OURS_BOOKED_LETTUCE));
+
+  /** Which client our bucket runs on. */
+  enum RedisClients { REDISSON, LETTUCE, BOTH }
+
+  @Option(names = "--redis-client", defaultValue = "redisson", description = "Our bucket's Redis client: redisson, "
+      + "lettuce (OURS and OURS_BOOKED on Lettuce instead) or both (OURS_LETTUCE and OURS_BOOKED_LETTUCE beside them; "
+      + "default ${DEFAULT-VALUE}).")
+  String redisClientName;
 
   @Option(names = "--scenarios", split = ",", defaultValue = "burst,saturation,latency,hot",
       description = "Scenarios: burst (1, 3, 6), saturation (2, 3), latency (4), hot (5) (default ${DEFAULT-VALUE}).")
@@ -105,6 +115,24 @@ final class PeersBench implements Callable<Integer> {
     }
     if (runs < 1 || seconds < 10) {
       throw new IllegalArgumentException("--runs must be >= 1 and --seconds >= 10, but were " + runs + ", " + seconds);
+    }
+    RedisClients redisClient;
+    try {
+      redisClient = RedisClients.valueOf(redisClientName.toUpperCase(Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("--redis-client takes redisson, lettuce or both, but was '"
+          + redisClientName + "'");
+    }
+    if (redisClient != RedisClients.REDISSON) {
+      if (limiters.contains(Limiter.OURS)) {
+        limiters.add(Limiter.OURS_LETTUCE);
+      }
+      if (limiters.contains(Limiter.OURS_BOOKED)) {
+        limiters.add(Limiter.OURS_BOOKED_LETTUCE);
+      }
+      if (redisClient == RedisClients.LETTUCE) {
+        limiters.removeAll(EnumSet.of(Limiter.OURS, Limiter.OURS_BOOKED));
+      }
     }
     List<Setting> settings = new ArrayList<>();
     for (Limiter l : limiters) {

@@ -22,7 +22,17 @@ class LimiterSettingsTest {
   void twelveTakesAtBurstFourAndTwentyPerSecondSpreadOverTheIdealTime(Limiter limiter, TestRedis redis)
       throws Exception {
     RedissonClient redisson = redis.newRedisson();
-    Limiter.Gate gate = limiter.open(redisson, redis.keyPrefix() + limiter.label(), 4, 20);
+    if (limiter.onLettuce()) {
+      Limiter.useLettuceAt(redis.uri().toString());
+    }
+    try {
+      spreadOverTheIdealTime(limiter, limiter.open(redisson, redis.keyPrefix() + limiter.label(), 4, 20));
+    } finally {
+      Limiter.closeLettuce();
+    }
+  }
+
+  private static void spreadOverTheIdealTime(Limiter limiter, Limiter.Gate gate) throws Exception {
     // timed from before the first take: the bucket starts (full) during that call, however long the call takes
     long first = System.nanoTime();
     long last = 0;

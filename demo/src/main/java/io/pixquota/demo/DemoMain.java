@@ -59,6 +59,23 @@ public final class DemoMain implements Callable<Integer> {
       + "embedded Redis).")
   String redisUrlOption;
 
+  /** Which Redis client the replicas' buckets run on. */
+  enum RedisClients { REDISSON, LETTUCE, MIXED }
+
+  @Option(names = "--redis-client", defaultValue = "REDISSON", description = "The replicas' Redis client: "
+      + "${COMPLETION-CANDIDATES}; MIXED puts odd replicas on Lettuce and even ones on Redisson, on one bucket "
+      + "(default ${DEFAULT-VALUE}).")
+  RedisClients redisClient;
+
+  /** The client of replica {@code i} (from 1), for its --redis-client. */
+  String redisClientOf(int i) {
+    return switch (redisClient) {
+      case REDISSON -> "REDISSON";
+      case LETTUCE -> "LETTUCE";
+      case MIXED -> i % 2 == 1 ? "LETTUCE" : "REDISSON";
+    };
+  }
+
   @Option(names = "--bacen-url",
       description = "Use this mock BACEN instead of one in-process (its /admin on loopback).")
   URI bacenUrl;
@@ -168,8 +185,12 @@ public final class DemoMain implements Callable<Integer> {
       URI provider = mock != null ? mock.url() : bacenUrl;
       if (!jsonOnly) {
         out.printf(Locale.ROOT, "Provider %s (quota per integrator: a burst of 10, refilled at 10 per second), "
-            + "Redis %s%n", provider,
-            ownRedis ? "embedded" : RedisAddress.parse(redisUrl));
+            + "Redis %s through %s%n", provider,
+            ownRedis ? "embedded" : RedisAddress.parse(redisUrl), switch (redisClient) {
+              case REDISSON -> "Redisson";
+              case LETTUCE -> "Lettuce";
+              case MIXED -> "Lettuce (odd replicas) and Redisson (even ones)";
+            });
         if (priorities) {
           out.printf(Locale.ROOT, "r1: a batch job, %d threads back to back; r2: a person's status check once a "
               + "second; %d s per run%n", calls, durationSeconds);

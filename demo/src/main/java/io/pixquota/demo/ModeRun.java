@@ -50,7 +50,7 @@ final class ModeRun {
             "--start-on-stdin", "--capacity", Double.toString(demo.bucket.capacity), "--rate",
             Double.toString(demo.bucket.rate),
             "--max-wait-ms", Long.toString(maxWaitMs()), "--bucket-name", bucketName,
-            "--replica-id", Integer.toString(i)));
+            "--replica-id", Integer.toString(i), "--redis-client", demo.redisClientOf(i)));
         if (demo.inFlight != null && replicaMode == ReplicaCommand.Mode.THROTTLED) {
           args.addAll(List.of("--in-flight", Integer.toString(demo.inFlight)));
           if (demo.callTimeoutMs > 0) { // the provider's timeout: its answer time, which the pool must outlast

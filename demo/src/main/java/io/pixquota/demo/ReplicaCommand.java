@@ -1,6 +1,7 @@
 package io.pixquota.demo;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lettuce.core.AbstractRedisClient;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.pixquota.bacen.pix.PixClient;
@@ -13,10 +14,13 @@ import io.pixquota.harness.ReplicaProtocol;
 import io.pixquota.harness.SchedulingLag;
 import io.pixquota.throttle.Priority;
 import io.pixquota.throttle.QuotaHeaders;
-import io.pixquota.throttle.store.RateAdaptation;
 import io.pixquota.throttle.plan.QuotaPlan;
 import io.pixquota.throttle.plan.QuotaPlanner;
+import io.pixquota.throttle.redis.LettuceStore;
 import io.pixquota.throttle.redis.RedisAddress;
+import io.pixquota.throttle.redis.RedisStore;
+import io.pixquota.throttle.redis.RedissonStore;
+import io.pixquota.throttle.store.RateAdaptation;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -47,6 +51,13 @@ public final class ReplicaCommand implements Callable<Integer> {
 
   @Mixin
   ReplicaOptions options;
+
+  /** The Redis client a replica's bucket runs on. */
+  enum RedisClientKind { REDISSON, LETTUCE }
+
+  @Option(names = "--redis-client", defaultValue = "REDISSON",
+      description = "The Redis client of the shared bucket: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE}).")
+  RedisClientKind redisClient;
 
   @Option(names = "--mode", defaultValue = "THROTTLED",
       description = "${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE}).")
@@ -145,14 +156,22 @@ public final class ReplicaCommand implements Callable<Integer> {
         .eventListener(timing)
         .build();
     RedissonClient redisson = null;
+    AbstractRedisClient lettuce = null;
     try (MetricsEndpoint metrics = metricsPort > 0 ? MetricsEndpoint.start(metricsPort, registry) : null) {
       Burst.Caller caller;
       if (mode == Mode.DIRECT) {
         caller = new DirectCaller(base, options.bacenUrl, options.pixUrl(), options.clientId, options.clientSecret);
       } else {
         // connections for every caller of a burst, opened now: a pool that grows mid-burst sends PINGs then
-        redisson = RedisAddress.parse(options.redisUrl).connect(Duration.ofSeconds(3), calls);
-        caller = throttled(redisson, registry, base);
+        RedisStore store;
+        if (redisClient == RedisClientKind.LETTUCE) {
+          lettuce = RedisAddress.parse(options.redisUrl).connectLettuce(Duration.ofSeconds(3));
+          store = LettuceStore.of(lettuce);
+        } else {
+          redisson = RedisAddress.parse(options.redisUrl).connect(Duration.ofSeconds(3), calls);
+          store = RedissonStore.of(redisson);
+        }
+        caller = throttled(store, registry, base);
       }
       Map<String, Object> jvmBefore = JvmState.snapshot();
       long firstStart = startAtMs > 0 ? startAtMs : System.currentTimeMillis();
@@ -179,6 +198,7 @@ public final class ReplicaCommand implements Callable<Integer> {
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("replica", options.id());
         result.put("mode", mode.name().toLowerCase(Locale.ROOT));
+        result.put("redisClient", mode == Mode.DIRECT ? "none" : redisClient.name().toLowerCase(Locale.ROOT));
         result.put("startAtMs", startAt);
         result.put("startNanoTime", run.startNanos());
         result.put("calls", run.records());
@@ -211,12 +231,15 @@ public final class ReplicaCommand implements Callable<Integer> {
       if (redisson != null) {
         redisson.shutdown();
       }
+      if (lettuce != null) {
+        lettuce.shutdown();
+      }
     }
     return 0;
   }
 
   /** The SDK as a service would use it: a PixClient over the shared Redis, its settings planned or given. */
-  private Burst.Caller throttled(RedissonClient redisson, PrometheusMeterRegistry registry, OkHttpClient base)
+  private Burst.Caller throttled(RedisStore store, PrometheusMeterRegistry registry, OkHttpClient base)
       throws IOException {
     PixClientConfigBuilder c = PixClientConfig.builder().baseUrl(options.pixUrl())
         .credentials(options.clientId, options.clientSecret).bucketName(options.bucketName)
@@ -238,10 +261,10 @@ public final class ReplicaCommand implements Callable<Integer> {
     int perHost = Math.max(inFlight, (int) Math.ceil(options.bucket.capacity + options.bucket.rate));
     base.dispatcher().setMaxRequestsPerHost(Math.max(base.dispatcher().getMaxRequestsPerHost(), perHost));
     // a connection open for each call the bucket grants at once: the mock does not count GET /policies
-    PixClient.Builder builder = PixClient.builder(config).redisson(redisson).meterRegistry(registry)
+    PixClient.Builder builder = PixClient.builder(config).store(store).meterRegistry(registry)
         .okHttpClient(base).warmUpConnections((int) Math.ceil(options.bucket.capacity));
     if (options.planJitterMs > 0) {
-      try (PixClient probe = PixClient.builder(config).redisson(redisson).build()) {
+      try (PixClient probe = PixClient.builder(config).store(store).build()) {
         QuotaPlan plan = QuotaPlanner.plan(probe.getPolicy("pix"), Duration.ofMillis(options.planJitterMs));
         System.err.println("replica " + options.id() + " plan: " + plan.reasoning());
         builder.quotaPlan(plan);

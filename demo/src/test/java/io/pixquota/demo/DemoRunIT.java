@@ -146,6 +146,18 @@ class DemoRunIT {
   }
 
   @Test
+  void replicasOnLettuceAndOnRedissonShareOneBucketWithinTheQuota() throws Exception {
+    Run run = run(new DemoMain(), "--json", "--mode", "throttled", "--redis-client", "mixed");
+    JsonNode throttled = run.json().get("throttled");
+    long refused = throttled.get("tooManyRequests").asLong();
+    long allowed = RefusalBound.allowed(10, 10, 8, 9, throttled.get("jitterMaxMs").asDouble() / 1000);
+    assertThat(refused).as("replica 1 on Lettuce, replica 2 on Redisson; %s", run.printed())
+        .isLessThanOrEqualTo(allowed);
+    assertThat(throttled.get("served").asLong()).isEqualTo(40 - refused);
+    assertThat(throttled.get("providerMaxInWindow").asLong()).isLessThanOrEqualTo(20);
+  }
+
+  @Test
   void failureKindsAreNamedInTheTableAndTheJson() {
     ModeResult r = new ModeResult("throttled");
     r.callsByReplica.put("r1", List.of(new CallRecord(0, 0, 0, 1, CallRecord.TRANSPORT),

@@ -2,6 +2,8 @@ package io.pixquota.bacen.dict;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.pixquota.throttle.Throttle;
+import io.pixquota.throttle.redis.RedisStore;
+import io.pixquota.throttle.redis.RedissonStore;
 import io.pixquota.throttle.store.BucketGroup;
 import io.pixquota.throttle.support.TimeSource;
 import java.util.Objects;
@@ -15,7 +17,7 @@ import org.redisson.api.RedissonClient;
 /** Builds a {@link DictClient}: where the mirror lives, the meters, the HTTP client and its TLS. */
 public final class DictClientBuilder {
   final DictClientConfig config;
-  RedissonClient redisson;
+  RedisStore store;
   BucketGroup group;
   MeterRegistry registry;
   OkHttpClient okHttpClient;
@@ -29,9 +31,22 @@ public final class DictClientBuilder {
     this.config = Objects.requireNonNull(config, "config cannot be null");
   }
 
-  /** The Redisson client the mirror lives in; without one (nor a group), the client makes its own from the URL. */
+  /**
+   * The Redisson client the mirror lives in; without one (nor a {@link #store}, nor a group), the client makes its own
+   * from the URL. The same as {@code store(RedissonStore.of(client))}.
+   */
   public DictClientBuilder redisson(RedissonClient client) {
-    this.redisson = Objects.requireNonNull(client, "redisson cannot be null");
+    this.store = RedissonStore.of(Objects.requireNonNull(client, "redisson cannot be null"));
+    return this;
+  }
+
+  /**
+   * The Redis client the mirror lives in, Redisson's or Lettuce's ({@code RedissonStore.of}, {@code LettuceStore.of});
+   * without one (nor a group), the client makes its own (Redisson) from the URL. The last of this and
+   * {@link #redisson} wins.
+   */
+  public DictClientBuilder store(RedisStore store) {
+    this.store = Objects.requireNonNull(store, "store cannot be null");
     return this;
   }
 
@@ -89,7 +104,7 @@ public final class DictClientBuilder {
     return this;
   }
 
-  /** @throws IllegalStateException with neither a group, nor a RedissonClient, nor a Redis URL */
+  /** @throws IllegalStateException with neither a group, nor a store (or RedissonClient), nor a Redis URL */
   public DictClient build() {
     return new DictClient(DictWiring.wire(this));
   }

@@ -9,11 +9,13 @@ import io.pixquota.throttle.Priority;
 import io.pixquota.throttle.Throttle;
 import io.pixquota.throttle.okhttp.AsyncCallDispatcher;
 import io.pixquota.throttle.okhttp.ThrottlingInterceptor;
-import io.pixquota.throttle.store.BucketGroup;
-import io.pixquota.throttle.store.UnlimitedBucket;
-import io.pixquota.throttle.store.StoreUnavailableException;
 import io.pixquota.throttle.redis.RedisAddress;
 import io.pixquota.throttle.redis.RedisBucketGroup;
+import io.pixquota.throttle.redis.RedisStore;
+import io.pixquota.throttle.redis.RedissonStore;
+import io.pixquota.throttle.store.BucketGroup;
+import io.pixquota.throttle.store.StoreUnavailableException;
+import io.pixquota.throttle.store.UnlimitedBucket;
 import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -46,13 +48,13 @@ final class DictWiring {
     RedissonClient owned = null;
     BucketGroup group = b.group;
     if (group == null) {
-      RedissonClient r = b.redisson;
+      RedisStore r = b.store;
       if (r == null) {
         if (config.redisUrl() == null) {
-          throw new IllegalStateException("a RedissonClient, a BucketGroup or a redisUrl is required");
+          throw new IllegalStateException("a RedisStore (or RedissonClient), a BucketGroup or a redisUrl is required");
         }
         owned = RedisAddress.parse(config.redisUrl()).connect(config.redisTimeout());
-        r = owned;
+        r = RedissonStore.of(owned);
       }
       group = RedisBucketGroup.create(r, "dict-" + config.participant(), config.keyPrefix(), config.redisTimeout(),
           config.reserve().standingTtl());

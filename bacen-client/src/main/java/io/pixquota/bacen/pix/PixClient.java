@@ -1,14 +1,16 @@
 package io.pixquota.bacen.pix;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.pixquota.throttle.store.PermitPool;
 import io.pixquota.throttle.Priority;
-import io.pixquota.throttle.store.TokenBucket;
-import io.pixquota.throttle.support.TimeSource;
 import io.pixquota.throttle.okhttp.ThrottlingInterceptor;
 import io.pixquota.throttle.plan.ProviderPolicy;
 import io.pixquota.throttle.plan.QuotaPlan;
 import io.pixquota.throttle.plan.QuotaPlanner;
+import io.pixquota.throttle.redis.RedisStore;
+import io.pixquota.throttle.redis.RedissonStore;
+import io.pixquota.throttle.store.PermitPool;
+import io.pixquota.throttle.store.TokenBucket;
+import io.pixquota.throttle.support.TimeSource;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -200,7 +202,7 @@ public final class PixClient implements AutoCloseable {
   /** Builds a {@link PixClient}. */
   public static final class Builder {
     final PixClientConfig config;
-    RedissonClient redisson;
+    RedisStore store;
     TokenBucket bucket;
     MeterRegistry registry;
     OkHttpClient okHttpClient;
@@ -217,9 +219,22 @@ public final class PixClient implements AutoCloseable {
       this.config = Objects.requireNonNull(config, "config cannot be null");
     }
 
-    /** The Redisson client of the shared bucket; without one, the client creates its own from the config's URL. */
+    /**
+     * The Redisson client of the shared bucket; without one (nor a {@link #store}), the client creates its own from
+     * the config's URL. The same as {@code store(RedissonStore.of(redisson))}.
+     */
     public Builder redisson(RedissonClient redisson) {
-      this.redisson = Objects.requireNonNull(redisson, "redisson cannot be null");
+      this.store = RedissonStore.of(Objects.requireNonNull(redisson, "redisson cannot be null"));
+      return this;
+    }
+
+    /**
+     * The Redis client of the shared bucket, Redisson's or Lettuce's ({@code RedissonStore.of},
+     * {@code LettuceStore.of}); without one, the client creates its own (Redisson) from the config's URL. The last
+     * of this and {@link #redisson} wins.
+     */
+    public Builder store(RedisStore store) {
+      this.store = Objects.requireNonNull(store, "store cannot be null");
       return this;
     }
 
@@ -315,7 +330,7 @@ public final class PixClient implements AutoCloseable {
     }
 
     /**
-     * @throws IllegalStateException with neither a bucket, nor a RedissonClient, nor a Redis URL
+     * @throws IllegalStateException with neither a bucket, nor a store (or RedissonClient), nor a Redis URL
      */
     public PixClient build() {
       return PixWiring.wire(this);

@@ -5,14 +5,16 @@ import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.pixquota.throttle.Priority;
 import io.pixquota.throttle.Throttle;
 import io.pixquota.throttle.ThrottleBuilder;
-import io.pixquota.throttle.store.TokenBucket;
 import io.pixquota.throttle.okhttp.AsyncCallDispatcher;
 import io.pixquota.throttle.okhttp.ThrottlingInterceptor;
 import io.pixquota.throttle.redis.RedisAddress;
+import io.pixquota.throttle.redis.RedisStore;
 import io.pixquota.throttle.redis.RedisTokenBucket;
-import okhttp3.HttpUrl;
+import io.pixquota.throttle.redis.RedissonStore;
+import io.pixquota.throttle.store.TokenBucket;
 import java.util.concurrent.TimeUnit;
 import okhttp3.ConnectionPool;
+import okhttp3.HttpUrl;
 import okhttp3.OkHttpClient;
 import org.redisson.api.RedissonClient;
 
@@ -46,13 +48,13 @@ final class PixWiring {
     }
     SharedBucketSettings settings = b.config.bucket();
     RedissonClient owned = null;
-    RedissonClient r = b.redisson;
+    RedisStore r = b.store;
     if (r == null) {
       if (settings.redisUrl() == null) {
-        throw new IllegalStateException("a RedissonClient, a TokenBucket or a redisUrl is required");
+        throw new IllegalStateException("a RedisStore (or RedissonClient), a TokenBucket or a redisUrl is required");
       }
       owned = RedisAddress.parse(settings.redisUrl()).connect(settings.redisTimeout());
-      r = owned;
+      r = RedissonStore.of(owned);
     }
     TokenBucket bucket = RedisTokenBucket.create(r, settings.bucketConfig(
         b.plan != null ? b.plan.capacity() : settings.capacity(),

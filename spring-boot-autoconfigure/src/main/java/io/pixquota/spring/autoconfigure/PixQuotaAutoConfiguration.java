@@ -15,9 +15,9 @@ import io.pixquota.throttle.plan.QuotaPlanner;
 import io.pixquota.throttle.redis.RedisTokenBucket;
 import java.util.Arrays;
 import javax.net.ssl.X509TrustManager;
-import org.redisson.api.RedissonClient;
 import org.springframework.core.env.Environment;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -44,6 +44,8 @@ import org.springframework.http.client.ClientHttpRequestInterceptor;
  */
 @AutoConfiguration(afterName = {"org.redisson.spring.starter.RedissonAutoConfigurationV2",
     "org.redisson.spring.starter.RedissonAutoConfiguration",
+    "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration",
+    "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
     "org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration",
     "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
     "org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration",
@@ -61,8 +63,10 @@ public class PixQuotaAutoConfiguration {
 
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean(TokenBucket.class)
-  PixQuotaRedis pixQuotaRedis(ObjectProvider<RedissonClient> redisson, PixQuotaSettings settings) {
-    return PixQuotaRedis.of(redisson, settings);
+  PixQuotaRedis pixQuotaRedis(ConfigurableListableBeanFactory beans, PixQuotaSettings settings) {
+    ClassLoader classes = beans.getBeanClassLoader() != null ? beans.getBeanClassLoader()
+        : PixQuotaAutoConfiguration.class.getClassLoader();
+    return PixQuotaRedis.of(beans, classes, settings);
   }
 
   /**
@@ -91,7 +95,7 @@ public class PixQuotaAutoConfiguration {
   public RedisTokenBucket pixQuotaTokenBucket(PixQuotaSettings settings, PixQuotaRedis redis,
       ObjectProvider<QuotaPlan> plan) {
     QuotaPlan p = plan.getIfAvailable();
-    return RedisTokenBucket.create(redis.client(), settings.bucketConfig(
+    return RedisTokenBucket.create(redis.store(), settings.bucketConfig(
         p != null ? p.capacity() : settings.capacity(), p != null ? p.ratePerSecond() : settings.rate()));
   }
 

@@ -63,7 +63,7 @@ class PixQuotaDictConfiguration {
     DictClientBuilder b = DictClient.builder(config).throttle(throttle);
     PixQuotaRedis r = redis.getIfAvailable();
     if (r != null) {
-      b.redisson(r.client());
+      b.store(r.store());
     }
     registry.ifAvailable(b::meterRegistry);
     return b.build();

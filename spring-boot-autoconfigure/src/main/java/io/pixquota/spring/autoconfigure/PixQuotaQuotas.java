@@ -96,7 +96,7 @@ final class PixQuotaQuotas {
       RedisTokenBucket b = bucket;
       PermitPool pool = check(prefix + ".max-in-flight", q.getMaxInFlight(), () -> b != null
           ? b.permitPool(name, q.getMaxInFlight(), lease)
-          : RedisPermitPool.create(redis.client(), name, q.getMaxInFlight(), lease));
+          : RedisPermitPool.create(redis.store(), name, q.getMaxInFlight(), lease));
       check(prefix + ".cost", cost, () -> b != null ? throttle.quota(name, match, b, cost, pool)
           : throttle.quota(name, match, pool));
     }
@@ -134,7 +134,7 @@ final class PixQuotaQuotas {
 
   private static RedisTokenBucket bucket(PixQuotaRedis redis, PixQuotaProperties p, String name, double capacity,
       double rate, Map<String, Double> shares) {
-    return RedisTokenBucket.create(redis.client(), TokenBucketConfig.custom(name).limit(capacity, rate)
+    return RedisTokenBucket.create(redis.store(), TokenBucketConfig.custom(name).limit(capacity, rate)
         .keyPrefix(p.getBucket().getKeyPrefix()).redisTimeout(p.getRedis().getTimeout())
         .rateAdaptation(RateAdaptation.defaults()).shares(shares).build());
   }

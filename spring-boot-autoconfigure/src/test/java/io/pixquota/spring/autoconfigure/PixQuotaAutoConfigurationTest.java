@@ -82,7 +82,7 @@ class PixQuotaAutoConfigurationTest {
       Acquisition a = bucket.acquire(1, Duration.ZERO);
       assertThat(a.granted()).isTrue();
       assertThat(a.remaining()).isEqualTo(PixClientConfig.DEFAULT_BUCKET_CAPACITY - 1);
-      RedissonClient owned = context.getBean(PixQuotaRedis.class).client();
+      RedissonClient owned = context.getBean(PixQuotaRedis.class).<RedissonClient>client();
       context.close();
       assertThat(owned.isShutdown()).as("the client it made from the URL is shut down with the context").isTrue();
     });
@@ -94,7 +94,7 @@ class PixQuotaAutoConfigurationTest {
     runner.withBean(RedissonClient.class, () -> app).withPropertyValues("pixquota.bucket.name=app-redisson",
         "pixquota.bucket.capacity=3", "pixquota.bucket.rate=1").run(context -> {
           assertThat(context).hasNotFailed();
-          assertThat(context.getBean(PixQuotaRedis.class).client()).isSameAs(app);
+          assertThat(context.getBean(PixQuotaRedis.class).<RedissonClient>client()).isSameAs(app);
           TokenBucket bucket = context.getBean(TokenBucket.class);
           assertThat(bucket.limits()).containsExactly(Limit.of(3, 1));
           assertThat(bucket.acquire(3, Duration.ZERO).granted()).isTrue();

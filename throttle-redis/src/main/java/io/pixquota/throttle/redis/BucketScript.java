@@ -2,20 +2,20 @@ package io.pixquota.throttle.redis;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.pixquota.throttle.internal.BucketReply;
+import io.pixquota.throttle.internal.BucketStep;
+import io.pixquota.throttle.internal.StepSettings;
+import io.pixquota.throttle.internal.StepStamp;
+import io.pixquota.throttle.redis.internal.LuaScript;
+import io.pixquota.throttle.redis.internal.ScriptBatch;
+import io.pixquota.throttle.redis.internal.ScriptClient;
+import io.pixquota.throttle.redis.internal.ScriptProtocol;
 import io.pixquota.throttle.store.Acquisition;
 import io.pixquota.throttle.store.StoreUnavailableException;
 import io.pixquota.throttle.store.TokenBucket;
 import io.pixquota.throttle.support.Async;
-import io.pixquota.throttle.internal.BucketReply;
-import io.pixquota.throttle.internal.BucketStep;
 import io.pixquota.throttle.support.Checks;
-import io.pixquota.throttle.internal.StepSettings;
-import io.pixquota.throttle.internal.StepStamp;
 import io.pixquota.throttle.support.TimeSource;
-import io.pixquota.throttle.redis.internal.ConnectGuard;
-import io.pixquota.throttle.redis.internal.LuaScript;
-import io.pixquota.throttle.redis.internal.ScriptBatch;
-import io.pixquota.throttle.redis.internal.ScriptProtocol;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -29,8 +29,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
-import org.redisson.api.RedissonClient;
-import org.redisson.client.codec.StringCodec;
 
 /**
  * One {@link RedisTokenBucket}'s way to Redis: its script sent with the arguments {@link ScriptProtocol} encodes, the
@@ -41,7 +39,7 @@ final class BucketScript {
   private static final LuaScript SCRIPT = LuaScript.TOKEN_BUCKET;
   private static final LuaScript STATE = LuaScript.fromResource("bucket_state.lua");
 
-  private final RedissonClient redisson;
+  private final ScriptClient scripts;
   private final double maxCost;
   private final TokenBucketConfig config;
   private final String key;
@@ -53,9 +51,9 @@ final class BucketScript {
   private final LuaScript.Target target;
   private final LongSupplier clock;
 
-  BucketScript(RedissonClient redisson, TokenBucketConfig config, TimeSource time, StepSettings settings,
+  BucketScript(ScriptClient scripts, TokenBucketConfig config, TimeSource time, StepSettings settings,
       BucketNews news, FleetChannel channel) {
-    this.redisson = redisson;
+    this.scripts = scripts;
     this.maxCost = config.maxCost();
     this.config = config;
     this.key = config.key();
@@ -64,12 +62,12 @@ final class BucketScript {
     this.settings = settings;
     this.news = news;
     this.channel = channel;
-    this.target = LuaScript.target(redisson, key);
+    this.target = LuaScript.target(scripts, key);
     this.clock = time::nanoTime;
   }
 
-  RedissonClient redisson() {
-    return redisson;
+  ScriptClient scripts() {
+    return scripts;
   }
 
   /** An acquire's max wait in microseconds, its cost and max wait checked first (before any I/O). */
@@ -237,7 +235,7 @@ final class BucketScript {
     channel.subscribe();
     for (long backOff = 50; ; backOff = Math.min(backOff * 2, 500)) {
       try {
-        SCRIPT.load(redisson, key, config.redisTimeout().toNanos());
+        SCRIPT.load(scripts, key, config.redisTimeout().toNanos());
         return;
       } catch (LuaScript.CallFailedException e) {
         if (!e.passing() || System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(backOff) - deadlineNanos > 0) {
@@ -251,8 +249,7 @@ final class BucketScript {
   /** See {@link RedisTokenBucket#clearConfiguration}. */
   boolean clearConfiguration(String configuration) throws StoreUnavailableException, InterruptedException {
     Checks.notBlank("configuration", configuration);
-    CompletableFuture<Long> removed = ConnectGuard.of(redisson).send(() -> redisson.getMap(key, StringCodec.INSTANCE)
-        .fastRemoveAsync("c:" + configuration).toCompletableFuture());
+    CompletableFuture<Long> removed = scripts.guard().send(() -> scripts.hdel(key, "c:" + configuration));
     try {
       return removed.get(config.redisTimeout().toNanos(), TimeUnit.NANOSECONDS) > 0;
     } catch (ExecutionException e) {
@@ -267,7 +264,7 @@ final class BucketScript {
   BucketState state() throws StoreUnavailableException, InterruptedException {
     String text;
     try {
-      text = STATE.call(redisson, key, new Object[0], config.redisTimeout().toNanos(), time::nanoTime).text();
+      text = STATE.call(scripts, key, new Object[0], config.redisTimeout().toNanos(), time::nanoTime).text();
     } catch (LuaScript.CallFailedException e) {
       throw unavailable(e);
     }
@@ -281,7 +278,7 @@ final class BucketScript {
   /** See {@link RedisTokenBucket#scriptLoaded}. */
   boolean scriptLoaded() throws StoreUnavailableException, InterruptedException {
     try {
-      return SCRIPT.loaded(redisson, key, config.redisTimeout().toNanos());
+      return SCRIPT.loaded(scripts, key, config.redisTimeout().toNanos());
     } catch (LuaScript.CallFailedException e) {
       throw unavailable(e);
     }

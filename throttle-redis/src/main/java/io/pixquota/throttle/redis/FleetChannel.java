@@ -1,8 +1,8 @@
 package io.pixquota.throttle.redis;
 
 import io.pixquota.throttle.internal.StoredState;
-import io.pixquota.throttle.redis.internal.ConnectGuard;
 import io.pixquota.throttle.redis.internal.LuaScript;
+import io.pixquota.throttle.redis.internal.ScriptClient;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -10,8 +10,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
-import org.redisson.api.RedissonClient;
-import org.redisson.client.codec.StringCodec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,7 +25,7 @@ final class FleetChannel {
   private static final Logger LOG = LoggerFactory.getLogger(RedisTokenBucket.class);
   private static final LuaScript STATE = LuaScript.fromResource("bucket_state.lua");
 
-  private final RedissonClient redisson;
+  private final ScriptClient scripts;
   private final String key;
   private final String bucket;
   private final BucketNews news;
@@ -41,10 +39,10 @@ final class FleetChannel {
   private final AtomicInteger reads = new AtomicInteger();
   private final boolean listens;
 
-  FleetChannel(RedissonClient redisson, String key, String bucket, BucketNews news, long timeoutNanos,
+  FleetChannel(ScriptClient scripts, String key, String bucket, BucketNews news, long timeoutNanos,
       long maxHoldMicros, LongSupplier nanoClock, boolean listens) {
     this.listens = listens;
-    this.redisson = redisson;
+    this.scripts = scripts;
     this.key = key;
     this.bucket = bucket;
     this.news = news;
@@ -74,8 +72,7 @@ final class FleetChannel {
       return;
     }
     try {
-      ConnectGuard.of(redisson).send(() -> redisson.getTopic(key + ":fleet", StringCodec.INSTANCE)
-          .addListenerAsync(String.class, (channel, message) -> heard(message)).toCompletableFuture())
+      scripts.guard().send(() -> scripts.subscribe(key + ":fleet", this::heard))
           .whenComplete((id, failure) -> {
             if (failure == null) {
               subscribed = true;
@@ -109,7 +106,7 @@ final class FleetChannel {
       return;
     }
     long claimed = wanted.getAndSet(0);
-    STATE.callAsync(redisson, key, new Object[0], timeoutNanos, nanoClock).whenComplete((reply, failure) -> {
+    STATE.callAsync(scripts, key, new Object[0], timeoutNanos, nanoClock).whenComplete((reply, failure) -> {
       if (failure == null) {
         confirm(reply.text());
       } else {

@@ -1,7 +1,8 @@
 package io.pixquota.throttle.redis;
 
-import io.pixquota.throttle.support.TimeSource;
+import io.pixquota.throttle.redis.internal.ScriptClient;
 import io.pixquota.throttle.store.PermitPool;
+import io.pixquota.throttle.support.TimeSource;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.Map;
@@ -13,9 +14,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
-import org.redisson.api.RTopic;
-import org.redisson.api.RedissonClient;
-import org.redisson.client.codec.StringCodec;
 
 /**
  * The turns of one {@link RedisPermitPool}'s waiters in this process: the pool's channels complete their futures,
@@ -26,8 +24,8 @@ import org.redisson.client.codec.StringCodec;
  * place (the script keeps a grant for the waiter's next take).
  */
 final class PermitTurns {
-  private static final Map<RedissonClient, String> TAGS = Collections.synchronizedMap(new WeakHashMap<>());
-  private final RedissonClient redisson;
+  private static final Map<ScriptClient, String> TAGS = Collections.synchronizedMap(new WeakHashMap<>());
+  private final ScriptClient scripts;
   private final String channel;
   private final String tag;
   private final TimeSource time;
@@ -41,10 +39,10 @@ final class PermitTurns {
 
   private static final Grant EXPECTED = new Grant("", 0);
 
-  PermitTurns(RedissonClient redisson, String channel, TimeSource time) {
-    this.redisson = redisson;
+  PermitTurns(ScriptClient scripts, String channel, TimeSource time) {
+    this.scripts = scripts;
     this.channel = channel;
-    this.tag = TAGS.computeIfAbsent(redisson, c -> PermitPool.Waiter.of(0).id());
+    this.tag = TAGS.computeIfAbsent(scripts, c -> PermitPool.Waiter.of(0).id());
     this.time = time;
   }
 
@@ -154,18 +152,17 @@ final class PermitTurns {
     if (current != null) {
       return current;
     }
-    RTopic shared = redisson.getTopic(channel, StringCodec.INSTANCE);
-    RTopic own = redisson.getTopic(channel + ":" + tag, StringCodec.INSTANCE);
-    CompletableFuture<Integer> toShared = shared.addListenerAsync(String.class, (c, m) -> heard(m))
-        .toCompletableFuture();
-    CompletableFuture<Integer> toOwn = own.addListenerAsync(String.class, (c, m) -> heard(m)).toCompletableFuture();
+    // through the client's guard: a client that has not connected yet connects on its thread, not the caller's
+    CompletableFuture<Runnable> toShared = scripts.guard().send(() -> scripts.subscribe(channel, this::heard));
+    CompletableFuture<Runnable> toOwn = scripts.guard().send(() -> scripts.subscribe(channel + ":" + tag,
+        this::heard));
     CompletableFuture.allOf(toShared, toOwn).whenComplete((v, failure) -> {
       if (failure == null) {
         mine.complete(null);
         return;
       }
-      toShared.thenAccept(shared::removeListenerAsync);
-      toOwn.thenAccept(own::removeListenerAsync);
+      toShared.thenAccept(Runnable::run);
+      toOwn.thenAccept(Runnable::run);
       subscription.compareAndSet(mine, null); // the timers still move the line; the next wait subscribes again
       mine.completeExceptionally(failure);
     });

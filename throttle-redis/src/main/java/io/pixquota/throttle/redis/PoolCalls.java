@@ -1,13 +1,13 @@
 package io.pixquota.throttle.redis;
 
 import io.pixquota.throttle.redis.internal.LuaScript;
+import io.pixquota.throttle.redis.internal.ScriptClient;
 import io.pixquota.throttle.store.PermitPool.SlotAsk;
 import io.pixquota.throttle.store.PermitPool.Waiter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import org.redisson.api.RedissonClient;
 
 /**
  * How a {@link RedisPermitPool} calls its script: which one, on which keys, with which arguments. Beside a bucket every
@@ -16,7 +16,7 @@ import org.redisson.api.RedissonClient;
  * own sends two empty bucket arguments. Immutable.
  */
 final class PoolCalls {
-  private final RedissonClient redisson;
+  private final ScriptClient scripts;
   private final List<Object> keys;
   private final RedisTokenBucket beside; // null: alone
   private final String[] config; // capacity, lease ms, process id
@@ -25,9 +25,9 @@ final class PoolCalls {
   /** One call: its script, its target, its arguments, and whether it books a slot of its own. */
   record Call(LuaScript script, LuaScript.Target target, Object[] args, boolean withSlot) {}
 
-  PoolCalls(RedissonClient redisson, List<Object> keys, RedisTokenBucket beside, int capacity, Duration lease,
+  PoolCalls(ScriptClient scripts, List<Object> keys, RedisTokenBucket beside, int capacity, Duration lease,
       String processId, String hears) {
-    this.redisson = redisson;
+    this.scripts = scripts;
     this.hears = hears;
     this.keys = keys;
     this.beside = beside;
@@ -59,14 +59,14 @@ final class PoolCalls {
 
   /** The pool's own keys, its first the routing key. */
   private LuaScript.Target alone() {
-    return LuaScript.target(redisson, (String) keys.get(0), keys);
+    return LuaScript.target(scripts, (String) keys.get(0), keys);
   }
 
   private LuaScript.Target withBucket() {
     List<Object> all = new ArrayList<>();
     all.add(beside.config().key());
     all.addAll(keys);
-    return LuaScript.target(redisson, beside.config().key(), all);
+    return LuaScript.target(scripts, beside.config().key(), all);
   }
 
   private static Object[] join(Object[] first, Object[] then) {

@@ -1,19 +1,9 @@
 package io.pixquota.throttle.redis;
 
-import io.pixquota.throttle.redis.internal.ConnectGuard;
-import io.pixquota.throttle.redis.internal.SentinelProbe;
 import io.pixquota.throttle.support.Checks;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.BaseConfig;
-import org.redisson.config.Config;
 
 /**
  * Where the shared buckets live, in one syntax for every topology, checked when it is read:
@@ -41,8 +31,6 @@ public final class RedisAddress {
       return host + ":" + port;
     }
   }
-
-  private static final int TOPOLOGY_SCAN_MILLIS = 1000;
 
   private final Topology topology;
   private final boolean tls;
@@ -111,58 +99,28 @@ public final class RedisAddress {
     if (minimumIdle < 1 || minimumIdle > 1024) {
       throw new IllegalArgumentException("minimumIdle must be within 1..1024, but was " + minimumIdle);
     }
-    int millis = (int) timeout.toMillis();
-    int pool = Math.max(64, minimumIdle);
-    Config config = new Config();
-    config.setLazyInitialization(true);
-    // One short script call per decision: netty's own default of 2 event loops per core is plenty (Redisson's is
-    // 32 threads), and a few threads for Redisson's listeners (16 by default).
-    int cores = Runtime.getRuntime().availableProcessors();
-    config.setNettyThreads(Math.min(32, 2 * cores));
-    config.setThreads(Math.min(16, Math.max(2, cores)));
-    config.setExecutor(listenerThreads(Math.min(16, Math.max(2, cores))));
-    BaseConfig<?> base = switch (topology) {
-      case SINGLE -> config.useSingleServer().setAddress(address(nodes.get(0))).setDatabase(database)
-          .setConnectionMinimumIdleSize(minimumIdle).setConnectionPoolSize(pool);
-      case SENTINEL -> config.useSentinelServers().setMasterName(masterName).setDatabase(database)
-          .addSentinelAddress(addresses()).setCheckSentinelsList(false).setScanInterval(TOPOLOGY_SCAN_MILLIS)
-          .setMasterConnectionMinimumIdleSize(minimumIdle).setMasterConnectionPoolSize(pool);
-      case CLUSTER -> config.useClusterServers().addNodeAddress(addresses()).setScanInterval(TOPOLOGY_SCAN_MILLIS)
-          .setMasterConnectionMinimumIdleSize(minimumIdle).setMasterConnectionPoolSize(pool);
-    };
-    base.setUsername(username).setPassword(password).setTimeout(millis).setRetryAttempts(0)
-        .setConnectTimeout(Math.max(1000, millis));
-    RedissonClient client = Redisson.create(config);
-    if (topology == Topology.SENTINEL && !tls) { // its first connect only to a master that answers: see the probe
-      ConnectGuard.of(client).readyWhen(new SentinelProbe(nodes.stream().map(Node::toString).toList(), masterName,
-          username, password));
-    }
-    return client;
+    return RedissonClients.connect(this, timeout, minimumIdle);
   }
 
   /**
-   * Redisson's listener threads as plain daemon threads. Its own are Netty's {@code FastThreadLocalThread}s, which
-   * BlockHound counts as non-blocking: a reactive service's tests with BlockHound installed then failed on each idle
-   * worker waiting for its next task. They end when idle for a minute, so none outlives the client.
+   * A Lettuce client with the SDK's settings: a {@code RedisClient} for one node or a Sentinel address, a
+   * {@code RedisClusterClient} for a Cluster (its view of the masters refreshed every second, and at once on a
+   * MOVED); {@code timeout} per command (at least 1 s to connect); commands refused at once while disconnected
+   * rather than queued (a queued script would book a slot for a caller who gave up), reconnecting by itself. It
+   * connects at the first command (for {@link LettuceStore#of}). Needs {@code io.lettuce:lettuce-core} on the class
+   * path. The caller shuts it down.
    */
-  private static ExecutorService listenerThreads(int threads) {
-    AtomicInteger n = new AtomicInteger();
-    ThreadPoolExecutor executor = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS,
-        new LinkedBlockingQueue<>(), task -> {
-          Thread t = new Thread(task, "pixquota-redisson-" + n.incrementAndGet());
-          t.setDaemon(true);
-          return t;
-        });
-    executor.allowCoreThreadTimeOut(true);
-    return executor;
+  public io.lettuce.core.AbstractRedisClient connectLettuce(Duration timeout) {
+    Checks.positiveAtMostADay("timeout", timeout);
+    return LettuceClients.connect(this, timeout);
   }
 
-  private String[] addresses() {
-    return nodes.stream().map(this::address).toArray(String[]::new);
+  String username() {
+    return username;
   }
 
-  private String address(Node node) {
-    return (tls ? "rediss://" : "redis://") + node;
+  String password() {
+    return password;
   }
 
   /** The address without its password. */

@@ -1,14 +1,15 @@
 package io.pixquota.throttle.redis;
 
+import io.pixquota.throttle.internal.GroupStep;
+import io.pixquota.throttle.redis.internal.GroupProtocol;
+import io.pixquota.throttle.redis.internal.LuaScript;
+import io.pixquota.throttle.redis.internal.ScriptClient;
 import io.pixquota.throttle.store.BucketGroup;
 import io.pixquota.throttle.store.BucketGroups;
 import io.pixquota.throttle.store.StoreUnavailableException;
 import io.pixquota.throttle.support.Async;
 import io.pixquota.throttle.support.Checks;
-import io.pixquota.throttle.internal.GroupStep;
 import io.pixquota.throttle.support.TimeSource;
-import io.pixquota.throttle.redis.internal.GroupProtocol;
-import io.pixquota.throttle.redis.internal.LuaScript;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -32,7 +33,7 @@ import org.redisson.api.RedissonClient;
 public final class RedisBucketGroup implements BucketGroup {
   private static final LuaScript SCRIPT = LuaScript.BUCKET_GROUP;
 
-  private final RedissonClient redisson;
+  private final ScriptClient scripts;
   private final String name;
   private final String base;
   private final long timeoutNanos;
@@ -40,9 +41,9 @@ public final class RedisBucketGroup implements BucketGroup {
   private final Clock clientClock;
   private final long standingMillis;
 
-  private RedisBucketGroup(RedissonClient redisson, String name, String keyPrefix, Duration redisTimeout,
+  private RedisBucketGroup(ScriptClient scripts, String name, String keyPrefix, Duration redisTimeout,
       Duration standingTtl, Clock clientClock, TimeSource time) {
-    this.redisson = Objects.requireNonNull(redisson, "redisson cannot be null");
+    this.scripts = Objects.requireNonNull(scripts, "client cannot be null");
     this.name = Checks.keyName("group name", name);
     Objects.requireNonNull(keyPrefix, "keyPrefix cannot be null");
     if (keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
@@ -57,13 +58,23 @@ public final class RedisBucketGroup implements BucketGroup {
 
   /** A group named {@code name} under the default key prefix, with the default Redis timeout. */
   public static RedisBucketGroup create(RedissonClient redisson, String name) {
-    return create(redisson, name, TokenBucketConfig.DEFAULT_KEY_PREFIX, TokenBucketConfig.DEFAULT_REDIS_TIMEOUT);
+    return create(RedissonStore.of(redisson), name);
+  }
+
+  /** A group named {@code name} on {@code store} (Redisson or Lettuce), default key prefix and Redis timeout. */
+  public static RedisBucketGroup create(RedisStore store, String name) {
+    return create(store, name, TokenBucketConfig.DEFAULT_KEY_PREFIX, TokenBucketConfig.DEFAULT_REDIS_TIMEOUT);
   }
 
   /** A group named {@code name} under {@code keyPrefix}, waiting at most {@code redisTimeout} for Redis. */
   public static RedisBucketGroup create(RedissonClient redisson, String name, String keyPrefix,
       Duration redisTimeout) {
-    return create(redisson, name, keyPrefix, redisTimeout, DEFAULT_STANDING_TTL);
+    return create(RedissonStore.of(redisson), name, keyPrefix, redisTimeout);
+  }
+
+  /** A group named {@code name} on {@code store}, under {@code keyPrefix}, waiting at most {@code redisTimeout}. */
+  public static RedisBucketGroup create(RedisStore store, String name, String keyPrefix, Duration redisTimeout) {
+    return create(store, name, keyPrefix, redisTimeout, DEFAULT_STANDING_TTL);
   }
 
   /**
@@ -72,13 +83,26 @@ public final class RedisBucketGroup implements BucketGroup {
    */
   public static RedisBucketGroup create(RedissonClient redisson, String name, String keyPrefix,
       Duration redisTimeout, Duration standingTtl) {
-    return new RedisBucketGroup(redisson, name, keyPrefix, redisTimeout, standingTtl, null, TimeSource.SYSTEM);
+    return create(RedissonStore.of(redisson), name, keyPrefix, redisTimeout, standingTtl);
+  }
+
+  /** As {@link #create(RedissonClient, String, String, Duration, Duration)}, on {@code store} (Redisson or Lettuce). */
+  public static RedisBucketGroup create(RedisStore store, String name, String keyPrefix, Duration redisTimeout,
+      Duration standingTtl) {
+    return new RedisBucketGroup(Stores.scripts(store), name, keyPrefix, redisTimeout, standingTtl, null,
+        TimeSource.SYSTEM);
   }
 
   /** For tests: the caller's clock instead of Redis's TIME, and answers stamped on {@code time}. */
   static RedisBucketGroup create(RedissonClient redisson, String name, String keyPrefix, Clock clientClock,
       TimeSource time) {
-    return new RedisBucketGroup(redisson, name, keyPrefix, TokenBucketConfig.DEFAULT_REDIS_TIMEOUT,
+    return create(RedissonStore.of(redisson), name, keyPrefix, clientClock, time);
+  }
+
+  /** For tests: as {@link #create(RedissonClient, String, String, Clock, TimeSource)}, on any store. */
+  static RedisBucketGroup create(RedisStore store, String name, String keyPrefix, Clock clientClock,
+      TimeSource time) {
+    return new RedisBucketGroup(Stores.scripts(store), name, keyPrefix, TokenBucketConfig.DEFAULT_REDIS_TIMEOUT,
         DEFAULT_STANDING_TTL, clientClock, time);
   }
 
@@ -153,7 +177,7 @@ public final class RedisBucketGroup implements BucketGroup {
     Checks.tokens("maxRefund", maxRefund);
     String key = base + "c:" + creditId;
     try {
-      return "1".equals(SCRIPT.call(LuaScript.target(redisson, key), GroupProtocol.redeem(base, maxRefund,
+      return "1".equals(SCRIPT.call(LuaScript.target(scripts, key), GroupProtocol.redeem(base, maxRefund,
           standingMillis, clientMicros()), timeoutNanos, time::nanoTime).text());
     } catch (LuaScript.CallFailedException e) {
       throw unavailable(e.getMessage(), e);
@@ -170,7 +194,7 @@ public final class RedisBucketGroup implements BucketGroup {
     parts.forEach(p -> keys.add(key(p.name())));
     credits.forEach(c -> keys.add(base + "c:" + c.id()));
     String routing = keys.isEmpty() ? base + "b:" : (String) keys.get(0);
-    return new Call(LuaScript.target(redisson, routing, keys), GroupProtocol.acquire(parts, maxWaitMicros,
+    return new Call(LuaScript.target(scripts, routing, keys), GroupProtocol.acquire(parts, maxWaitMicros,
         BucketGroups.gifts(gives), BucketGroups.memos(credits), BucketGroups.standing(parts, standing),
         standingMillis, clientMicros()));
   }

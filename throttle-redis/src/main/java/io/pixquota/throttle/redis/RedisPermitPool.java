@@ -1,11 +1,12 @@
 package io.pixquota.throttle.redis;
 
-import io.pixquota.throttle.store.StoreUnavailableException;
+import io.pixquota.throttle.redis.internal.LuaScript;
+import io.pixquota.throttle.redis.internal.ScriptClient;
 import io.pixquota.throttle.store.PermitPool;
+import io.pixquota.throttle.store.StoreUnavailableException;
 import io.pixquota.throttle.support.Async;
 import io.pixquota.throttle.support.Checks;
 import io.pixquota.throttle.support.TimeSource;
-import io.pixquota.throttle.redis.internal.LuaScript;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -34,7 +35,7 @@ public final class RedisPermitPool implements PermitPool {
   /** How long a waiter keeps its place in line without asking again; a waiter asks again within half of it. */
   public static final Duration WAITER_LEASE = Duration.ofSeconds(3);
 
-  private final RedissonClient redisson;
+  private final ScriptClient scripts;
   private final String name;
   private final int capacity;
   private final Duration lease;
@@ -48,9 +49,9 @@ public final class RedisPermitPool implements PermitPool {
   private final PoolReplies replies;
   private final PoolCalls calls;
 
-  private RedisPermitPool(RedissonClient redisson, String name, int capacity, Duration lease, String base,
+  private RedisPermitPool(ScriptClient scripts, String name, int capacity, Duration lease, String base,
       RedisTokenBucket beside, Duration redisTimeout, TimeSource time) {
-    this.redisson = Objects.requireNonNull(redisson, "redisson cannot be null");
+    this.scripts = Objects.requireNonNull(scripts, "client cannot be null");
     this.name = Checks.poolName(name);
     this.capacity = Checks.poolCapacity(capacity);
     this.lease = Checks.positiveAtMostADay("lease", lease);
@@ -63,15 +64,21 @@ public final class RedisPermitPool implements PermitPool {
     this.channel = base + "permits:turn";
     this.timeoutNanos = Checks.positiveAtMostADay("redisTimeout", redisTimeout).toNanos();
     this.time = time;
-    this.turns = new PermitTurns(redisson, channel, time);
+    this.turns = new PermitTurns(scripts, channel, time);
     this.replies = new PoolReplies(this.name, capacity, lease, beside, turns);
-    this.calls = new PoolCalls(redisson, keys, beside, capacity, lease, processId, turns.tag());
+    this.calls = new PoolCalls(scripts, keys, beside, capacity, lease, processId, turns.tag());
   }
 
   /** A pool alone, keys {@code <prefix>{<name>}:pool:*}, with the default prefix and Redis timeout. */
   public static RedisPermitPool create(RedissonClient redisson, String name, int capacity, Duration lease) {
-    return new RedisPermitPool(redisson, name, capacity, lease, TokenBucketConfig.DEFAULT_KEY_PREFIX + "{" + name
-        + "}:pool:", null, TokenBucketConfig.DEFAULT_REDIS_TIMEOUT, TimeSource.SYSTEM);
+    return create(RedissonStore.of(redisson), name, capacity, lease);
+  }
+
+  /** A pool alone on {@code store} (Redisson or Lettuce), keys {@code <prefix>{<name>}:pool:*}, default settings. */
+  public static RedisPermitPool create(RedisStore store, String name, int capacity, Duration lease) {
+    return new RedisPermitPool(Stores.scripts(store), name, capacity, lease,
+        TokenBucketConfig.DEFAULT_KEY_PREFIX + "{" + name + "}:pool:", null, TokenBucketConfig.DEFAULT_REDIS_TIMEOUT,
+        TimeSource.SYSTEM);
   }
 
   /**
@@ -80,14 +87,20 @@ public final class RedisPermitPool implements PermitPool {
    */
   public static RedisPermitPool beside(RedisTokenBucket bucket, String name, int capacity, Duration lease) {
     TokenBucketConfig c = bucket.config();
-    return new RedisPermitPool(bucket.redisson(), name, capacity, lease, c.keyPrefix() + "{" + c.name() + "}:pool:"
+    return new RedisPermitPool(bucket.scripts(), name, capacity, lease, c.keyPrefix() + "{" + c.name() + "}:pool:"
         + name + ":", bucket, c.redisTimeout(), TimeSource.SYSTEM);
   }
 
   /** For tests: answers stamped on {@code time}. */
   static RedisPermitPool create(RedissonClient redisson, String name, int capacity, Duration lease, String keyPrefix,
       TimeSource time) {
-    return new RedisPermitPool(redisson, name, capacity, lease, keyPrefix + "{" + name + "}:pool:", null,
+    return create(RedissonStore.of(redisson), name, capacity, lease, keyPrefix, time);
+  }
+
+  /** For tests: as {@link #create(RedissonClient, String, int, Duration, String, TimeSource)}, on any store. */
+  static RedisPermitPool create(RedisStore store, String name, int capacity, Duration lease, String keyPrefix,
+      TimeSource time) {
+    return new RedisPermitPool(Stores.scripts(store), name, capacity, lease, keyPrefix + "{" + name + "}:pool:", null,
         TokenBucketConfig.DEFAULT_REDIS_TIMEOUT, time);
   }
 
@@ -236,9 +249,9 @@ public final class RedisPermitPool implements PermitPool {
   public void preload() throws StoreUnavailableException, InterruptedException {
     long budget = Math.max(timeoutNanos, LuaScript.CONNECT_BUDGET_NANOS);
     try {
-      LuaScript.PERMIT_POOL.load(redisson, (String) keys.get(0), timeoutNanos);
+      LuaScript.PERMIT_POOL.load(scripts, (String) keys.get(0), timeoutNanos);
       if (beside != null) {
-        LuaScript.PERMIT_AND_BUCKET.load(redisson, beside.config().key(), timeoutNanos);
+        LuaScript.PERMIT_AND_BUCKET.load(scripts, beside.config().key(), timeoutNanos);
       }
     } catch (LuaScript.CallFailedException e) {
       throw unavailable(e.getMessage(), e);

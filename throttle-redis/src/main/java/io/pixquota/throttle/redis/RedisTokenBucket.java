@@ -3,20 +3,21 @@ package io.pixquota.throttle.redis;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import io.pixquota.throttle.internal.BucketStep;
+import io.pixquota.throttle.internal.StepSettings;
+import io.pixquota.throttle.internal.StepStamp;
+import io.pixquota.throttle.redis.internal.LuaScript;
+import io.pixquota.throttle.redis.internal.ScriptClient;
 import io.pixquota.throttle.store.Acquisition;
 import io.pixquota.throttle.store.BucketReadings;
-import io.pixquota.throttle.store.StoreUnavailableException;
 import io.pixquota.throttle.store.Limit;
 import io.pixquota.throttle.store.PermitPool;
 import io.pixquota.throttle.store.RateAdaptation;
+import io.pixquota.throttle.store.StoreUnavailableException;
 import io.pixquota.throttle.store.TokenBucket;
-import io.pixquota.throttle.internal.BucketStep;
-import io.pixquota.throttle.support.Checks;
-import io.pixquota.throttle.internal.StepSettings;
-import io.pixquota.throttle.internal.StepStamp;
 import io.pixquota.throttle.support.Async;
+import io.pixquota.throttle.support.Checks;
 import io.pixquota.throttle.support.TimeSource;
-import io.pixquota.throttle.redis.internal.LuaScript;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -63,20 +64,20 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
   private final RefusalMemory refusals; // this flow's: what its last refusal said
   private final LongAdder remembered; // refusals answered from memory, every flow's
 
-  private RedisTokenBucket(RedissonClient redisson, TokenBucketConfig config, TimeSource time) {
-    this(redisson, config, time, true);
+  private RedisTokenBucket(ScriptClient scripts, TokenBucketConfig config, TimeSource time) {
+    this(scripts, config, time, true);
   }
 
   /** @param listens whether it hears the fleet's news on the bucket's channel (a warm-up's bucket does not) */
-  private RedisTokenBucket(RedissonClient redisson, TokenBucketConfig config, TimeSource time, boolean listens) {
-    Objects.requireNonNull(redisson, "redisson cannot be null");
+  private RedisTokenBucket(ScriptClient scripts, TokenBucketConfig config, TimeSource time, boolean listens) {
+    Objects.requireNonNull(scripts, "client cannot be null");
     this.config = Objects.requireNonNull(config, "config cannot be null");
     this.time = time;
     StepSettings settings = config.stepSettings();
     this.news = new BucketNews(config.name(), settings.configuration(), time);
-    this.channel = new FleetChannel(redisson, config.key(), config.name(), news, config.redisTimeout().toNanos(),
+    this.channel = new FleetChannel(scripts, config.key(), config.name(), news, config.redisTimeout().toNanos(),
         settings.adaptation().maxHoldMicros(), time::nanoTime, listens);
-    this.script = new BucketScript(redisson, config, time, settings, news, channel);
+    this.script = new BucketScript(scripts, config, time, settings, news, channel);
     this.bookings = new OrderedBookings(script);
     this.remembered = new LongAdder();
     this.refusals = new RefusalMemory(time::nanoTime, news::version, remembered, config.clientClock().isEmpty());
@@ -123,12 +124,25 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
 
   /** A bucket over {@code redisson} with these settings. Makes no call to Redis. */
   public static RedisTokenBucket create(RedissonClient redisson, TokenBucketConfig config) {
-    return new RedisTokenBucket(redisson, config, TimeSource.SYSTEM);
+    return create(RedissonStore.of(redisson), config);
+  }
+
+  /**
+   * A bucket over {@code store} (a Redisson or a Lettuce client) with these settings. Makes no call to Redis. Buckets
+   * of the same name and key prefix share their tokens whichever client each process uses.
+   */
+  public static RedisTokenBucket create(RedisStore store, TokenBucketConfig config) {
+    return new RedisTokenBucket(Stores.scripts(store), config, TimeSource.SYSTEM);
   }
 
   /** For tests: {@link Acquisition#answeredAtNanos()} read from {@code time} instead of {@link System#nanoTime()}. */
   static RedisTokenBucket create(RedissonClient redisson, TokenBucketConfig config, TimeSource time) {
-    return new RedisTokenBucket(redisson, config, time);
+    return create(RedissonStore.of(redisson), config, time);
+  }
+
+  /** For tests: as {@link #create(RedissonClient, TokenBucketConfig, TimeSource)}, on any store. */
+  static RedisTokenBucket create(RedisStore store, TokenBucketConfig config, TimeSource time) {
+    return new RedisTokenBucket(Stores.scripts(store), config, time);
   }
 
   /**
@@ -148,7 +162,7 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
   public void preload() throws StoreUnavailableException, InterruptedException {
     long deadline = System.nanoTime() + Math.max(LuaScript.CONNECT_BUDGET_NANOS, config.redisTimeout().toNanos());
     script.preload(deadline);
-    RedisTokenBucket warm = new RedisTokenBucket(script.redisson(), TokenBucketConfig.custom(config.name())
+    RedisTokenBucket warm = new RedisTokenBucket(script.scripts(), TokenBucketConfig.custom(config.name())
         .keyPrefix(config.keyPrefix() + "warm-up:").limit(3, 1000).redisTimeout(config.redisTimeout()).build(), time,
         false);
     try {
@@ -260,8 +274,8 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
     return script.observe(new LuaScript.Reply(reply, receivedAtNanos)).acquisition();
   }
 
-  RedissonClient redisson() {
-    return script.redisson();
+  ScriptClient scripts() {
+    return script.scripts();
   }
 
   /**

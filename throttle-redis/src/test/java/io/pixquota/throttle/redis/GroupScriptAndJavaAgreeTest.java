@@ -7,6 +7,7 @@ import io.pixquota.throttle.FakeTime;
 import io.pixquota.throttle.internal.GroupStep;
 import io.pixquota.throttle.redis.internal.GroupProtocol;
 import io.pixquota.throttle.redis.internal.LuaScript;
+import io.pixquota.throttle.redis.internal.RedissonScripts;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -95,7 +96,7 @@ class GroupScriptAndJavaAgreeTest {
         String id = "c" + r.nextInt(3);
         double most = new double[] {1, 2, 100}[r.nextInt(3)];
         boolean expected = GroupStep.redeem(model, id, most, standingMillis, now);
-        Object got = LuaScript.BUCKET_GROUP.call(LuaScript.target(redis.redisson, base + "c:" + id),
+        Object got = LuaScript.BUCKET_GROUP.call(LuaScript.target(RedissonScripts.of(redis.redisson), base + "c:" + id),
             GroupProtocol.redeem(base, most, standingMillis, null), TimeUnit.SECONDS.toNanos(5), System::nanoTime)
             .text();
         assertThat(got).as(where + ": redeem " + id).isEqualTo(expected ? "1" : "0");
@@ -151,8 +152,8 @@ class GroupScriptAndJavaAgreeTest {
     memos.forEach(m -> keys.add(base + "c:" + m.id()));
     String routing = keys.isEmpty() ? base + "b:" : (String) keys.get(0);
     GroupStep.Reply actual = GroupProtocol.reply(LuaScript.BUCKET_GROUP.call(
-        LuaScript.target(redis.redisson, routing, keys), GroupProtocol.acquire(parts, maxWait, gifts, memos, standing,
-        standingMillis, null), TimeUnit.SECONDS.toNanos(5), System::nanoTime).text());
+        LuaScript.target(RedissonScripts.of(redis.redisson), routing, keys), GroupProtocol.acquire(parts, maxWait,
+        gifts, memos, standing, standingMillis, null), TimeUnit.SECONDS.toNanos(5), System::nanoTime).text());
     assertThat(actual.granted()).as(where + ": granted").isEqualTo(expected.granted());
     assertThat(actual.waitMicros()).as(where + ": wait").isEqualTo(expected.waitMicros());
     assertThat(actual.refusedBy()).as(where + ": refusedBy").isEqualTo(expected.refusedBy());

@@ -9,18 +9,24 @@ import org.junit.jupiter.api.BeforeAll;
 
 /** The bucket group contract on Redis, a private server whose clock (and key expiry) follow the test's. */
 class RedisBucketGroupContractTest extends BucketGroupContract {
-  private static final FakeTime TIME = FakeTime.manual(50_000);
-  private static RedisOnFakeTime redis;
+  private static FakeTime TIME; // a new one for each class: the Lettuce subclass's server follows its own
+  static RedisOnFakeTime redis;
   private static int run;
 
   @BeforeAll
   static void start() {
+    TIME = FakeTime.manual(50_000);
     redis = new RedisOnFakeTime(TIME);
   }
 
   @AfterAll
   static void stop() {
     redis.close();
+  }
+
+  /** The client the groups run on: Redisson here, Lettuce in the Lettuce subclass. */
+  RedisStore store() {
+    return redis.redissonStore();
   }
 
   @Override
@@ -30,6 +36,6 @@ class RedisBucketGroupContractTest extends BucketGroupContract {
 
   @Override
   protected BucketGroup group(String name) {
-    return RedisBucketGroup.create(redis.redisson, name, "bgc" + (++run) + ":", Duration.ofSeconds(5));
+    return RedisBucketGroup.create(store(), name, "bgc" + (++run) + ":", Duration.ofSeconds(5));
   }
 }

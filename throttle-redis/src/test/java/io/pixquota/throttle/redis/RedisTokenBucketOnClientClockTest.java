@@ -12,11 +12,16 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /** The contract for the Redis bucket in client-clock mode, on the shared test Redis (its TIME is ahead: no cap). */
 @ExtendWith(RedisExtension.class)
 class RedisTokenBucketOnClientClockTest extends TokenBucketContract {
-  private TestRedis redis;
+  TestRedis redis;
 
   @BeforeEach
   void setUp(TestRedis redis) {
     this.redis = redis;
+  }
+
+  /** The client of a new bucket: a new Redisson client here, a new Lettuce one in the Lettuce subclass. */
+  RedisStore newStore() {
+    return RedissonStore.of(redis.newRedisson());
   }
 
   @Override
@@ -24,7 +29,7 @@ class RedisTokenBucketOnClientClockTest extends TokenBucketContract {
     TokenBucketConfig.Builder config = TokenBucketConfig.custom(name).keyPrefix(redis.keyPrefix())
         .clientClock(time.clock());
     limits.forEach(config::limit);
-    return RedisTokenBucket.create(redis.newRedisson(), config.build(), time);
+    return RedisTokenBucket.create(newStore(), config.build(), time);
   }
 
   @Override
@@ -33,6 +38,6 @@ class RedisTokenBucketOnClientClockTest extends TokenBucketContract {
         .clientClock(time.clock());
     limits.forEach(config::limit);
     config.shares(shares);
-    return RedisTokenBucket.create(redis.newRedisson(), config.build(), time);
+    return RedisTokenBucket.create(newStore(), config.build(), time);
   }
 }

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.BeforeEach;
  * clock follows the test's ({@link FakeClockRedis}). Setting the clock back is a failover to a node that is behind.
  */
 class RedisTokenBucketOnRedisClockTest extends TokenBucketContract {
-  private RedisOnFakeTime redis;
+  RedisOnFakeTime redis;
 
   @BeforeEach
   void start() {
@@ -25,6 +25,11 @@ class RedisTokenBucketOnRedisClockTest extends TokenBucketContract {
     redis.close();
   }
 
+  /** The client the buckets run on: Redisson here, Lettuce in {@link LettuceTokenBucketOnRedisClockTest}. */
+  RedisStore store() {
+    return redis.redissonStore();
+  }
+
   @Override
   protected boolean clockIsTheStores() {
     return true;
@@ -34,7 +39,7 @@ class RedisTokenBucketOnRedisClockTest extends TokenBucketContract {
   protected TokenBucket bucket(String name, List<Limit> limits) {
     TokenBucketConfig.Builder config = TokenBucketConfig.custom(name);
     limits.forEach(config::limit);
-    return RedisTokenBucket.create(redis.redisson, config.build(), time);
+    return RedisTokenBucket.create(store(), config.build(), time);
   }
 
   @Override
@@ -42,6 +47,6 @@ class RedisTokenBucketOnRedisClockTest extends TokenBucketContract {
     TokenBucketConfig.Builder config = TokenBucketConfig.custom(name);
     limits.forEach(config::limit);
     config.shares(shares);
-    return RedisTokenBucket.create(redis.redisson, config.build(), time);
+    return RedisTokenBucket.create(store(), config.build(), time);
   }
 }

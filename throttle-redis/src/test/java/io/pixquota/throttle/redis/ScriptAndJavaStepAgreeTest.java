@@ -9,6 +9,7 @@ import io.pixquota.throttle.internal.BucketStep;
 import io.pixquota.throttle.internal.StepHash;
 import io.pixquota.throttle.internal.StepSettings;
 import io.pixquota.throttle.redis.internal.LuaScript;
+import io.pixquota.throttle.redis.internal.RedissonScripts;
 import io.pixquota.throttle.redis.internal.ScriptProtocol;
 import java.util.List;
 import java.util.Random;
@@ -153,8 +154,9 @@ class ScriptAndJavaStepAgreeTest {
       String flow = FLOWS[r.nextInt(FLOWS.length)];
       boolean hadShares = model.hash().keySet().stream().anyMatch(f -> f.startsWith("s:"));
       BucketReply expected = BucketStep.step(model, op, cost, arg, null, TIME.micros(), booked, replica, flow);
-      String text = LuaScript.TOKEN_BUCKET.call(redis.redisson, key, ScriptProtocol.arguments(op, cost, arg, null,
-          booked, replica, flow), TimeUnit.SECONDS.toNanos(5), System::nanoTime).text();
+      String text = LuaScript.TOKEN_BUCKET.call(RedissonScripts.of(redis.redisson), key,
+          ScriptProtocol.arguments(op, cost, arg, null, booked, replica, flow), TimeUnit.SECONDS.toNanos(5),
+          System::nanoTime).text();
       String where = "seed " + seed + ", step " + step + ", " + op + " by replica " + who;
       if (expected == null) {
         assertThat(text).as(where + ": a close of a state that is gone makes none").isEqualTo("1");

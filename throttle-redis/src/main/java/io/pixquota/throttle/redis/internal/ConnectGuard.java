@@ -1,8 +1,6 @@
 package io.pixquota.throttle.redis.internal;
 
 import io.pixquota.throttle.support.Async;
-import java.util.Map;
-import java.util.WeakHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -10,23 +8,20 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
-import org.redisson.api.RedissonClient;
-import org.redisson.client.RedisConnectionException;
-import org.redisson.client.RedisTimeoutException;
 
 /**
- * Keeps Redisson's lazy start off the caller's thread. A client made with lazy initialization (as
+ * Keeps a client's lazy start off the caller's thread (Redisson's lazy initialization, Lettuce's first connect). A
+ * Redisson client made with lazy initialization (as
  * {@code RedisAddress.connect} makes them, so that a client built while Redis is down recovers by itself) connects
  * inside the first command, blocking the thread that sends it until the connection is up or given up: measured here,
  * 2.3 s for a Redis that accepts TCP but does not answer and 8 s for a TLS mismatch, with a 1 s timeout, on the
  * caller of an async call too. Until a client has answered once, its commands are sent from a thread of its own (one
  * per client, gone when idle), and the caller gets a future at once: the blocking caller waits on it no longer than
  * its timeout, the async one not at all. A command whose caller has given up by the time that thread gets to it is
- * not sent (no slot is booked for nobody). Once the client has answered, commands go straight to Redisson.
+ * not sent (no slot is booked for nobody). Once the client has answered, commands go straight to the client.
  * Threadsafe.
  */
 public final class ConnectGuard {
-  private static final Map<RedissonClient, ConnectGuard> GUARDS = new WeakHashMap<>();
   private static final AtomicInteger THREADS = new AtomicInteger();
 
   private final ThreadPoolExecutor connecting;
@@ -42,16 +37,14 @@ public final class ConnectGuard {
     connecting.allowCoreThreadTimeOut(true);
   }
 
-  /** The guard of this client (one per client, for every bucket on it). */
-  public static ConnectGuard of(RedissonClient redisson) {
-    synchronized (GUARDS) {
-      return GUARDS.computeIfAbsent(redisson, r -> new ConnectGuard());
-    }
+  /** A guard for one client (its {@link ScriptClient} holds it, for every bucket on it). */
+  public static ConnectGuard create() {
+    return new ConnectGuard();
   }
 
   /**
    * Sends a command: straight away once the client has answered; before that, from the guard's thread, and the
-   * returned future completes when Redisson's does. Complete (or time out) the returned future to give up: a command
+   * returned future completes when the client's does. Complete (or time out) the returned future to give up: a command
    * not sent yet then never is.
    */
   public <T> CompletableFuture<T> send(Supplier<CompletableFuture<T>> command) {
@@ -64,8 +57,9 @@ public final class ConnectGuard {
         return; // its caller gave up while the client was connecting: not sent
       }
       if (!answered && !ready.getAsBoolean()) { // its first connect would fail, and the client with it for good
-        result.completeExceptionally(new RedisConnectionException("the master the Sentinels name cannot be "
-            + "reached yet (a failover under way?)"));
+        result.completeExceptionally(new RedisFailure(RedisFailure.Kind.UNREACHABLE,
+            "Redis node unreachable (the master the Sentinels name cannot be reached yet: a failover under way?)",
+            "RedisConnectionException", null));
         return;
       }
       try {
@@ -100,7 +94,7 @@ public final class ConnectGuard {
   private <T> CompletableFuture<T> watched(CompletableFuture<T> sent) {
     return sent.whenComplete((value, failure) -> {
       Throwable cause = failure == null ? null : Async.cause(failure);
-      if (cause == null || !(cause instanceof RedisConnectionException || cause instanceof RedisTimeoutException)) {
+      if (cause == null || !(cause instanceof RedisFailure f) || f.kind() == RedisFailure.Kind.ANSWERED) {
         answered = true;
       }
     });

@@ -17,9 +17,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
-import org.redisson.api.RScript;
-import org.redisson.api.RedissonClient;
-import org.redisson.client.codec.StringCodec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -93,20 +90,19 @@ public final class LuaScript {
   public record Reply(String text, long receivedAtNanos) {}
 
   /**
-   * Where a script runs: a key, and the client's script API and connect guard, made once per key (not per call: the
-   * hot path of a bucket's every decision).
+   * Where a script runs: a key, and the client with its connect guard, made once per key (not per call: the hot path
+   * of a bucket's every decision).
    */
-  public record Target(RedissonClient client, RScript script, ConnectGuard guard, String key, List<Object> keys) {}
+  public record Target(ScriptClient client, ConnectGuard guard, String key, List<Object> keys) {}
 
-  /** The target of calls on {@code key} through {@code redisson}. */
-  public static Target target(RedissonClient redisson, String key) {
-    return target(redisson, key, List.of(key));
+  /** The target of calls on {@code key} through {@code client}. */
+  public static Target target(ScriptClient client, String key) {
+    return target(client, key, List.of(key));
   }
 
   /** The target of calls on {@code keys}, routed by {@code key} (keys of one hash tag: one slot of a Cluster). */
-  public static Target target(RedissonClient redisson, String key, List<Object> keys) {
-    return new Target(redisson, redisson.getScript(StringCodec.INSTANCE), ConnectGuard.of(redisson), key,
-        List.copyOf(keys));
+  public static Target target(ScriptClient client, String key, List<Object> keys) {
+    return new Target(client, client.guard(), key, List.copyOf(keys));
   }
 
   /**
@@ -114,13 +110,13 @@ public final class LuaScript {
    *
    * @param clock read when the reply arrives, for {@link Reply#receivedAtNanos()}
    */
-  public Reply call(RedissonClient redisson, String key, Object[] args, long timeoutNanos, LongSupplier clock)
+  public Reply call(ScriptClient client, String key, Object[] args, long timeoutNanos, LongSupplier clock)
       throws InterruptedException, CallFailedException {
-    return call(target(redisson, key), args, timeoutNanos, clock);
+    return call(target(client, key), args, timeoutNanos, clock);
   }
 
   /**
-   * {@link #call(RedissonClient, String, Object[], long, LongSupplier)} on a target made once. The caller's own wait
+   * {@link #call(ScriptClient, String, Object[], long, LongSupplier)} on a target made once. The caller's own wait
    * bounds the EVALSHA (no timer task per call: scheduling one woke the JDK's timeout thread at every call, a
    * context switch on the hot path), and the reply's arrival is read on the I/O thread that receives it; after
    * NOSCRIPT the body is waited for within a timeout of its own.
@@ -138,7 +134,7 @@ public final class LuaScript {
       }
     }
     CompletableFuture<Reply> body = new CompletableFuture<>();
-    sendBody(target.script(), target.key(), target.keys(), args, clock, body, timeoutNanos);
+    sendBody(target, args, clock, body, timeoutNanos);
     try {
       return await(body, body, System.nanoTime() + timeoutNanos);
     } catch (ExecutionException e) {
@@ -148,17 +144,17 @@ public final class LuaScript {
   }
 
   /**
-   * The same without blocking any thread: the future completes on Redisson's I/O thread with the reply, or
+   * The same without blocking any thread: the future completes on the client's I/O thread with the reply, or
    * exceptionally with a {@link CallFailedException} when Redis fails or does not answer within
    * {@code timeoutNanos} (after NOSCRIPT, the body is sent within a timeout of its own: a script's first use on a
    * node is not charged to the caller's).
    */
-  public CompletableFuture<Reply> callAsync(RedissonClient redisson, String key, Object[] args, long timeoutNanos,
+  public CompletableFuture<Reply> callAsync(ScriptClient client, String key, Object[] args, long timeoutNanos,
       LongSupplier clock) {
-    return callAsync(target(redisson, key), args, timeoutNanos, clock);
+    return callAsync(target(client, key), args, timeoutNanos, clock);
   }
 
-  /** {@link #callAsync(RedissonClient, String, Object[], long, LongSupplier)} on a target made once. */
+  /** {@link #callAsync(ScriptClient, String, Object[], long, LongSupplier)} on a target made once. */
   public CompletableFuture<Reply> callAsync(Target target, Object[] args, long timeoutNanos, LongSupplier clock) {
     return send(target, args, clock, timeoutNanos).handle((reply, failure) -> {
       if (failure == null) {
@@ -173,12 +169,10 @@ public final class LuaScript {
    * a node: its load is not charged to the call); failures as {@link CallFailedException}.
    */
   private CompletableFuture<Reply> send(Target target, Object[] args, LongSupplier clock, long timeoutNanos) {
-    RScript script = target.script();
-    String key = target.key();
     CompletableFuture<Reply> result = new CompletableFuture<>();
-    // Completed on the thread that completes Redisson's future (its I/O thread): the receive time is not delayed by
+    // Completed on the thread that completes the client's future (its I/O thread): the receive time is not delayed by
     // however long the caller's thread takes to be scheduled again. Sent through the client's guard, so that
-    // Redisson's lazy connect never blocks the caller; a caller that gives up first (result done) sends nothing.
+    // the client's lazy connect never blocks the caller; a caller that gives up first (result done) sends nothing.
     CompletableFuture<String> sent = evalSha(target, args).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
     result.whenComplete((reply, failure) -> sent.cancel(false));
     sent.whenComplete((text, failure) -> {
@@ -191,7 +185,7 @@ public final class LuaScript {
             result.completeExceptionally(new CallFailedException("Redis call failed: "
                 + RedisErrors.describe(Async.cause(failure)), Async.cause(failure)));
           } else {
-            sendBody(script, key, target.keys(), args, clock, result, timeoutNanos);
+            sendBody(target, args, clock, result, timeoutNanos);
           }
         });
     return result;
@@ -202,12 +196,13 @@ public final class LuaScript {
    * EVALSHA was, so it reaches the node that owns the key now (a separate SCRIPT LOAD can reach a stale master during
    * a cluster failover), runs the script, and leaves it cached there: one extra round trip, once per node.
    */
-  private void sendBody(RScript script, String key, List<Object> keys, Object[] args, LongSupplier clock,
-      CompletableFuture<Reply> result, long timeoutNanos) {
+  private void sendBody(Target target, Object[] args, LongSupplier clock, CompletableFuture<Reply> result,
+      long timeoutNanos) {
     noScript.increment();
-    LOG.debug("Script {} not in the cache of the node that serves '{}' (NOSCRIPT); sending its body", sha, key);
-    CompletableFuture<String> body = script.<String>evalAsync(key, RScript.Mode.READ_WRITE, source,
-        RScript.ReturnType.VALUE, keys, args).toCompletableFuture().orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
+    LOG.debug("Script {} not in the cache of the node that serves '{}' (NOSCRIPT); sending its body", sha,
+        target.key());
+    CompletableFuture<String> body = target.client().eval(source, target.key(), target.keys(), args)
+        .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
     result.whenComplete((reply, failure) -> body.cancel(false));
     body.whenComplete((text, again) -> {
           if (again == null) {
@@ -227,11 +222,11 @@ public final class LuaScript {
     return noScript.sum();
   }
 
-  String sha() {
+  public String sha() {
     return sha;
   }
 
-  String source() {
+  public String source() {
     return source;
   }
 
@@ -241,8 +236,7 @@ public final class LuaScript {
 
   /** EVALSHA of this script on the target, through the client's connect guard. */
   private CompletableFuture<String> evalSha(Target target, Object[] args) {
-    return target.guard().send(() -> target.script().<String>evalShaAsync(target.key(), RScript.Mode.READ_WRITE, sha,
-        RScript.ReturnType.VALUE, target.keys(), args).toCompletableFuture());
+    return target.guard().send(() -> target.client().evalSha(sha, target.key(), target.keys(), args));
   }
 
   private static <T> T await(CompletableFuture<T> future, long deadlineNanos)
@@ -266,12 +260,10 @@ public final class LuaScript {
   }
 
   /** SCRIPT EXISTS on the node that serves {@code key}: whether its calls will find the script cached. */
-  public boolean loaded(RedissonClient redisson, String key, long timeoutNanos)
+  public boolean loaded(ScriptClient client, String key, long timeoutNanos)
       throws InterruptedException, CallFailedException {
     try {
-      List<Boolean> exists = await(ConnectGuard.of(redisson).send(() -> redisson.getScript(StringCodec.INSTANCE)
-          .scriptExistsAsync(key, new String[] {sha}).toCompletableFuture()), System.nanoTime() + timeoutNanos);
-      return !exists.isEmpty() && exists.get(0);
+      return await(client.guard().send(() -> client.scriptExists(key, sha)), System.nanoTime() + timeoutNanos);
     } catch (ExecutionException e) {
       throw new CallFailedException("SCRIPT EXISTS failed: " + RedisErrors.describe(e.getCause()), e.getCause());
     }
@@ -279,16 +271,15 @@ public final class LuaScript {
 
   /**
    * SCRIPT LOAD now, so that the first calls do not meet NOSCRIPT (one round trip). It is the moment to connect: on a
-   * client that has not answered yet, it waits for Redisson's connect too, up to {@link #CONNECT_BUDGET_NANOS} (or the
+   * client that has not answered yet, it waits for the connect too, up to {@link #CONNECT_BUDGET_NANOS} (or the
    * timeout, when longer); the calls themselves never wait longer than their timeout.
    */
-  public void load(RedissonClient redisson, String key, long timeoutNanos)
+  public void load(ScriptClient client, String key, long timeoutNanos)
       throws InterruptedException, CallFailedException {
-    ConnectGuard guard = ConnectGuard.of(redisson);
+    ConnectGuard guard = client.guard();
     long budget = guard.answered() ? timeoutNanos : Math.max(timeoutNanos, CONNECT_BUDGET_NANOS);
     try {
-      await(guard.send(() -> redisson.getScript(StringCodec.INSTANCE).scriptLoadAsync(key, source)
-          .toCompletableFuture()), System.nanoTime() + budget);
+      await(guard.send(() -> client.scriptLoad(key, source)), System.nanoTime() + budget);
     } catch (ExecutionException e) {
       throw new CallFailedException("SCRIPT LOAD failed: " + RedisErrors.describe(e.getCause()), e.getCause());
     }

@@ -1,12 +1,9 @@
 package io.pixquota.throttle.redis.internal;
 
-import org.redisson.client.RedisConnectionException;
-import org.redisson.client.RedisException;
-import org.redisson.client.RedisTimeoutException;
-
 /**
- * Redis's and Redisson's failures in one short line a user can act on (the node unreachable, the wrong kind of node,
- * the Cluster down), and the error codes a script's caller tests for, worded as Redis 6.2 and 7 word them.
+ * Redis's and its clients' failures (as {@link RedisFailure}s) in one short line a user can act on (the node
+ * unreachable, the wrong kind of node, the Cluster down), and the error codes a script's caller tests for, worded as
+ * Redis 6.2 and 7 word them.
  */
 final class RedisErrors {
   private RedisErrors() {}
@@ -18,16 +15,10 @@ final class RedisErrors {
    */
   static boolean isPassing(Throwable t) {
     for (Throwable c = t; c != null; c = c.getCause()) {
-      if (c instanceof RedisConnectionException) {
-        for (Throwable d = c.getCause(); d != null; d = d.getCause()) {
-          if (d instanceof RedisException && !(d instanceof RedisConnectionException)
-              && !(d instanceof RedisTimeoutException)) {
-            return false; // the node answered the connection's set-up with an error: AUTH, SELECT, HELLO
-          }
-        }
-        return true;
+      if (c instanceof RedisFailure f && f.kind() != RedisFailure.Kind.ANSWERED) {
+        return f.kind() != RedisFailure.Kind.REFUSED; // refused at set-up: AUTH, SELECT, HELLO
       }
-      if (c instanceof RedisTimeoutException || c instanceof java.util.concurrent.TimeoutException) {
+      if (c instanceof java.util.concurrent.TimeoutException) {
         return true;
       }
       String message = String.valueOf(c.getMessage());
@@ -58,17 +49,11 @@ final class RedisErrors {
     if (t == null) {
       return "unknown";
     }
-    if (t instanceof RedisConnectionException) {
-      for (Throwable c = t.getCause(); c != null; c = c.getCause()) {
-        if (c instanceof RedisTimeoutException) {
-          return "Redis did not answer while connecting (it accepts connections but is silent, or speaks no TLS)";
-        }
-        if (c instanceof RedisException && !(c instanceof RedisConnectionException)) {
-          // the node answered, with an error, a command of the connection's set-up: SELECT, AUTH, HELLO
-          return "Redis refused the connection: " + shorten(String.valueOf(c.getMessage()));
-        }
-      }
-      return "Redis node unreachable (" + t.getClass().getSimpleName() + ")";
+    if (t instanceof RedisFailure f && f.kind() == RedisFailure.Kind.UNREACHABLE) {
+      return f.getMessage(); // worded by the client's adapter: unreachable, or silent while connecting
+    }
+    if (t instanceof RedisFailure f && f.kind() == RedisFailure.Kind.REFUSED) {
+      return "Redis refused the connection: " + shorten(String.valueOf(f.getMessage()));
     }
     String message = String.valueOf(t.getMessage());
     if (message.contains("MOVED")) {
@@ -82,7 +67,7 @@ final class RedisErrors {
     if (hasErrorCode(message, "CLUSTERDOWN")) {
       return "the Redis Cluster is down (CLUSTERDOWN): a master failed and no replica has taken its slots yet";
     }
-    return t.getClass().getSimpleName() + ": " + shorten(message);
+    return (t instanceof RedisFailure f ? f.origin() : t.getClass().getSimpleName()) + ": " + shorten(message);
   }
 
   /**
@@ -93,8 +78,8 @@ final class RedisErrors {
     return message.startsWith(code + " ") || message.contains(": -" + code + " ");
   }
 
-  /** Redisson's message without the channel, the command's parameters (a script, a password) and the future. */
-  private static String shorten(String message) {
+  /** A client's message without the channel, the command's parameters (a script, a password) and the future. */
+  static String shorten(String message) {
     for (String tail : new String[] {". channel:", ", params:"}) {
       int end = message.indexOf(tail);
       message = end > 0 ? message.substring(0, end) : message;

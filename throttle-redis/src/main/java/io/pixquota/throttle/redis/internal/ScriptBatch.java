@@ -7,18 +7,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
-import org.redisson.api.BatchOptions;
-import org.redisson.api.RBatch;
-import org.redisson.api.RFuture;
-import org.redisson.api.RScript;
-import org.redisson.api.RScriptAsync;
-import org.redisson.client.RedisConnectionException;
-import org.redisson.client.RedisException;
-import org.redisson.client.RedisTimeoutException;
-import org.redisson.client.codec.StringCodec;
 
 /**
- * Several calls of one script on one key in one pipeline (a Redisson batch): written together on one connection, run
+ * Several calls of one script on one key in one pipeline (a Redisson batch; on Lettuce, commands written back to back
+ * on the connection of the key's node): written together on one connection, run
  * by Redis in the order given, one round trip for all. What a process's queued bookings of one bucket need: the order
  * they were asked in, without one round trip each. Calls that meet NOSCRIPT are sent again, still in order, in a second
  * batch whose first call carries the script's body (which caches it for the calls behind it); that batch has a
@@ -29,7 +21,7 @@ public final class ScriptBatch {
 
   /**
    * Runs {@code script} on the target once per element of {@code calls}, in order. Each future completes on
-   * Redisson's I/O thread with its reply, or exceptionally with a {@link LuaScript.CallFailedException} when Redis
+   * the client's I/O thread with its reply, or exceptionally with a {@link LuaScript.CallFailedException} when Redis
    * fails or does not answer within {@code timeoutNanos}.
    *
    * @param clock read when a reply arrives, for {@link LuaScript.Reply#receivedAtNanos()}
@@ -54,36 +46,13 @@ public final class ScriptBatch {
     CompletableFuture<Void> all = CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new));
     // Through the client's guard, as a single call: a client that has not connected yet never blocks the caller, and
     // a batch whose calls have all timed out before the guard's thread got to it is not sent.
-    CompletableFuture<Object> written = target.guard().send(() -> {
-      RBatch batch = target.client().createBatch(BatchOptions.defaults());
-      RScriptAsync batchScript = batch.getScript(StringCodec.INSTANCE);
-      for (int i = 0; i < n; i++) {
-        RFuture<String> call = bodyFirst && i == 0
-            ? batchScript.evalAsync(target.key(), RScript.Mode.READ_WRITE, script.source(), RScript.ReturnType.VALUE,
-                target.keys(), calls.get(i))
-            : batchScript.evalShaAsync(target.key(), RScript.Mode.READ_WRITE, script.sha(),
-                RScript.ReturnType.VALUE, target.keys(), calls.get(i));
-        CompletableFuture<String> into = sent.get(i);
-        call.whenComplete((text, failure) -> {
-          if (failure == null) {
-            into.complete(text);
-          } else {
-            into.completeExceptionally(failure);
-          }
-        });
-      }
-      CompletableFuture<Object> executed = new CompletableFuture<>();
-      batch.executeAsync().whenComplete((replies, failure) -> {
-        Throwable cause = failure == null ? null : Async.cause(failure);
-        if (cause == null || answered(cause)) {
-          executed.complete(null); // an error of one call fails the batch too: that call's own future has it
-        } else {
-          sent.forEach(s -> s.completeExceptionally(cause));
-          executed.completeExceptionally(cause);
-        }
-      });
-      return executed;
-    }).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
+    List<ScriptClient.ScriptCall> batch = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      batch.add(new ScriptClient.ScriptCall(script.sha(), bodyFirst && i == 0 ? script.source() : null,
+          calls.get(i)));
+    }
+    CompletableFuture<Void> written = target.guard().send(() -> target.client().pipeline(target.key(),
+        target.keys(), batch, sent)).orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
     written.whenComplete((ignored, failure) -> {
       if (failure != null) {
         sent.forEach(s -> s.completeExceptionally(Async.cause(failure))); // not sent, or the batch failed
@@ -121,12 +90,6 @@ public final class ScriptBatch {
       script.countNoScript();
       send(script, target, again, againResults, true, timeoutNanos, clock);
     }
-  }
-
-  /** Whether Redis answered (with an error of its own), rather than the connection failing or timing out. */
-  private static boolean answered(Throwable cause) {
-    return cause instanceof RedisException
-        && !(cause instanceof RedisConnectionException || cause instanceof RedisTimeoutException);
   }
 
   private static Throwable failureOf(CompletableFuture<?> done) {
