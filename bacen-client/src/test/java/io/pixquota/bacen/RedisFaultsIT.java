@@ -1,5 +1,6 @@
 package io.pixquota.bacen;
 
+import io.pixquota.throttle.redis.RedissonStore;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -39,7 +40,7 @@ class RedisFaultsIT {
     try (PrivateRedisServer redis = PrivateRedisServer.start()) {
       RedissonClient redisson = Redisson.create(TestRedis.redissonConfig(redis.uri().toString()));
       try {
-        RedisTokenBucket bucket = RedisTokenBucket.create(redisson, TokenBucketConfig.custom("slow")
+        RedisTokenBucket bucket = RedisTokenBucket.create(RedissonStore.of(redisson), TokenBucketConfig.custom("slow")
             .limit(10, 10).redisTimeout(Duration.ofMillis(200)).build());
         assertThat(bucket.acquire(1, Duration.ZERO).granted()).isTrue();
         redis.pause(); // SIGSTOP: the socket stays open, nothing answers
@@ -74,7 +75,8 @@ class RedisFaultsIT {
     try (PrivateRedisServer redis = PrivateRedisServer.start()) {
       RedissonClient redisson = Redisson.create(TestRedis.redissonConfig(redis.uri().toString()));
       try {
-        RedisTokenBucket bucket = RedisTokenBucket.create(redisson, TokenBucketConfig.custom("restart")
+        RedisTokenBucket bucket = RedisTokenBucket.create(RedissonStore.of(redisson),
+            TokenBucketConfig.custom("restart")
             .limit(8, 0.01).build());
         int before = 0;
         while (bucket.acquire(1, Duration.ZERO).granted()) {

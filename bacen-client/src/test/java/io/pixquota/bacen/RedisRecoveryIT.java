@@ -1,5 +1,6 @@
 package io.pixquota.bacen;
 
+import io.pixquota.throttle.redis.RedissonStore;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -51,7 +52,7 @@ class RedisRecoveryIT {
   }
 
   private RedisTokenBucket bucket() {
-    return RedisTokenBucket.create(redisson, TokenBucketConfig.custom("pix").limit(10, 10)
+    return RedisTokenBucket.create(RedissonStore.of(redisson), TokenBucketConfig.custom("pix").limit(10, 10)
         .redisTimeout(Duration.ofMillis(300)).build());
   }
 

@@ -1,5 +1,6 @@
 package io.pixquota.bacen;
 
+import io.pixquota.throttle.redis.RedissonStore;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -44,7 +45,8 @@ class SilentRedisAtStartIT {
       String url = (fault.equals("silent") ? "redis://" : "rediss://") + redis.uri().getAuthority();
       RedissonClient client = RedisAddress.parse(url).connect(Duration.ofMillis(TIMEOUT_MS));
       try {
-        RedisTokenBucket bucket = RedisTokenBucket.create(client, TokenBucketConfig.custom("start-" + fault)
+        RedisTokenBucket bucket = RedisTokenBucket.create(RedissonStore.of(client),
+            TokenBucketConfig.custom("start-" + fault)
             .limit(8, 9).redisTimeout(Duration.ofMillis(TIMEOUT_MS)).build());
         long t0 = System.nanoTime();
         CompletableFuture<Acquisition> async = bucket.acquireAsync(1, Duration.ZERO).toCompletableFuture();
@@ -91,7 +93,8 @@ class SilentRedisAtStartIT {
       RedissonClient client = RedisAddress.parse("redis://" + redis.uri().getAuthority())
           .connect(Duration.ofMillis(TIMEOUT_MS));
       try {
-        RedisTokenBucket bucket = RedisTokenBucket.create(client, TokenBucketConfig.custom("start-preload")
+        RedisTokenBucket bucket = RedisTokenBucket.create(RedissonStore.of(client),
+            TokenBucketConfig.custom("start-preload")
             .limit(8, 9).redisTimeout(Duration.ofMillis(TIMEOUT_MS)).build());
         CompletableFuture<Long> preload = CompletableFuture.supplyAsync(() -> {
           long t0 = System.nanoTime();

@@ -1,5 +1,6 @@
 package io.pixquota.bench;
 
+import io.pixquota.throttle.redis.RedissonStore;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.pixquota.bacen.pix.PixClient;
@@ -228,7 +229,7 @@ final class AsyncReplica implements Callable<Integer> {
     if (mode != Mode.RESTCLIENT && mode != Mode.WEBCLIENT) {
       return null;
     }
-    Throttle throttle = Throttle.builder(RedisTokenBucket.create(redisson, TokenBucketConfig.of(
+    Throttle throttle = Throttle.builder(RedisTokenBucket.create(RedissonStore.of(redisson), TokenBucketConfig.of(
         options.bucketName + "-spring", options.bucket.capacity, options.bucket.rate)))
         .maxWait(Duration.ofMillis(maxWaitMs)).meterRegistry(registry).build();
     String token = MockToken.fetch(java.net.http.HttpClient.newHttpClient(), options.bacenUrl, options.clientId,

@@ -1,5 +1,6 @@
 package io.pixquota.bench;
 
+import io.pixquota.throttle.redis.RedissonStore;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pixquota.harness.CommandCounter;
@@ -73,7 +74,7 @@ final class BucketBench implements Callable<Integer> {
     RedissonClient redisson = Redisson.create(Redissons.smallPool(uri.toString()));
     try {
       RedisSingle node = redisson.getRedisNodes(RedisNodes.SINGLE);
-      RedisTokenBucket bucket = RedisTokenBucket.create(redisson,
+      RedisTokenBucket bucket = RedisTokenBucket.create(RedissonStore.of(redisson),
           TokenBucketConfig.custom("latency").keyPrefix("bench:").limit(1e9, 1e9).build());
       for (int i = 0; i < 2000; i++) { // warm-up of both paths
         node.getInstance().ping();

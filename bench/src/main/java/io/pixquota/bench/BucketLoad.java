@@ -1,5 +1,6 @@
 package io.pixquota.bench;
 
+import io.pixquota.throttle.redis.RedissonStore;
 import io.pixquota.harness.Redissons;
 import io.pixquota.harness.ReplicaProtocol;
 import io.pixquota.harness.Sleep;
@@ -40,7 +41,7 @@ final class BucketLoad implements java.util.concurrent.Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     RedissonClient redisson = Redisson.create(Redissons.smallPool(redis));
-    RedisTokenBucket bucket = RedisTokenBucket.create(redisson,
+    RedisTokenBucket bucket = RedisTokenBucket.create(RedissonStore.of(redisson),
         TokenBucketConfig.custom("bench").keyPrefix(prefix).limit(capacity, rate).build());
     AtomicLong granted = new AtomicLong();
     AtomicLong acquireCalls = new AtomicLong();

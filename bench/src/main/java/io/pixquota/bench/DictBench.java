@@ -1,5 +1,6 @@
 package io.pixquota.bench;
 
+import io.pixquota.throttle.redis.RedissonStore;
 import io.pixquota.harness.PrivateRedisServer;
 import io.pixquota.harness.Redissons;
 import io.pixquota.harness.RespConnection;
@@ -59,7 +60,7 @@ final class DictBench implements Callable<Integer> {
     try (PrivateRedisServer redis = PrivateRedisServer.start(); RespConnection admin = redis.rawConnection()) {
       RedissonClient redisson = Redisson.create(Redissons.smallPool(redis.uri().toString()));
       try {
-        RedisBucketGroup group = RedisBucketGroup.create(redisson, "dict-12345678", "pixquota:",
+        RedisBucketGroup group = RedisBucketGroup.create(RedissonStore.of(redisson), "dict-12345678", "pixquota:",
             Duration.ofSeconds(10));
         System.out.printf(Locale.ROOT, "bench dict: private redis-server on %s, %d cores%n", redis.uri(),
             Runtime.getRuntime().availableProcessors());

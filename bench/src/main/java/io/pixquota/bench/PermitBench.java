@@ -1,5 +1,6 @@
 package io.pixquota.bench;
 
+import io.pixquota.throttle.redis.RedissonStore;
 import io.pixquota.harness.PrivateRedisServer;
 import io.pixquota.harness.Redissons;
 import io.pixquota.throttle.Exchange;
@@ -107,7 +108,7 @@ final class PermitBench implements Callable<Integer> {
         for (int r = 0; r < replicas; r++) {
           RedissonClient c = Redisson.create(Redissons.smallPool(redis.uri().toString()));
           clients.add(c);
-          fleet.add(throttle(RedisPermitPool.create(c, "spi", cap, Duration.ofSeconds(60))));
+          fleet.add(throttle(RedisPermitPool.create(RedissonStore.of(c), "spi", cap, Duration.ofSeconds(60))));
         }
         Throttle local = throttle(new LocalPermitPool("spi", cap, Duration.ofSeconds(60)));
         List<Throttle> shared = new ArrayList<>();

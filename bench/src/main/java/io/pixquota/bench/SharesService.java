@@ -1,5 +1,6 @@
 package io.pixquota.bench;
 
+import io.pixquota.throttle.redis.RedissonStore;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.pixquota.bacen.pix.PixClient;
 import io.pixquota.bacen.pix.PixClientConfig;
@@ -63,7 +64,8 @@ final class SharesService implements AutoCloseable {
     this.flow = flow;
     this.code = code;
     this.redisson = RedisAddress.parse(redisUrl).connect(Duration.ofSeconds(2), 40);
-    RedisTokenBucket bucket = RedisTokenBucket.create(redisson, TokenBucketConfig.custom(bucketName).limit(8, 9)
+    RedisTokenBucket bucket = RedisTokenBucket.create(RedissonStore.of(redisson),
+        TokenBucketConfig.custom(bucketName).limit(8, 9)
         .shares(shares).build());
     Throttle throttle = Throttle.builder(bucket).maxWait(Duration.ofSeconds(10)).flow(flow)
         .meterRegistry(registry).build();

@@ -1,5 +1,6 @@
 package io.pixquota.bench;
 
+import io.pixquota.throttle.redis.RedissonStore;
 import io.pixquota.throttle.redis.RedisAddress;
 import io.pixquota.throttle.redis.RedisTokenBucket;
 import io.pixquota.throttle.redis.TokenBucketConfig;
@@ -43,7 +44,7 @@ final class SpreadChild implements Callable<Integer> {
           decisions.add(() -> script.<Long>evalSha(key, RScript.Mode.READ_WRITE, sha, RScript.ReturnType.INTEGER,
               List.of(key)) == 1L);
         } else {
-          RedisTokenBucket bucket = RedisTokenBucket.create(redisson, TokenBucketConfig.custom(name)
+          RedisTokenBucket bucket = RedisTokenBucket.create(RedissonStore.of(redisson), TokenBucketConfig.custom(name)
               .keyPrefix("spread:").limit(1e9, 1e9).build());
           bucket.preload();
           decisions.add(() -> bucket.acquire(1, Duration.ZERO).granted());

@@ -1,5 +1,6 @@
 package io.pixquota.snippets;
 
+import io.pixquota.throttle.redis.RedissonStore;
 import io.pixquota.bacen.pix.Pix;
 import io.pixquota.bacen.pix.PixClient;
 import io.pixquota.bacen.pix.PixClientConfig;
@@ -35,8 +36,8 @@ final class OwnOkHttpClient {
 
   static String anyApi(OkHttpClient client, RedissonClient redisson, String url) throws IOException {
     // region any-client
-    Throttle throttle = Throttle.builder(RedisTokenBucket.create(redisson, TokenBucketConfig.of("pix", 8, 9)))
-        .build();
+    RedisTokenBucket bucket = RedisTokenBucket.create(RedissonStore.of(redisson), TokenBucketConfig.of("pix", 8, 9));
+    Throttle throttle = Throttle.builder(bucket).build();
     OkHttpClient throttled = client.newBuilder().addNetworkInterceptor(ThrottlingInterceptor.of(throttle)).build();
     Call.Factory calls = ThrottledCallFactory.of(throttled); // a call waits for its slot holding no connection
     try (Response response = calls.newCall(new Request.Builder().url(url).build()).execute()) {

@@ -1,5 +1,6 @@
 package io.pixquota.snippets;
 
+import io.pixquota.throttle.redis.RedissonStore;
 import io.pixquota.bacen.pix.PixClientConfig;
 import io.pixquota.throttle.Throttle;
 import io.pixquota.throttle.redis.RedisPermitPool;
@@ -20,7 +21,7 @@ final class PermitPools {
         .build();
     Duration lease = Duration.ofSeconds(45);                      // longer than max wait + provider timeout
     Throttle capOnly = Throttle.builder(bucket)
-        .rule("POST", "/spi/.*", RedisPermitPool.create(redisson, "spi", 6, lease)) // a cap, no rate
+        .rule("POST", "/spi/.*", RedisPermitPool.create(RedissonStore.of(redisson), "spi", 6, lease)) // a cap, no rate
         .providerTimeout(Duration.ofSeconds(30))                  // required with a pool: see "Abandoned calls"
         .build();
     Throttle both = Throttle.builder(bucket)

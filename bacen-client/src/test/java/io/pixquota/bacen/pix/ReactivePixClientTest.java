@@ -1,5 +1,6 @@
 package io.pixquota.bacen.pix;
 
+import io.pixquota.throttle.redis.RedissonStore;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -82,7 +83,8 @@ class ReactivePixClientTest {
 
   @Test
   void aBurstOf40IsServedWithinTheQuotaOnOneToken(TestRedis redis) {
-    RedisTokenBucket bucket = RedisTokenBucket.create(redis.newRedisson(), TokenBucketConfig.custom("reactive")
+    RedisTokenBucket bucket = RedisTokenBucket.create(RedissonStore.of(redis.newRedisson()),
+        TokenBucketConfig.custom("reactive")
         .limit(8, 9).keyPrefix(redis.keyPrefix()).build());
     Throttle throttle = Throttle.builder(bucket).meterRegistry(registry).maxWait(Duration.ofSeconds(10)).build();
     ReactivePixClient pix = client(mock, "demo-secret", throttle);

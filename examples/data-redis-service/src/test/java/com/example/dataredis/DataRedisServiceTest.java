@@ -1,6 +1,7 @@
 package com.example.dataredis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.pixquota.harness.PrivateRedisServer;
 import io.pixquota.harness.RespConnection;
@@ -17,7 +18,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
-import org.redisson.api.RedissonClient;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -29,7 +29,7 @@ import org.springframework.test.context.DynamicPropertySource;
 /**
  * The service as it runs, Redis configured for Spring Data Redis only: a burst through its endpoint, each a PixClient
  * call to the mock BACEN (10 + 10/s) through the quota's bucket, which lives in Spring Data Redis's Redis and runs on
- * its Lettuce client. No Redisson client is made.
+ * its Lettuce client. Redisson is not on the class path.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class DataRedisServiceTest {
@@ -69,9 +69,11 @@ class DataRedisServiceTest {
   private ApplicationContext context;
 
   @Test
-  void theQuotaRunsOnSpringDataRedissLettuceClientAndNoRedissonClientIsMade() {
+  void theQuotaRunsOnSpringDataRedissLettuceClientWithoutRedissonOnTheClassPath() {
     assertThat(context.getBeanNamesForType(LettuceConnectionFactory.class)).hasSize(1);
-    assertThat(context.getBeanNamesForType(RedissonClient.class)).as("no Redisson client of anyone's").isEmpty();
+    assertThatThrownBy(() -> Class.forName("org.redisson.api.RedissonClient", false, context.getClassLoader()))
+        .as("Redisson is not on the class path: the service pulls one Redis client, Lettuce")
+        .isInstanceOf(ClassNotFoundException.class);
     assertThat(context.getEnvironment().getProperty("pixquota.redis.url")).as("configured for Spring Data Redis only")
         .isNull();
   }

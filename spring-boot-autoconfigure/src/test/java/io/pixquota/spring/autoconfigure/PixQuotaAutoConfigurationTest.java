@@ -1,5 +1,6 @@
 package io.pixquota.spring.autoconfigure;
 
+import io.pixquota.throttle.redis.RedissonStore;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.MeterRegistry;
@@ -107,7 +108,8 @@ class PixQuotaAutoConfigurationTest {
 
   @Test
   void aBucketOfTheApplicationsOwnIsUsedAndNoRedisIsNeeded() {
-    RedisTokenBucket mine = RedisTokenBucket.create(redis.newRedisson(), TokenBucketConfig.custom("mine")
+    RedisTokenBucket mine = RedisTokenBucket.create(RedissonStore.of(redis.newRedisson()),
+        TokenBucketConfig.custom("mine")
         .keyPrefix(redis.keyPrefix()).limit(10, 10).limit(600, 9).build());
     runner.withBean(TokenBucket.class, () -> mine).run(context -> {
       assertThat(context).hasNotFailed().doesNotHaveBean(PixQuotaRedis.class).hasSingleBean(TokenBucket.class);
@@ -118,7 +120,8 @@ class PixQuotaAutoConfigurationTest {
   /** The application's own Throttle: the OkHttp interceptor, the RestClient's and the actuator all go through it. */
   @Test
   void aThrottleOfTheApplicationsOwnIsTheOneEveryAdapterUses() {
-    RedisTokenBucket mine = RedisTokenBucket.create(redis.newRedisson(), TokenBucketConfig.custom("own")
+    RedisTokenBucket mine = RedisTokenBucket.create(RedissonStore.of(redis.newRedisson()),
+        TokenBucketConfig.custom("own")
         .keyPrefix(redis.keyPrefix()).limit(4, 0.01).build());
     Throttle own = Throttle.builder(mine).maxWait(Duration.ofSeconds(2)).build();
     runner.withBean(Throttle.class, () -> own).withPropertyValues(redisUrl()).run(context -> {
@@ -131,7 +134,8 @@ class PixQuotaAutoConfigurationTest {
   @Test
   void anInterceptorOfTheApplicationsOwnIsTheOnePixClientUses() throws Exception {
     try (MockBacen mock = MockBacen.start(MockConfig.defaults())) {
-      RedisTokenBucket mine = RedisTokenBucket.create(redis.newRedisson(), TokenBucketConfig.custom("own-throttle")
+      RedisTokenBucket mine = RedisTokenBucket.create(RedissonStore.of(redis.newRedisson()),
+          TokenBucketConfig.custom("own-throttle")
           .keyPrefix(redis.keyPrefix()).limit(4, 0.01).build());
       ThrottlingInterceptor own = ThrottlingInterceptor.of(Throttle.builder(mine).maxWait(Duration.ofSeconds(2))
           .build());

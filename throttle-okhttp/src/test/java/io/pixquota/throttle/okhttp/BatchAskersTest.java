@@ -1,5 +1,6 @@
 package io.pixquota.throttle.okhttp;
 
+import io.pixquota.throttle.redis.RedissonStore;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -58,7 +59,8 @@ class BatchAskersTest {
   }
 
   private OkHttpClient client(double capacity, double rate, Duration maxWait) {
-    RedisTokenBucket bucket = RedisTokenBucket.create(redis.newRedisson(), TokenBucketConfig.custom("askers")
+    RedisTokenBucket bucket = RedisTokenBucket.create(RedissonStore.of(redis.newRedisson()),
+        TokenBucketConfig.custom("askers")
         .keyPrefix(redis.keyPrefix()).limit(capacity, rate).build());
     return new OkHttpClient.Builder().addNetworkInterceptor(ThrottlingInterceptor.of(Throttle.builder(bucket)
         .defaultPriority(Priority.BATCH).maxWait(maxWait).meterRegistry(registry).build())).build();

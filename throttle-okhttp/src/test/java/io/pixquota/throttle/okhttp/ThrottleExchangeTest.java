@@ -1,5 +1,6 @@
 package io.pixquota.throttle.okhttp;
 
+import io.pixquota.throttle.redis.RedissonStore;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
@@ -175,7 +176,7 @@ class ThrottleExchangeTest {
     // On Redis's own clock, as the state is read; a slow refill, so that the reading barely moves while the test runs.
     TokenBucketConfig config = TokenBucketConfig.custom("state").keyPrefix(redis.keyPrefix()).limit(5, 0.001)
         .build();
-    RedisTokenBucket bucket = RedisTokenBucket.create(redisson, config);
+    RedisTokenBucket bucket = RedisTokenBucket.create(RedissonStore.of(redisson), config);
     BucketState empty = bucket.state();
     assertThat(empty.stored()).isFalse();
     assertThat(empty.tokens()).isEqualTo(5);
@@ -183,7 +184,7 @@ class ThrottleExchangeTest {
     for (int i = 0; i < 8; i++) {
       assertThat(bucket.acquire(1, Duration.ofDays(1)).granted()).isTrue();
     }
-    RedisTokenBucket other = RedisTokenBucket.create(redisson, TokenBucketConfig.custom("state")
+    RedisTokenBucket other = RedisTokenBucket.create(RedissonStore.of(redisson), TokenBucketConfig.custom("state")
         .keyPrefix(redis.keyPrefix()).limit(4, 0.001).build());
     assertThat(other.acquire(1, Duration.ofDays(1)).granted()).isTrue();
     BucketState s = bucket.state();

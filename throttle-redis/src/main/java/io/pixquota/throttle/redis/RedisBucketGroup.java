@@ -20,7 +20,6 @@ import java.util.Objects;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeoutException;
-import org.redisson.api.RedissonClient;
 
 /**
  * A {@link BucketGroup} in Redis: one atomic script ({@code bucket_group.lua}) per decision, over keys that share the
@@ -28,7 +27,7 @@ import org.redisson.api.RedissonClient;
  * live in one slot, the script reaches them all, and a decision stays one round trip. The price: every bucket of a
  * group is on one node (measured in docs/benchmarks.md). A bucket's key is deleted once full and otherwise expires
  * when it would be full again, or after the standing ttl while it holds standing. Threadsafe; it does not own the
- * {@link RedissonClient}.
+ * Redis client behind its {@link RedisStore}.
  */
 public final class RedisBucketGroup implements BucketGroup {
   private static final LuaScript SCRIPT = LuaScript.BUCKET_GROUP;
@@ -56,20 +55,9 @@ public final class RedisBucketGroup implements BucketGroup {
     this.time = time;
   }
 
-  /** A group named {@code name} under the default key prefix, with the default Redis timeout. */
-  public static RedisBucketGroup create(RedissonClient redisson, String name) {
-    return create(RedissonStore.of(redisson), name);
-  }
-
   /** A group named {@code name} on {@code store} (Redisson or Lettuce), default key prefix and Redis timeout. */
   public static RedisBucketGroup create(RedisStore store, String name) {
     return create(store, name, TokenBucketConfig.DEFAULT_KEY_PREFIX, TokenBucketConfig.DEFAULT_REDIS_TIMEOUT);
-  }
-
-  /** A group named {@code name} under {@code keyPrefix}, waiting at most {@code redisTimeout} for Redis. */
-  public static RedisBucketGroup create(RedissonClient redisson, String name, String keyPrefix,
-      Duration redisTimeout) {
-    return create(RedissonStore.of(redisson), name, keyPrefix, redisTimeout);
   }
 
   /** A group named {@code name} on {@code store}, under {@code keyPrefix}, waiting at most {@code redisTimeout}. */
@@ -78,15 +66,10 @@ public final class RedisBucketGroup implements BucketGroup {
   }
 
   /**
-   * A group named {@code name} under {@code keyPrefix}, waiting at most {@code redisTimeout} for Redis, keeping a
-   * bucket's standing for {@code standingTtl} (at most 366 days) after the bucket was last written.
+   * A group named {@code name} on {@code store} (Redisson or Lettuce), under {@code keyPrefix}, waiting at most
+   * {@code redisTimeout} for Redis, keeping a bucket's standing for {@code standingTtl} (at most 366 days) after the
+   * bucket was last written.
    */
-  public static RedisBucketGroup create(RedissonClient redisson, String name, String keyPrefix,
-      Duration redisTimeout, Duration standingTtl) {
-    return create(RedissonStore.of(redisson), name, keyPrefix, redisTimeout, standingTtl);
-  }
-
-  /** As {@link #create(RedissonClient, String, String, Duration, Duration)}, on {@code store} (Redisson or Lettuce). */
   public static RedisBucketGroup create(RedisStore store, String name, String keyPrefix, Duration redisTimeout,
       Duration standingTtl) {
     return new RedisBucketGroup(Stores.scripts(store), name, keyPrefix, redisTimeout, standingTtl, null,
@@ -94,12 +77,6 @@ public final class RedisBucketGroup implements BucketGroup {
   }
 
   /** For tests: the caller's clock instead of Redis's TIME, and answers stamped on {@code time}. */
-  static RedisBucketGroup create(RedissonClient redisson, String name, String keyPrefix, Clock clientClock,
-      TimeSource time) {
-    return create(RedissonStore.of(redisson), name, keyPrefix, clientClock, time);
-  }
-
-  /** For tests: as {@link #create(RedissonClient, String, String, Clock, TimeSource)}, on any store. */
   static RedisBucketGroup create(RedisStore store, String name, String keyPrefix, Clock clientClock,
       TimeSource time) {
     return new RedisBucketGroup(Stores.scripts(store), name, keyPrefix, TokenBucketConfig.DEFAULT_REDIS_TIMEOUT,

@@ -16,7 +16,6 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.redisson.api.RedissonClient;
 
 /**
  * A {@link PermitPool} in Redis ({@code permit_pool.lua}): permits leased under their callers' ids, a line of waiters
@@ -29,7 +28,7 @@ import org.redisson.api.RedissonClient;
  * {@link #close()} takes this process's configuration out. Created {@link #beside} a {@link RedisTokenBucket}, its
  * keys share the bucket's hash tag and a call's permit and rate slot are decided in one script
  * ({@code PERMIT_AND_BUCKET}), both or neither, in one round trip. Threadsafe; it does not own the
- * {@link RedissonClient}.
+ * Redis client behind its {@link RedisStore}.
  */
 public final class RedisPermitPool implements PermitPool {
   /** How long a waiter keeps its place in line without asking again; a waiter asks again within half of it. */
@@ -69,11 +68,6 @@ public final class RedisPermitPool implements PermitPool {
     this.calls = new PoolCalls(scripts, keys, beside, capacity, lease, processId, turns.tag());
   }
 
-  /** A pool alone, keys {@code <prefix>{<name>}:pool:*}, with the default prefix and Redis timeout. */
-  public static RedisPermitPool create(RedissonClient redisson, String name, int capacity, Duration lease) {
-    return create(RedissonStore.of(redisson), name, capacity, lease);
-  }
-
   /** A pool alone on {@code store} (Redisson or Lettuce), keys {@code <prefix>{<name>}:pool:*}, default settings. */
   public static RedisPermitPool create(RedisStore store, String name, int capacity, Duration lease) {
     return new RedisPermitPool(Stores.scripts(store), name, capacity, lease,
@@ -91,13 +85,7 @@ public final class RedisPermitPool implements PermitPool {
         + name + ":", bucket, c.redisTimeout(), TimeSource.SYSTEM);
   }
 
-  /** For tests: answers stamped on {@code time}. */
-  static RedisPermitPool create(RedissonClient redisson, String name, int capacity, Duration lease, String keyPrefix,
-      TimeSource time) {
-    return create(RedissonStore.of(redisson), name, capacity, lease, keyPrefix, time);
-  }
-
-  /** For tests: as {@link #create(RedissonClient, String, int, Duration, String, TimeSource)}, on any store. */
+  /** For tests: under {@code keyPrefix}, answers stamped on {@code time}. */
   static RedisPermitPool create(RedisStore store, String name, int capacity, Duration lease, String keyPrefix,
       TimeSource time) {
     return new RedisPermitPool(Stores.scripts(store), name, capacity, lease, keyPrefix + "{" + name + "}:pool:", null,

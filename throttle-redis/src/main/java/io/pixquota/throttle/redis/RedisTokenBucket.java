@@ -28,7 +28,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
-import org.redisson.api.RedissonClient;
 
 /**
  * A {@link TokenBucket} kept in Redis and shared by every process that uses the same name and key prefix.
@@ -48,7 +47,8 @@ import org.redisson.api.RedissonClient;
  * state. Nothing the script reads is trusted: what it cannot trust is reset and counted
  * ({@link BucketReadings#stateRepairs()}). With {@link TokenBucketConfig.Builder#shares shares}, see {@link #forFlow}.
  *
- * <p>This class is threadsafe. It does not own the {@link RedissonClient}; shut that down yourself.
+ * <p>This class is threadsafe. It does not own the Redis client behind its {@link RedisStore}; shut that down
+ * yourself.
  */
 public final class RedisTokenBucket implements TokenBucket, MeterBinder {
 
@@ -122,11 +122,6 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
     return other.script == script;
   }
 
-  /** A bucket over {@code redisson} with these settings. Makes no call to Redis. */
-  public static RedisTokenBucket create(RedissonClient redisson, TokenBucketConfig config) {
-    return create(RedissonStore.of(redisson), config);
-  }
-
   /**
    * A bucket over {@code store} (a Redisson or a Lettuce client) with these settings. Makes no call to Redis. Buckets
    * of the same name and key prefix share their tokens whichever client each process uses.
@@ -135,12 +130,7 @@ public final class RedisTokenBucket implements TokenBucket, MeterBinder {
     return new RedisTokenBucket(Stores.scripts(store), config, TimeSource.SYSTEM);
   }
 
-  /** For tests: {@link Acquisition#answeredAtNanos()} read from {@code time} instead of {@link System#nanoTime()}. */
-  static RedisTokenBucket create(RedissonClient redisson, TokenBucketConfig config, TimeSource time) {
-    return create(RedissonStore.of(redisson), config, time);
-  }
-
-  /** For tests: as {@link #create(RedissonClient, TokenBucketConfig, TimeSource)}, on any store. */
+  /** For tests: answers stamped on {@code time}. */
   static RedisTokenBucket create(RedisStore store, TokenBucketConfig config, TimeSource time) {
     return new RedisTokenBucket(Stores.scripts(store), config, time);
   }

@@ -34,7 +34,8 @@ class ClockSkewTest {
     RedissonClient client = redis.newRedisson();
     RedisTokenBucket[] replicas = new RedisTokenBucket[3];
     for (int i = 0; i < 3; i++) {
-      replicas[i] = RedisTokenBucket.create(client, TokenBucketConfig.custom("skew").keyPrefix(redis.keyPrefix())
+      replicas[i] = RedisTokenBucket.create(RedissonStore.of(client),
+          TokenBucketConfig.custom("skew").keyPrefix(redis.keyPrefix())
           .clientClock(clocks[i].clock()).limit(capacity, rate).build());
     }
     WindowAudit audit = new WindowAudit(); // slots re-based on the true clock
@@ -67,11 +68,11 @@ class ClockSkewTest {
     try (RedisOnFakeTime redis = new RedisOnFakeTime(time)) {
       RedissonClient client = redis.redisson;
       TokenBucketConfig base = TokenBucketConfig.custom("ahead").limit(8, 0.5).build();
-      RedisTokenBucket normal = RedisTokenBucket.create(client, TokenBucketConfig.from(base)
+      RedisTokenBucket normal = RedisTokenBucket.create(RedissonStore.of(client), TokenBucketConfig.from(base)
           .clientClock(time.clock()).build());
-      RedisTokenBucket early = RedisTokenBucket.create(client, TokenBucketConfig.from(base)
+      RedisTokenBucket early = RedisTokenBucket.create(RedissonStore.of(client), TokenBucketConfig.from(base)
           .clientClock(Clock.offset(time.clock(), Duration.ofSeconds(10))).build());
-      RedisTokenBucket late = RedisTokenBucket.create(client, TokenBucketConfig.from(base)
+      RedisTokenBucket late = RedisTokenBucket.create(RedissonStore.of(client), TokenBucketConfig.from(base)
           .clientClock(Clock.offset(time.clock(), Duration.ofSeconds(-10))).build());
       for (int i = 0; i < 8; i++) {
         assertThat(normal.acquire(1, Duration.ZERO).granted()).isTrue();
@@ -93,7 +94,7 @@ class ClockSkewTest {
     try (RedisOnFakeTime redis = new RedisOnFakeTime(time)) {
       TokenBucketConfig config = TokenBucketConfig.custom("failover").limit(10, 10)
           .configurationLease(Duration.ofMillis(1)).build(); // the TTL is the bucket's, not the lease's
-      RedisTokenBucket bucket = RedisTokenBucket.create(redis.redisson, config, time);
+      RedisTokenBucket bucket = RedisTokenBucket.create(RedissonStore.of(redis.redisson), config, time);
       bucket.acquire(10, Duration.ZERO); // drained at 4000 s
       time.setSeconds(3_990); // the promoted node's clock is 10 s behind; the bucket's state came along
       Acquisition a = bucket.acquire(1, Duration.ofSeconds(5));

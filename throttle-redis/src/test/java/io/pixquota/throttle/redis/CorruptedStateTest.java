@@ -46,7 +46,7 @@ class CorruptedStateTest {
       TestRedis redis) throws Exception {
     TokenBucketConfig config = TokenBucketConfig.custom("corrupt-" + repaired + value.length())
         .keyPrefix(redis.keyPrefix()).limit(8, 9).build();
-    RedisTokenBucket bucket = RedisTokenBucket.create(redis.newRedisson(), config);
+    RedisTokenBucket bucket = RedisTokenBucket.create(RedissonStore.of(redis.newRedisson()), config);
     try (RespConnection admin = redis.rawConnection(); StdErrCapture logs = new StdErrCapture()) {
       bucket.acquire(1, Duration.ZERO);
       admin.call("HSET", config.key(), field, value);
@@ -80,7 +80,7 @@ class CorruptedStateTest {
   void aKeyOfTheWrongTypeIsReplacedAtTheNextCallWhichIsServed(String type, TestRedis redis) throws Exception {
     TokenBucketConfig config = TokenBucketConfig.custom("wrong-" + type).keyPrefix(redis.keyPrefix()).limit(8, 9)
         .build();
-    RedisTokenBucket bucket = RedisTokenBucket.create(redis.newRedisson(), config);
+    RedisTokenBucket bucket = RedisTokenBucket.create(RedissonStore.of(redis.newRedisson()), config);
     try (RespConnection admin = redis.rawConnection(); StdErrCapture logs = new StdErrCapture()) {
       bucket.acquire(1, Duration.ZERO);
       admin.call("DEL", config.key());
@@ -104,7 +104,7 @@ class CorruptedStateTest {
   void anUpdatedAtAheadOfRedissClockGivesNoStall(long aheadSeconds, TestRedis redis) throws Exception {
     TokenBucketConfig config = TokenBucketConfig.custom("ahead-" + aheadSeconds).keyPrefix(redis.keyPrefix())
         .limit(8, 9).build();
-    RedisTokenBucket bucket = RedisTokenBucket.create(redis.newRedisson(), config);
+    RedisTokenBucket bucket = RedisTokenBucket.create(RedissonStore.of(redis.newRedisson()), config);
     try (RespConnection admin = redis.rawConnection()) {
       bucket.acquire(8, Duration.ZERO); // drained
       admin.call("HSET", config.key(), "u", Long.toString(redisMicros(admin) + aheadSeconds * 1_000_000));

@@ -112,7 +112,8 @@ class OrderedBookingsTest {
     try (PrivateRedisServer server = PrivateRedisServer.start()) {
       RedissonClient client = Redisson.create(TestRedis.redissonConfig(server.uri().toString()));
       try (RespConnection admin = server.rawConnection()) {
-        RedisTokenBucket bucket = RedisTokenBucket.create(client, TokenBucketConfig.custom("silent").keyPrefix("ob:")
+        RedisTokenBucket bucket = RedisTokenBucket.create(RedissonStore.of(client),
+            TokenBucketConfig.custom("silent").keyPrefix("ob:")
             .limit(1000, 1000).redisTimeout(Duration.ofMillis(300)).build());
         bucket.acquire(1, Duration.ZERO);
         List<CompletableFuture<Acquisition>> asked = new ArrayList<>();

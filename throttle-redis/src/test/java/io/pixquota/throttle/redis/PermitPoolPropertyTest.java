@@ -68,7 +68,7 @@ class PermitPoolPropertyTest {
     Random r = new Random(seed);
     int capacity = 1 + r.nextInt(6);
     long leaseMs = 2_000;
-    RedisPermitPool pool = RedisPermitPool.create(redis.redisson, "prop" + (++run), capacity,
+    RedisPermitPool pool = RedisPermitPool.create(RedissonStore.of(redis.redisson), "prop" + (++run), capacity,
         Duration.ofMillis(leaseMs), "pp-prop:", TIME);
     List<Call> waiting = new ArrayList<>();
     List<Call> running = new ArrayList<>();

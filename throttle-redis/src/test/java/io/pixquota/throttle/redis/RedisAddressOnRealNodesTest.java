@@ -21,7 +21,7 @@ class RedisAddressOnRealNodesTest {
     try (PrivateRedisServer redis = PrivateRedisServer.start(); RespConnection admin = redis.rawConnection()) {
       RedissonClient redisson = RedisAddress.parse(redis.uri() + "/3").connect(Duration.ofSeconds(1));
       try {
-        TokenBucket bucket = RedisTokenBucket.create(redisson, TokenBucketConfig.of("pix", 8, 9));
+        TokenBucket bucket = RedisTokenBucket.create(RedissonStore.of(redisson), TokenBucketConfig.of("pix", 8, 9));
         assertThat(bucket.acquire(1, Duration.ZERO).granted()).isTrue();
         assertThat(admin.call("EXISTS", "pixquota:{pix}:tb")).as("in database 0").isEqualTo(0L);
         admin.call("SELECT", "3");
@@ -39,9 +39,10 @@ class RedisAddressOnRealNodesTest {
       RedissonClient right = RedisAddress.parse("redis://:p@ss w0rd@" + hostPort).connect(Duration.ofSeconds(1));
       RedissonClient wrong = RedisAddress.parse("redis://:p@ss w1rd@" + hostPort).connect(Duration.ofSeconds(1));
       try {
-        assertThat(RedisTokenBucket.create(right, TokenBucketConfig.of("pix", 8, 9)).acquire(1, Duration.ZERO)
+        assertThat(RedisTokenBucket.create(RedissonStore.of(right), TokenBucketConfig.of("pix", 8, 9)).acquire(1,
+            Duration.ZERO)
             .granted()).isTrue();
-        TokenBucket denied = RedisTokenBucket.create(wrong, TokenBucketConfig.of("pix", 8, 9));
+        TokenBucket denied = RedisTokenBucket.create(RedissonStore.of(wrong), TokenBucketConfig.of("pix", 8, 9));
         assertThatThrownBy(() -> denied.acquire(1, Duration.ZERO)).isInstanceOf(StoreUnavailableException.class)
             .hasMessageContaining("Redis refused the connection: WRONGPASS").hasMessageNotContaining("w1rd");
       } finally {
@@ -63,7 +64,8 @@ class RedisAddressOnRealNodesTest {
           "redis://:Tr0ub4dor/&3%25x@y@" + hostPort, "redis://app:Tr0ub4dor%2F&3%25x@y@" + hostPort}) {
         RedissonClient redisson = RedisAddress.parse(url).connect(Duration.ofSeconds(1));
         try {
-          assertThat(RedisTokenBucket.create(redisson, TokenBucketConfig.of("pix", 8, 9)).acquire(1, Duration.ZERO)
+          assertThat(RedisTokenBucket.create(RedissonStore.of(redisson), TokenBucketConfig.of("pix", 8, 9)).acquire(1,
+              Duration.ZERO)
               .granted()).as(RedisAddress.redacted(url)).isTrue();
         } finally {
           redisson.shutdown();
@@ -77,7 +79,7 @@ class RedisAddressOnRealNodesTest {
     try (PrivateRedisServer redis = PrivateRedisServer.start("--databases", "4")) {
       RedissonClient redisson = RedisAddress.parse(redis.uri() + "/7").connect(Duration.ofSeconds(1));
       try {
-        TokenBucket bucket = RedisTokenBucket.create(redisson, TokenBucketConfig.of("pix", 8, 9));
+        TokenBucket bucket = RedisTokenBucket.create(RedissonStore.of(redisson), TokenBucketConfig.of("pix", 8, 9));
         assertThatThrownBy(() -> bucket.acquire(1, Duration.ZERO)).isInstanceOf(StoreUnavailableException.class)
             .hasMessageContaining("Redis refused the connection: ERR DB index is out of range")
             .hasMessageNotContaining("channel");
@@ -94,7 +96,7 @@ class RedisAddressOnRealNodesTest {
             Integer.toString(master.port()))) {
       RedissonClient redisson = RedisAddress.parse(replica.uri().toString()).connect(Duration.ofSeconds(1));
       try {
-        TokenBucket bucket = RedisTokenBucket.create(redisson, TokenBucketConfig.of("pix", 8, 9));
+        TokenBucket bucket = RedisTokenBucket.create(RedissonStore.of(redisson), TokenBucketConfig.of("pix", 8, 9));
         assertThatThrownBy(() -> bucket.acquire(1, Duration.ZERO)).isInstanceOf(StoreUnavailableException.class)
             .hasMessageContaining("read-only replica (READONLY)").hasMessageContaining("redis-sentinel://");
       } finally {

@@ -53,7 +53,8 @@ class RedisBucketGroupStandingTest {
   @BeforeEach
   void flush() {
     redis.admin.call("FLUSHALL");
-    group = RedisBucketGroup.create(redis.redisson, "dict-1", "pq:", Duration.ofSeconds(5), Duration.ofHours(1));
+    group = RedisBucketGroup.create(RedissonStore.of(redis.redisson), "dict-1", "pq:", Duration.ofSeconds(5),
+        Duration.ofHours(1));
   }
 
   /** A lookup whose worst case costs the participant 3, keeping the reserve unless {@code user}'s standing pays. */

@@ -51,7 +51,7 @@ class RedisBucketGroupTest {
   @BeforeEach
   void flush() {
     redis.admin.call("FLUSHALL");
-    group = RedisBucketGroup.create(redis.redisson, "dict-12345678", "pq:", Duration.ofSeconds(5));
+    group = RedisBucketGroup.create(RedissonStore.of(redis.redisson), "dict-12345678", "pq:", Duration.ofSeconds(5));
   }
 
   private Acquired lookup(double userCost) throws Exception {
@@ -101,7 +101,8 @@ class RedisBucketGroupTest {
       for (int i = 0; i < 8; i++) {
         RedissonClient c = Redisson.create(TestRedis.redissonConfig(redis.redis.uri().toString()));
         clients.add(c);
-        RedisBucketGroup other = RedisBucketGroup.create(c, "dict-12345678", "pq:", Duration.ofSeconds(5));
+        RedisBucketGroup other = RedisBucketGroup.create(RedissonStore.of(c), "dict-12345678", "pq:",
+            Duration.ofSeconds(5));
         redeems.add(() -> other.redeem(credit.id(), 2));
       }
       int given = 0;
@@ -132,7 +133,8 @@ class RedisBucketGroupTest {
         .hasMessage("need must be within 0..cost 1.0 of bucket 'u:maria', but was 2.0");
     assertThatThrownBy(() -> group.redeem("a b", 1)).isInstanceOf(IllegalArgumentException.class)
         .hasMessage("creditId must be 1 to 64 letters, digits, '.', '_', ':' or '-', but was 'a b'");
-    assertThatThrownBy(() -> RedisBucketGroup.create(redis.redisson, "dict", "a{b", Duration.ofSeconds(1)))
+    assertThatThrownBy(() -> RedisBucketGroup.create(RedissonStore.of(redis.redisson), "dict", "a{b",
+        Duration.ofSeconds(1)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("keyPrefix must not contain '{' or '}', but was 'a{b'");
   }

@@ -70,7 +70,7 @@ class RedisClusterBucketsTest {
     long noScriptBefore = LuaScript.TOKEN_BUCKET.noScriptCount();
     List<TokenBucket> buckets = new ArrayList<>();
     for (String name : twoNamesPerMaster()) {
-      buckets.add(RedisTokenBucket.create(redisson, TokenBucketConfig.custom(name).limit(8, 9)
+      buckets.add(RedisTokenBucket.create(RedissonStore.of(redisson), TokenBucketConfig.custom(name).limit(8, 9)
           .clientClock(time.clock()).build(), time));
     }
     for (TokenBucket bucket : buckets) {
@@ -95,7 +95,7 @@ class RedisClusterBucketsTest {
         .connect(Duration.ofSeconds(1));
     try {
       String elsewhere = twoNamesPerMaster().get(5); // on master 2, not on master 0
-      TokenBucket bucket = RedisTokenBucket.create(single, TokenBucketConfig.of(elsewhere, 8, 9));
+      TokenBucket bucket = RedisTokenBucket.create(RedissonStore.of(single), TokenBucketConfig.of(elsewhere, 8, 9));
       assertThatThrownBy(() -> bucket.acquire(1, Duration.ZERO)).isInstanceOf(StoreUnavailableException.class)
           .hasMessageContaining("(MOVED)").hasMessageContaining("redis-cluster://");
     } finally {
@@ -105,7 +105,8 @@ class RedisClusterBucketsTest {
 
   @Test
   void aGroupDecidesItsBucketsAndCreditsInOneSlotOfTheCluster() throws Exception {
-    RedisBucketGroup group = RedisBucketGroup.create(redisson, "dict-12345678", "pq-test:", Duration.ofSeconds(5));
+    RedisBucketGroup group = RedisBucketGroup.create(RedissonStore.of(redisson), "dict-12345678", "pq-test:",
+        Duration.ofSeconds(5));
     BucketGroup.GroupBucket user = new BucketGroup.GroupBucket("u:someone", Limit.of(100, 2 / 60.0));
     BucketGroup.GroupBucket psp = new BucketGroup.GroupBucket("ENTRIES_READ_PARTICIPANT_ANTISCAN",
         Limit.of(250, 25 / 60.0));
@@ -138,9 +139,10 @@ class RedisClusterBucketsTest {
     try {
       for (String name : twoNamesPerMaster()) {
         TokenBucketConfig config = TokenBucketConfig.custom(name).limit(8, 9).build();
-        RedisPermitPool holder = RedisPermitPool.beside(RedisTokenBucket.create(redisson, config), "spi", 1,
+        RedisPermitPool holder = RedisPermitPool.beside(RedisTokenBucket.create(RedissonStore.of(redisson), config),
+            "spi", 1,
             Duration.ofSeconds(30));
-        RedisTokenBucket theirs = RedisTokenBucket.create(other, config);
+        RedisTokenBucket theirs = RedisTokenBucket.create(RedissonStore.of(other), config);
         RedisPermitPool waiting = RedisPermitPool.beside(theirs, "spi", 1, Duration.ofSeconds(30));
         waiting.preload();
         PermitPool.PermitAnswer a = holder.take(PermitPool.Waiter.of(0), null);

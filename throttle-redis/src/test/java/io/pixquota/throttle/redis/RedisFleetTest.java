@@ -101,7 +101,7 @@ class RedisFleetTest {
   @Test
   void aStaleConfigurationCountsAtMostTheFleetsLeaseAndAnOperatorClearsIt(TestRedis redis) throws Exception {
     TokenBucketConfig config = TokenBucketConfig.custom("stale").keyPrefix(redis.keyPrefix()).limit(8, 9).build();
-    RedisTokenBucket bucket = RedisTokenBucket.create(redis.newRedisson(), config);
+    RedisTokenBucket bucket = RedisTokenBucket.create(RedissonStore.of(redis.newRedisson()), config);
     bucket.acquire(1, Duration.ZERO);
     try (RespConnection admin = redis.rawConnection()) {
       long now = redisMicros(admin);
@@ -128,8 +128,8 @@ class RedisFleetTest {
   /** Two processes (two Redisson clients) on one bucket of 1 + 1/s, both subscribed to its channel. */
   private static RedisTokenBucket[] twoProcesses(TestRedis redis, String name) throws Exception {
     TokenBucketConfig config = TokenBucketConfig.custom(name).keyPrefix(redis.keyPrefix()).limit(1, 1).build();
-    RedisTokenBucket a = RedisTokenBucket.create(redis.newRedisson(), config);
-    RedisTokenBucket b = RedisTokenBucket.create(redis.newRedisson(), config);
+    RedisTokenBucket a = RedisTokenBucket.create(RedissonStore.of(redis.newRedisson()), config);
+    RedisTokenBucket b = RedisTokenBucket.create(RedissonStore.of(redis.newRedisson()), config);
     a.preload();
     b.preload();
     Awaits.until("both subscriptions in place (made without waiting)", Duration.ofSeconds(5),
@@ -141,9 +141,11 @@ class RedisFleetTest {
   @Test
   void replicasThatDisagreeAreCountedAndNamedOnceAMinute(TestRedis redis) throws Exception {
     try (StdErrCapture logs = new StdErrCapture()) {
-      RedisTokenBucket good = RedisTokenBucket.create(redis.newRedisson(), TokenBucketConfig.custom("disagree")
+      RedisTokenBucket good = RedisTokenBucket.create(RedissonStore.of(redis.newRedisson()),
+          TokenBucketConfig.custom("disagree")
           .keyPrefix(redis.keyPrefix()).limit(8, 9).build());
-      RedisTokenBucket wrong = RedisTokenBucket.create(redis.newRedisson(), TokenBucketConfig.custom("disagree")
+      RedisTokenBucket wrong = RedisTokenBucket.create(RedissonStore.of(redis.newRedisson()),
+          TokenBucketConfig.custom("disagree")
           .keyPrefix(redis.keyPrefix()).limit(20, 30).limit(600, 10).build());
       good.acquire(1, Duration.ZERO);
       assertThat(good.readings().configurations()).isEqualTo(1);

@@ -48,7 +48,7 @@ class RedisPermitPoolTest {
   }
 
   private RedisPermitPool pool(int capacity, Duration lease) {
-    return RedisPermitPool.create(redis.redisson, "spi", capacity, lease, prefix, TIME);
+    return RedisPermitPool.create(RedissonStore.of(redis.redisson), "spi", capacity, lease, prefix, TIME);
   }
 
   private static Waiter w(String id) {
@@ -211,7 +211,8 @@ class RedisPermitPoolTest {
     RedissonClient watcher = redis.newRedisson();
     try {
       RedisPermitPool holder = pool(1, Duration.ofSeconds(30));
-      RedisPermitPool waiting = RedisPermitPool.create(other, "spi", 1, Duration.ofSeconds(30), prefix, TIME);
+      RedisPermitPool waiting = RedisPermitPool.create(RedissonStore.of(other), "spi", 1, Duration.ofSeconds(30),
+          prefix, TIME);
       holder.preload();
       waiting.preload();
       String channel = holder.keys().get(0) + ":turn";

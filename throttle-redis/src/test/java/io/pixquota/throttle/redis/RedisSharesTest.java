@@ -39,7 +39,8 @@ class RedisSharesTest {
   }
 
   private RedisTokenBucket replica(RedissonClient client, Map<String, Double> shares) {
-    return RedisTokenBucket.create(client, TokenBucketConfig.custom("pix").limit(8, 9).shares(shares).build(), time);
+    return RedisTokenBucket.create(RedissonStore.of(client), TokenBucketConfig.custom("pix").limit(8,
+        9).shares(shares).build(), time);
   }
 
   private static long stormed(TokenBucket storm) throws Exception {

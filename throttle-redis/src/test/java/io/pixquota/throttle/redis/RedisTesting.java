@@ -23,6 +23,6 @@ public final class RedisTesting {
 
   /** {@link RedisTokenBucket#create(RedissonClient, TokenBucketConfig)}, its answers stamped on {@code time}. */
   public static RedisTokenBucket create(RedissonClient redisson, TokenBucketConfig config, TimeSource time) {
-    return RedisTokenBucket.create(redisson, config, time);
+    return RedisTokenBucket.create(RedissonStore.of(redisson), config, time);
   }
 }

@@ -24,7 +24,7 @@ class RefusalMemoryTest {
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
   private RedisTokenBucket bucket(TestRedis redis, String name, Map<String, Double> shares) {
-    RedisTokenBucket b = RedisTokenBucket.create(redis.newRedisson(), TokenBucketConfig.custom(name)
+    RedisTokenBucket b = RedisTokenBucket.create(RedissonStore.of(redis.newRedisson()), TokenBucketConfig.custom(name)
         .keyPrefix(redis.keyPrefix()).limit(3, 0.01).shares(shares).build(), time);
     b.bindTo(registry);
     return b;

@@ -38,11 +38,12 @@ class ScriptFirstUseTest {
           "redis://127.0.0.1:" + proxy.port()));
       try (RespConnection admin = redis.rawConnection()) {
         client.getKeys().count(); // the connection is open: what is measured is the script's first use
-        RedisTokenBucket bucket = RedisTokenBucket.create(client, TokenBucketConfig.custom("first-use")
+        RedisTokenBucket bucket = RedisTokenBucket.create(RedissonStore.of(client),
+            TokenBucketConfig.custom("first-use")
             .limit(8, 9).redisTimeout(TIMEOUT).build());
         assertThat(bucket.acquire(1, Duration.ZERO).granted()).as("EVALSHA, NOSCRIPT, the body: 1.2 x the timeout")
             .isTrue();
-        RedisBucketGroup group = RedisBucketGroup.create(client, "dict-first", "pq:", TIMEOUT);
+        RedisBucketGroup group = RedisBucketGroup.create(RedissonStore.of(client), "dict-first", "pq:", TIMEOUT);
         assertThat(group.acquire(List.of(new Take(new GroupBucket("u:a", Limit.of(100, 2 / 60.0)), 1, 1, false)),
             Duration.ZERO, List.of(), List.of()).granted()).as("the DICT group's script too").isTrue();
         assertThat(proxy.delayed.size()).as("NOSCRIPT met: more than one script command").isGreaterThan(2);

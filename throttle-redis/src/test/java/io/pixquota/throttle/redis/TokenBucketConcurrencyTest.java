@@ -35,8 +35,8 @@ class TokenBucketConcurrencyTest {
       for (int round = 0; round < 200; round++) {
         TokenBucketConfig config = TokenBucketConfig.custom("race" + round).keyPrefix(redis.keyPrefix())
             .limit(1, 0.001).build();
-        RedisTokenBucket first = RedisTokenBucket.create(a, config);
-        RedisTokenBucket second = RedisTokenBucket.create(b, config);
+        RedisTokenBucket first = RedisTokenBucket.create(RedissonStore.of(a), config);
+        RedisTokenBucket second = RedisTokenBucket.create(RedissonStore.of(b), config);
         CyclicBarrier start = new CyclicBarrier(2);
         Future<Acquisition> f1 = pool.submit(() -> {
           start.await();
@@ -61,7 +61,8 @@ class TokenBucketConcurrencyTest {
     // r = 0.5/s: one token every 2 s, far longer than the burst of calls takes, so no refill blurs the count.
     TokenBucketConfig config = TokenBucketConfig.custom("fifty").keyPrefix(redis.keyPrefix()).limit(10, 0.5).build();
     RedisTokenBucket[] replicas = {
-        RedisTokenBucket.create(redis.newRedisson(), config), RedisTokenBucket.create(redis.newRedisson(), config)};
+        RedisTokenBucket.create(RedissonStore.of(redis.newRedisson()), config),
+            RedisTokenBucket.create(RedissonStore.of(redis.newRedisson()), config)};
     List<Acquisition> results = new CopyOnWriteArrayList<>();
     ExecutorService pool = Executors.newFixedThreadPool(50);
     CountDownLatch go = new CountDownLatch(1);
@@ -100,7 +101,8 @@ class TokenBucketConcurrencyTest {
     TokenBucketConfig config = TokenBucketConfig.custom("window").keyPrefix(redis.keyPrefix())
         .limit(capacity, rate).build();
     RedisTokenBucket[] replicas = {
-        RedisTokenBucket.create(redis.newRedisson(), config), RedisTokenBucket.create(redis.newRedisson(), config)};
+        RedisTokenBucket.create(RedissonStore.of(redis.newRedisson()), config),
+            RedisTokenBucket.create(RedissonStore.of(redis.newRedisson()), config)};
     WindowAudit audit = new WindowAudit();
     ExecutorService pool = Executors.newFixedThreadPool(8);
     long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1500);

@@ -23,7 +23,7 @@ class TokenBucketLifecycleTest {
 
   @Test
   void recoversFromNoScriptAfterScriptFlush(TestRedis redis) throws Exception {
-    RedisTokenBucket bucket = RedisTokenBucket.create(redis.newRedisson(),
+    RedisTokenBucket bucket = RedisTokenBucket.create(RedissonStore.of(redis.newRedisson()),
         TokenBucketConfig.custom("flush").keyPrefix(redis.keyPrefix()).limit(3, 0.001).build());
     assertThat(bucket.acquire(1, Duration.ZERO).remaining()).isCloseTo(2, within(0.01));
     try (RespConnection admin = redis.rawConnection()) {
@@ -46,7 +46,7 @@ class TokenBucketLifecycleTest {
       TokenBucketConfig config = TokenBucketConfig.custom("idle").limit(2, 100).limit(10, 1)
           .configurationLease(Duration.ofMillis(1)).build(); // the lease's own hold on the key: the next test
       assertThat(config.key()).isEqualTo("pixquota:{idle}:tb");
-      RedisTokenBucket bucket = RedisTokenBucket.create(redis.redisson, config, time);
+      RedisTokenBucket bucket = RedisTokenBucket.create(RedissonStore.of(redis.redisson), config, time);
       bucket.acquire(2, Duration.ZERO); // limit 1 full again after 2 / 100 s, limit 2 after 2 / 1 s
       assertThat((Long) admin.call("PTTL", config.key()))
           .as("the slowest limit's 2 s, + 1 ms, and a quarter more so that a busy bucket rarely pays a PEXPIRE")
@@ -71,7 +71,7 @@ class TokenBucketLifecycleTest {
     FakeTime time = FakeTime.autoAdvancing(3_000);
     try (RedisOnFakeTime redis = new RedisOnFakeTime(time)) {
       TokenBucketConfig config = TokenBucketConfig.custom("leased").limit(2, 100).build(); // full in 10 ms
-      RedisTokenBucket bucket = RedisTokenBucket.create(redis.redisson, config, time);
+      RedisTokenBucket bucket = RedisTokenBucket.create(RedissonStore.of(redis.redisson), config, time);
       bucket.acquire(1, Duration.ZERO);
       assertThat((Long) redis.admin.call("PTTL", config.key())).as("the default 30 s lease, + 1 ms, + a quarter")
           .isEqualTo(30_001L + 7_500);
@@ -99,8 +99,9 @@ class TokenBucketLifecycleTest {
         .clientClock(time.clock()).limit(10, 1).limit(8, 9).build();
     TokenBucketConfig alone = TokenBucketConfig.custom("alone").keyPrefix(redis.keyPrefix())
         .clientClock(time.clock()).limit(8, 9).limit(10, 1).build();
-    RedisTokenBucket[] mixed = {RedisTokenBucket.create(client, oneOrder), RedisTokenBucket.create(client, otherOrder)};
-    RedisTokenBucket single = RedisTokenBucket.create(client, alone);
+    RedisTokenBucket[] mixed = {RedisTokenBucket.create(RedissonStore.of(client), oneOrder),
+        RedisTokenBucket.create(RedissonStore.of(client), otherOrder)};
+    RedisTokenBucket single = RedisTokenBucket.create(RedissonStore.of(client), alone);
     int admittedMixed = 0;
     int admittedAlone = 0;
     for (int i = 0; i < 100; i++) { // 5 s, a call every 50 ms on each
@@ -132,7 +133,7 @@ class TokenBucketLifecycleTest {
     double rate = 9;
     TokenBucketConfig config = TokenBucketConfig.custom("deleted").keyPrefix(redis.keyPrefix())
         .clientClock(time.clock()).limit(capacity, rate).build();
-    RedisTokenBucket bucket = RedisTokenBucket.create(redis.newRedisson(), config, time);
+    RedisTokenBucket bucket = RedisTokenBucket.create(RedissonStore.of(redis.newRedisson()), config, time);
     WindowAudit audit = new WindowAudit();
     Random random = new Random(42);
     try (RespConnection admin = redis.rawConnection()) {
