@@ -45,7 +45,7 @@ class DocsNamesTest {
       "RestClient", "RestTemplate", "ThreadMXBean", "UncheckedIOException", "UnknownHostException",
       "VirtualThreadPinned", "WebClient", "WebClientCustomizer", "SSLContext", "SSLHandshakeException", "Call",
       "Request", "Response", "Mono", "Context", "Thread", "Double", "JSONObject", "RBatch", "RRateLimiter",
-      "Authenticator", "RedisClient", "RedisClusterClient", // Lettuce's
+      "Authenticator", "LettuceConnectionFactory", "RedisClient", "RedisClusterClient", // Lettuce's
       // DICT's and the provider's words, and the Prometheus rules' labels
       "FileLength", "RateLimit", "RateLimited", "PoolFull", "ServicoIndisponivel");
   /** What the docs call by a property's shape but is not one: the wait's observation name, a Maven property. */
