@@ -277,11 +277,11 @@ final class Booking {
     }
     if (late > waits.lateLimitNanos() && lateRebooks < MAX_REBOOKS) {
       // Woke too late: leaving now could bunch with the calls booked right after us and breach the provider's
-      // bucket. Book a fresh slot after them instead, and give the missed one back: it was never sent on, and the
-      // bucket's bound counts what is sent (a busy bucket's line is one call shorter; a full one takes nothing).
+      // bucket. Book a fresh slot after them instead. The missed slot is not given back: in a line booked ahead, a
+      // token given back now hands the next booking the last booked call's slot, two calls on one slot, and a burst
+      // of late wake-ups (virtual threads on busy carriers) became 429s at the provider.
       lateRebooks++;
       waits.metrics().rebooked(bucket.name());
-      SlotWaits.giveBackAsync(bucket, cost);
       return true;
     }
     lateNanos = late;

@@ -113,9 +113,12 @@ class ConcurrentRequestsTest {
         pix.get("accepted"), pix.get("refused"), allowed, mostConnections.get(), mostInFlight);
     assertThat(outcomes.keySet()).as("every request served or refused as documented").isSubsetOf("200", "503 busy");
     assertThat(outcomes.values().stream().mapToInt(Integer::intValue).sum()).isEqualTo(REQUESTS);
-    assertThat(outcomes.get("200")).as("served: the quota used").isGreaterThan(40);
-    assertThat(((Number) pix.get("refused")).longValue()).as("API Pix's 429s: %s", pix)
-        .isLessThanOrEqualTo(allowed);
+    // the quota used in the 5 s max wait: 8 + 9.5/s, above 40 served; a 429 (which the measured jitter may allow)
+    // holds the fleet for its Retry-After (the mock's 1 s) and cuts the rate to 0.85: a second of the rate less
+    long refused = ((Number) pix.get("refused")).longValue();
+    assertThat(outcomes.get("200")).as("served: the quota used, %d refused by the provider", refused)
+        .isGreaterThan(refused == 0 ? 40 : 30);
+    assertThat(refused).as("API Pix's 429s: %s", pix).isLessThanOrEqualTo(allowed);
     // Waiting requests hold none (before, each held one: up to Tomcat's 200 threads, or all 2,000 on virtual
     // threads). What a connection follows is a call leaving: at most the quota's burst (8) leave at once, each may
     // open one (a cold pool), and the start's idle ones (token, DICT's policies) stay open until the mock closes
