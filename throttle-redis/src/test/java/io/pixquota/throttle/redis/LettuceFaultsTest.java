@@ -121,15 +121,7 @@ class LettuceFaultsTest {
                 .as("a restart may pass by itself").isTrue());
         server.restart(); // empty: no key, no script
         long noScriptBefore = LuaScript.TOKEN_BUCKET.noScriptCount();
-        Acquisition again = null;
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (again == null && System.nanoTime() < deadline) {
-          try {
-            again = bucket.acquire(1, Duration.ZERO);
-          } catch (StoreUnavailableException e) {
-            Thread.sleep(100); // Lettuce reconnects by itself
-          }
-        }
+        Acquisition again = firstAnswer(bucket);
         assertThat(again).as("answered again after the restart").isNotNull();
         assertThat(again.granted()).as("a full bucket again: the restarted node lost the state").isTrue();
         assertThat(again.remaining()).isCloseTo(4, within(0.01));
@@ -160,20 +152,25 @@ class LettuceFaultsTest {
         } finally {
           server.resume();
         }
-        Acquisition served = null;
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (served == null && System.nanoTime() < deadline) {
-          try {
-            served = bucket.acquire(1, Duration.ZERO);
-          } catch (StoreUnavailableException e) {
-            Thread.sleep(100);
-          }
-        }
+        Acquisition served = firstAnswer(bucket);
         assertThat(served).as("served once Redis answers").isNotNull();
         assertThat(served.remaining()).as("nothing booked for the callers that gave up").isCloseTo(4, within(0.01));
       } finally {
         client.shutdown();
       }
     }
+  }
+
+  /** The first answer of {@code bucket} within 20 s, asked every 100 ms while Lettuce reconnects; or null. */
+  private static Acquisition firstAnswer(RedisTokenBucket bucket) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (System.nanoTime() < deadline) {
+      try {
+        return bucket.acquire(1, Duration.ZERO);
+      } catch (StoreUnavailableException e) {
+        Thread.sleep(100);
+      }
+    }
+    return null;
   }
 }
