@@ -1,7 +1,6 @@
 package io.pixquota.throttle.support;
 
 import java.time.Duration;
-import java.util.Objects;
 
 /** Argument checks whose messages name the field and the value. Not part of the public API. */
 public final class Checks {
@@ -60,9 +59,17 @@ public final class Checks {
     return share;
   }
 
+  /** Not null; the message is built only when it is (a refused call's path runs these checks too). */
+  public static <T> T notNull(String field, T value) {
+    if (value == null) {
+      throw new NullPointerException(field + " cannot be null");
+    }
+    return value;
+  }
+
   /** Not null and not negative. */
   public static Duration notNegative(String field, Duration value) {
-    Objects.requireNonNull(value, field + " cannot be null");
+    notNull(field, value);
     if (value.isNegative()) {
       throw new IllegalArgumentException(field + " must be >= 0, but was " + value);
     }
@@ -71,7 +78,7 @@ public final class Checks {
 
   /** Not null, not zero and not negative. */
   public static Duration positive(String field, Duration value) {
-    Objects.requireNonNull(value, field + " cannot be null");
+    notNull(field, value);
     if (value.isNegative() || value.isZero()) {
       throw new IllegalArgumentException(field + " must be > 0, but was " + value);
     }
@@ -152,7 +159,7 @@ public final class Checks {
 
   /** Not null and not blank. */
   public static String notBlank(String field, String value) {
-    Objects.requireNonNull(value, field + " cannot be null");
+    notNull(field, value);
     if (value.isBlank()) {
       throw new IllegalArgumentException(field + " must not be blank, but was '" + value + "'");
     }
