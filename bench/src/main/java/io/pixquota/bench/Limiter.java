@@ -36,6 +36,8 @@ enum Limiter {
   OURS_LETTUCE("pixquota on Lettuce: the same interceptor and Lua bucket, the bucket's client Lettuce 6.6", true),
   OURS_BOOKED_LETTUCE("pixquota on Lettuce: the bucket booked as the throttle books it (as OURS_BOOKED), through "
       + "Lettuce 6.6", true),
+  OURS_SHARES("pixquota with shares: the bucket booked as OURS_BOOKED, its rate shared by three flows (5, 3 and 1),"
+      + " the calls of each flow in turn; not in the default set", true),
   BUCKET4J("Bucket4j 8.17 Redisson (CAS), asBlocking().consume(1)", true),
   RRATELIMITER("Redisson RRateLimiter OVERALL, acquire()", true),
   RETRY_LOOP("retry loop: our Lua bucket with maxWait 0, sleep waitMs, ask again", true),
@@ -49,6 +51,10 @@ enum Limiter {
     this.description = description;
     this.usesRedis = usesRedis;
   }
+
+  /** OURS_SHARES' flows and their weights, "*" (every flow not named) among them. */
+  private static final java.util.Map<String, Double> SHARES = java.util.Map.of("checkout", 5.0, "merchant-api", 3.0,
+      "*", 1.0);
 
   /** Where the Lettuce limiters' client connects ({@link #useLettuceAt}); null until then. */
   private static AbstractRedisClient lettuce;
@@ -103,7 +109,7 @@ enum Limiter {
    */
   Gate open(RedissonClient redisson, String name, double capacity, double rate) {
     return switch (this) {
-      case OURS, RETRY_LOOP, OURS_BOOKED, OURS_LETTUCE, OURS_BOOKED_LETTUCE ->
+      case OURS, RETRY_LOOP, OURS_BOOKED, OURS_LETTUCE, OURS_BOOKED_LETTUCE, OURS_SHARES ->
           ourBucket(store(redisson), name, capacity, rate, this);
       case BUCKET4J -> bucket4j(redisson, name, whole("capacity", capacity), rate);
       case RRATELIMITER -> rRateLimiter(redisson, name, whole("capacity", capacity), rate);
@@ -137,11 +143,18 @@ enum Limiter {
 
   private static Gate ourBucket(RedisStore store, String name, double capacity, double rate, Limiter how) {
     boolean retryLoop = how == RETRY_LOOP;
-    boolean booked = how == OURS_BOOKED || how == OURS_BOOKED_LETTUCE;
-    RedisTokenBucket bucket = RedisTokenBucket.create(store,
-        TokenBucketConfig.custom(name).keyPrefix("peers:").limit(capacity, rate).build());
+    boolean booked = how == OURS_BOOKED || how == OURS_BOOKED_LETTUCE || how == OURS_SHARES;
+    TokenBucketConfig.Builder config = TokenBucketConfig.custom(name).keyPrefix("peers:").limit(capacity, rate);
+    if (how == OURS_SHARES) {
+      config.shares(SHARES);
+    }
+    RedisTokenBucket whole = RedisTokenBucket.create(store, config.build());
+    // with shares, the calls of each flow in turn (the flows' buckets are the same bucket)
+    RedisTokenBucket[] flows = how == OURS_SHARES ? SHARES.keySet().stream().sorted().map(whole::forFlow)
+        .toArray(RedisTokenBucket[]::new) : new RedisTokenBucket[] {whole};
+    java.util.concurrent.atomic.AtomicInteger turn = new java.util.concurrent.atomic.AtomicInteger();
     try {
-      bucket.preload();
+      whole.preload();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while loading the bucket's script", e);
@@ -151,6 +164,7 @@ enum Limiter {
     return new Gate() {
       @Override
       public void await() throws InterruptedException, IOException {
+        RedisTokenBucket bucket = flows[Math.floorMod(turn.getAndIncrement(), flows.length)];
         if (!retryLoop) {
           Acquisition a = booked ? take(bucket, Duration.ofMinutes(5)) : bucket.acquire(1, Duration.ofMinutes(5));
           if (!a.granted()) {
@@ -170,6 +184,7 @@ enum Limiter {
 
       @Override
       public boolean tryTake() throws InterruptedException, IOException {
+        RedisTokenBucket bucket = flows[Math.floorMod(turn.getAndIncrement(), flows.length)];
         return (booked ? take(bucket, Duration.ZERO) : bucket.acquire(1, Duration.ZERO)).granted();
       }
     };

@@ -79,10 +79,10 @@ final class PeersBench implements Callable<Integer> {
       description = "Threads per process on the hot key (default ${DEFAULT-VALUE}).")
   int hotThreads;
 
-  @Option(names = "--limiters", split = ",", description = "Limiters to compare (default: all but OURS_BOOKED and the "
-      + "Lettuce ones, which --redis-client adds).")
-  EnumSet<Limiter> limiters = EnumSet.complementOf(EnumSet.of(Limiter.OURS_BOOKED, Limiter.OURS_LETTUCE,
-      Limiter.OURS_BOOKED_LETTUCE));
+  @Option(names = "--limiters", split = ",", description = "Limiters to compare (default: all but OURS_BOOKED, "
+      + "OURS_SHARES and the Lettuce ones, which --redis-client adds).")
+  EnumSet<Limiter> limiters = EnumSet.complementOf(EnumSet.of(Limiter.OURS_BOOKED, Limiter.OURS_SHARES,
+      Limiter.OURS_LETTUCE, Limiter.OURS_BOOKED_LETTUCE));
 
   /** Which client our bucket runs on. */
   enum RedisClients { REDISSON, LETTUCE, BOTH }

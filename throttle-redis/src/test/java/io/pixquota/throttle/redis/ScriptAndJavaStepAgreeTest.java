@@ -63,6 +63,11 @@ class ScriptAndJavaStepAgreeTest {
   private static final String[] COMMON_FIELDS = {"u", "e", "v", "t:8.0:9.0", "c:8.0:9.0", "r:r0", "r:r3"};
   private static final java.util.Set<String> COMMON = java.util.Set.of(COMMON_FIELDS);
 
+  /** The fields of a state of r4's and r5's plan alone, never cut nor held: the script's common path with shares. */
+  private static final String[] SHARES_COMMON_FIELDS = {"u", "e", "v", "t:8.0:9.0", "c:8.0:9.0", "r:r4", "r:r5",
+      "l:r4", "l:r5", "s:checkout", "s:merchant-api", "s:*"};
+  private static final java.util.Set<String> SHARES_COMMON = java.util.Set.of(SHARES_COMMON_FIELDS);
+
   private static final String[] FIELDS = {"u", "e", "v", "k", "f", "p", "g", "h", "o", "w", "a", "q", "x", "j",
       "t:8.0:9.0",
       "t:4.0:2.5", "c:8.0:9.0", "c:0:0", "c:5.0:1.0", "c:4.0:2.5,oops", "r:r0", "r:r1", "r:zz"};
@@ -87,6 +92,7 @@ class ScriptAndJavaStepAgreeTest {
         "shares folded");
     assertThat(SEEN.get("borrowed")).as("calls that borrowed another flow's tokens").isGreaterThan(50);
     assertThat(SEEN.get("common path")).as("steps on a state of one configuration, nothing cut").isGreaterThan(500);
+    assertThat(SEEN.get("shares common path")).as("steps on a state of one plan, nothing cut").isGreaterThan(500);
   }
 
   private static void seen(String what) {
@@ -120,6 +126,15 @@ class ScriptAndJavaStepAgreeTest {
     agree(seed, replicas, SHARE_FIELDS, 10, 30);
   }
 
+  /**
+   * The same on a fleet of one plan (r4 and r5), so that most steps take the script's common path with shares, with
+   * the fields it reads (the sub-buckets' and the plans' among them) overwritten now and then, and cuts.
+   */
+  @Property(tries = 40)
+  void theSharesCommonPathAndItsJavaTwinGiveTheSameAnswers(@ForAll long seed) throws Exception {
+    agree(seed, new int[] {4, 5}, SHARES_COMMON_FIELDS, 12, 60);
+  }
+
   /** cutOneIn: 0 for a cut as often as a charge or a refund, else one step in that many. */
   private void agree(long seed, int[] replicas, String[] fields, int corruptOneIn, int cutOneIn) throws Exception {
     Random r = new Random(seed);
@@ -150,6 +165,10 @@ class ScriptAndJavaStepAgreeTest {
       if (op != BucketStep.Op.CUT && op != BucketStep.Op.CLOSE && (who == 0 || who == 3)
           && !model.hash().isEmpty() && COMMON.containsAll(model.hash().keySet())) {
         seen("common path");
+      }
+      if (op != BucketStep.Op.CUT && op != BucketStep.Op.CLOSE && (who == 4 || who == 5)
+          && model.hash().containsKey("s:*") && SHARES_COMMON.containsAll(model.hash().keySet())) {
+        seen("shares common path");
       }
       String flow = FLOWS[r.nextInt(FLOWS.length)];
       boolean hadShares = model.hash().keySet().stream().anyMatch(f -> f.startsWith("s:"));

@@ -137,7 +137,10 @@ configuration's c: field, r: fields naming that configuration, and its one limit
 lease needs no renewal, reads those values, checks each against the same bounds as below, and decides with the math
 below at a factor of 1: no table of the whole hash, no repair list, no settings parsed. Any value out of its bounds, any
 other field, a configuration of several limits, or a cut or close sends the call down the full path instead, which
-gives the same answer on the same state; ScriptAndJavaStepAgreeTest runs both against the Java step.
+gives the same answer on the same state; ScriptAndJavaStepAgreeTest runs both against the Java step. With shares,
+the common path also reads the plan's sub-buckets (s:) and every live replica's plan (l:): when they are exactly the
+plan's flows, within their bounds and adding up to no more than the limit holds, and every live replica runs the
+caller's plan, it takes the shares' step below at a factor of 1 (shares_common); else the full path.
 
 Shares (issue 46; Linux HTB's guaranteed rate and borrowing, docs/architecture.md): a bucket of one limit (B, r)
 is one sub-bucket per flow, flow f of weight w (of the weights' sum W) refilling at g = r w / W up to its burst
@@ -226,16 +229,137 @@ local flat = redis.pcall('HGETALL', key)
 local my_field = 'c:' .. my_id
 local my_replica = 'r:' .. me
 
+-- The common path with shares (below): the stored sub-buckets are the plan's (its flows, bursts and rates), each
+-- value within the full path's bounds, and they add up to no more than the limit holds; then the full path's shares
+-- step at a factor of 1 with no hold, operation for operation. Returns nil, having written nothing, when the state is
+-- not so: the full path then decides (and repairs, or shares the tokens out again).
+local function shares_common(plan, subs, n_subs, capacity, refill, had, u, at, e, mine, my_tokens)
+  local fl, wt, total = {}, {}, 0
+  for name, weight in string.gmatch(plan, '([^=,]+)=([^=,]+)') do
+    fl[#fl + 1] = name
+    wt[#wt + 1] = tonumber(weight)
+    total = total + tonumber(weight)
+  end
+  local n = #fl
+  if n_subs ~= n then
+    return nil
+  end
+  local bu, ra, tk, asked, asker, star = {}, {}, {}, {}, nil, nil
+  local kept = {} -- each stored value's burst and rate as written, " <burst> <rate> ": they are the plan's
+  local asked_text = {}
+  local sum = 0
+  for i = 1, n do
+    bu[i] = 1 + (capacity - n) * wt[i] / total
+    ra[i] = refill * wt[i] / total
+    if fl[i] == flow then
+      asker = i
+    elseif fl[i] == '*' then
+      star = i
+    end
+    local stored = subs[fl[i]]
+    if stored == nil then
+      return nil
+    end
+    local s_tk, from_bu, s_bu, s_ra, to_at, s_at = string.match(stored, '^(%S+)() (%S+) (%S+) ()(%S+)$')
+    if s_at == nil then
+      return nil
+    end
+    kept[i] = string.sub(stored, from_bu, to_at - 1)
+    asked_text[i] = s_at
+    s_tk, s_bu, s_ra, s_at = tonumber(s_tk), tonumber(s_bu), tonumber(s_ra), tonumber(s_at)
+    -- as the full path's finite() and whole() read them; a NaN fails every comparison
+    if s_tk == nil or s_bu == nil or s_ra == nil or s_at == nil or s_bu ~= bu[i] or s_ra ~= ra[i]
+        or not (s_bu > 0 and s_bu <= 1e12 and s_ra >= 0 and s_ra <= 1e12 and s_tk <= s_bu)
+        or not (s_tk >= -(s_bu * (s_bu + s_ra * AHEAD) + s_ra * OWED))
+        or not (s_at >= 0 and s_at <= MAX_WAIT and s_at == math.floor(s_at) and s_at <= redis_now + SLACK) then
+      return nil
+    end
+    tk[i] = math.min(s_bu, s_tk + s_ra * (at - u) / 1000000)
+    asked[i] = s_at
+    sum = sum + tk[i]
+  end
+  asker = asker or star
+  if asker == nil or sum > math.min(capacity, had + refill * (at - u) / 1000000) + 1e-9 * capacity then
+    return nil
+  end
+  local from = asker
+  local wait = 0
+  if op == 'acquire' then
+    if tk[asker] < cost then
+      local fullest = -1
+      for i = 1, n do
+        local part = tk[i] / bu[i]
+        local keeps = 0
+        if ra[i] > 0 and asked[i] > 0 and at - asked[i] <= 3000000 / ra[i] then
+          keeps = math.min(cost, bu[i] - cost)
+        end
+        if i ~= asker and tk[i] - cost >= keeps and part > fullest then
+          from = i
+          fullest = part
+        end
+      end
+      if from == asker then
+        wait = (cost - tk[asker]) / ra[asker] * 1000000
+      end
+    end
+    wait = math.min(math.ceil(wait), MAX_WAIT)
+  end
+  local at_text, e_text = string.format('%d', at), string.format('%d', e)
+  local function answer(done, tokens_text)
+    return done .. ' ' .. string.format('%d', wait) .. ' ' .. tokens_text .. ' ' .. at_text .. ' ' .. e_text .. ' '
+      .. e_text .. ' 1 0 1 - -  ' .. fl[from]
+  end
+  if op == 'acquire' and wait > arg_micros then
+    return answer(0, string.format('%.17g', sum)) -- refused: nothing to record
+  end
+  if op == 'acquire' then
+    tk[from] = math.min(tk[from], bu[from] - ra[from] * wait / 1000000) - cost
+    asked[asker] = at
+    asked_text[asker] = at_text
+  elseif op == 'refund' then
+    tk[asker] = math.min(bu[asker], tk[asker] + cost)
+  else
+    tk[asker] = tk[asker] - cost
+  end
+  local tokens = 0
+  for i = 1, n do
+    tokens = tokens + tk[i]
+  end
+  local tokens_text = string.format('%.17g', tokens)
+  local hset = { 'u', at_text, my_tokens, tokens_text }
+  local ttl = (capacity - tokens) / refill * 1000
+  for i = 1, n do
+    hset[#hset + 1] = 's:' .. fl[i]
+    hset[#hset + 1] = string.format('%.17g', tk[i]) .. kept[i] .. asked_text[i]
+    local to_full = ra[i] > 0 and (bu[i] - tk[i]) / ra[i] * 1000 or 0
+    if to_full > ttl then
+      ttl = to_full
+    end
+  end
+  if (mine - at) / 1000 > ttl then
+    ttl = (mine - at) / 1000
+  end
+  ttl = math.min(math.ceil(ttl + math.max(0, at - redis_now) / 1000) + 1, MAX_TTL)
+  local expire = redis.call('PTTL', key) < ttl
+  redis.call('HSET', key, unpack(hset))
+  if expire then
+    redis.call('PEXPIRE', key, string.format('%d', math.min(ttl + math.floor(ttl / 4), MAX_TTL)))
+  end
+  return answer(1, tokens_text)
+end
+
 -- The common path: a state of this layout that nothing has touched, never cut or held, where no configuration but the
 -- caller's is live (other replicas of it may be), that configuration of one limit, its lease needing no renewal.
 -- Every value the decision uses is read and checked as the full path checks it (the same bounds, below); the first
 -- that is not as expected, or any other field, sends the call down the full path, which repairs, renews and deletes.
 -- The answer and the state written are the full path's, operation for operation (the differential test runs both).
-if (op == 'acquire' or op == 'charge' or op == 'refund') and flat['err'] == nil and #flat > 0 and flow == '' then
+if (op == 'acquire' or op == 'charge' or op == 'refund') and flat['err'] == nil and #flat > 0 then
   local common = true
   local my_tokens = 't:' .. my_id
   local u, e, v, mine, my_r, had
   local others = false
+  local shared = flow ~= '' -- the caller runs shares: its flows' s: fields and the replicas' l: fields are read too
+  local subs, plans, n_subs, n_plans = {}, {}, 0, 0
   for i = 1, #flat, 2 do
     local field = flat[i]
     if field == 'u' then
@@ -252,6 +376,12 @@ if (op == 'acquire' or op == 'charge' or op == 'refund') and flat['err'] == nil 
       my_r = flat[i + 1]
     elseif string.byte(field, 1) == 114 and string.byte(field, 2) == 58 then -- 'r:', another replica: below
       others = true
+    elseif shared and string.byte(field, 1) == 115 and string.byte(field, 2) == 58 then -- 's:', a flow's tokens
+      subs[string.sub(field, 3)] = flat[i + 1]
+      n_subs = n_subs + 1
+    elseif shared and string.byte(field, 1) == 108 and string.byte(field, 2) == 58 then -- 'l:', a replica's shares
+      plans[string.sub(field, 3)] = flat[i + 1]
+      n_plans = n_plans + 1
     else
       common = false -- a cut, a hold, another configuration, a field of an older layout...
       break
@@ -274,6 +404,10 @@ if (op == 'acquire' or op == 'charge' or op == 'refund') and flat['err'] == nil 
     local own = my_r ~= nil and string.sub(my_r, 1, #prefix) == prefix and tonumber(string.sub(my_r, #prefix + 1))
     common = own and own - at >= lease * 0.875 and own <= at + lease and own == math.floor(own) and mine ~= nil
       and mine >= own and mine <= at + max_lease and mine == math.floor(mine)
+    local plan = shared and string.match(ARGV[2], '^%S+ %S+ %S+ %S+ %S+ ?(%S*)$', adaptation)
+    -- with shares, every live replica runs this one's plan (its l: field), and no l: field is a dead replica's
+    common = common and (not shared or plan and plan ~= '' and plans[me] == plan)
+    local live_others = 0
     if common and others then
       -- every other replica's field names this configuration, live and within the fleet's longest lease
       for i = 1, #flat, 2 do
@@ -282,11 +416,23 @@ if (op == 'acquire' or op == 'charge' or op == 'refund') and flat['err'] == nil 
           local value = flat[i + 1]
           local ends = string.sub(value, 1, #prefix) == prefix and tonumber(string.sub(value, #prefix + 1))
           if not ends or not (ends >= at and ends <= at + max_lease and ends == math.floor(ends))
-              or string.find(value, '/', #prefix + 1, true) then
+              or string.find(value, '/', #prefix + 1, true) or shared and plans[string.sub(field, 3)] ~= plan then
             common = false
             break
           end
+          live_others = live_others + 1
         end
+      end
+    end
+    if common and shared then
+      if n_plans ~= live_others + 1 then
+        common = false
+      else
+        local answer = shares_common(plan, subs, n_subs, capacity, refill, had, u, at, e, mine, my_tokens)
+        if answer ~= nil then
+          return answer
+        end
+        common = false
       end
     end
     if common then
