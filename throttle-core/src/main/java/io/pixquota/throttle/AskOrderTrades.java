@@ -52,7 +52,7 @@ final class AskOrderTrades {
     long now = b.waits.time().nanoTime();
     long slot;
     synchronized (b) {
-      if (b.state != AsyncState.State.WAITING || booking.pool != null) {
+      if (b.state != AsyncBooking.State.WAITING || booking.pool != null) {
         return; // a permit's slot is the pool's
       }
       slot = booking.slotNanos();
@@ -126,7 +126,7 @@ final class AskOrderTrades {
     }
     List<Entry> still = new ArrayList<>();
     for (Entry e : calls) {
-      if (e.booking.state == AsyncState.State.WAITING && e.booking.booking.slotNanos() == e.slotNanos
+      if (e.booking.state == AsyncBooking.State.WAITING && e.booking.booking.slotNanos() == e.slotNanos
           && e.slotNanos - now >= GUARD_NANOS) {
         still.add(e);
       }

@@ -7,6 +7,8 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -17,16 +19,121 @@ import java.util.function.Consumer;
  * ({@link Priority#BATCH}) stands in its bucket's line first, and asks again later, holding nothing, when no slot is
  * free within its horizon.
  *
- * <p>Its states and their moves are tabled in the engine's {@code AsyncState}. A permit (a route with a pool) is taken
+ * <p>Where a booking is ({@code state}), and what moves it:
+ * <pre>
+ * from                      event                                           to
+ * NEW                       start (a class with a horizon: QUEUED first)    ASKING
+ * QUEUED                    the call before it in line booked or gave up    ASKING
+ * QUEUED                    its max wait ended in line                      DONE, refused
+ * ASKING                    booked / no slot within the horizon / refused   WAITING / DEFERRED / DONE
+ * ASKING                    a pool's permit: not its turn yet               PERMIT
+ * PERMIT                    its turn may have come / max wait ended         ASKING / DONE, refused
+ * ASKING                    the store unreachable, time left (failover)      DEFERRED (asks again 0.1-1 s later)
+ * DEFERRED                  the time to ask again came                      ASKING
+ * WAITING                   the slot came: good / gone bad                  DUE (the caller has the Slot) / ASKING
+ * DUE                       missed: the send found the slot gone bad        ASKING
+ * QUEUED DEFERRED WAITING   cancel (a booked slot's tokens given back)      DONE, cancelled
+ * PERMIT                    cancel (its place in the pool's line left)      DONE, cancelled
+ * ASKING                    cancel                                          DONE, when the bucket answers
+ * </pre>
+ * The state is guarded by the booking's monitor. A permit (a route with a pool) is taken
  * with the slot, kept while the booking asks again after a miss, and given back when the booking ends without a send
  * (DONE) or holds off (DEFERRED); once the slot is handed over, the send gives it back after the answer. Leaving ASKING
  * or DEFERRED lets the next caller of its class's line ask. Callbacks run on the thread of the event (the store's I/O
  * thread, the timer, the canceller), never under a lock: {@code onDue} must not block, and hands the send to the
  * client; {@code onFailure} is called at most once. Threadsafe.
  */
-public final class AsyncBooking extends AsyncState {
+public final class AsyncBooking {
+  enum State { NEW, QUEUED, ASKING, PERMIT, DEFERRED, WAITING, DUE, DONE }
+
+  final Booking booking;
+  final SlotWaits waits;
+  volatile boolean canceled;
+  State state = State.NEW; // guarded by this
+  Consumer<Slot> onDue;
+  Consumer<IOException> onFailure;
+  Future<?> timer;
+  /** The timer of a booking handed over on the thread that booked it (a permit's grant whose slot had come). */
+  static final Future<?> NO_TIMER = CompletableFuture.completedFuture(null);
+  LinePlace line; // a class with a horizon: its place in its bucket's line
+  int storeRetries; // asks made again after the store could not be reached (guarded by this)
+  Slot handed;
+
   AsyncBooking(Booking booking, SlotWaits waits) {
-    super(booking, waits);
+    this.booking = booking;
+    this.waits = waits;
+  }
+
+  ThrottleMetrics metrics() {
+    return waits.metrics();
+  }
+
+  /** The time to ask again has come (on the timer thread). */
+  void askAgain() {
+    if (moved(State.DEFERRED, State.ASKING)) {
+      ask();
+    }
+  }
+
+  /** Its slot moved ({@link AskOrderTrades}, under this monitor, WAITING): its timer follows. */
+  void retimed() {
+    timer.cancel(false);
+    timer = waits.time().schedule(this::due, booking.slotNanos());
+  }
+
+  /** Sets the state; a call that leaves its class's line (booked, or done) lets the next one ask. */
+  void to(State next) {
+    state = next;
+    if (line != null && next != State.ASKING && next != State.DEFERRED && next != State.QUEUED) {
+      line.leave();
+    }
+  }
+
+  /** Joins its class's line on the bucket; refused if its max wait ends there. */
+  void queue() {
+    LinePlace place = LinePlace.join(waits, booking);
+    synchronized (this) {
+      line = place;
+    }
+    place.await(waits, booking, this::takeTurn, this::queuedTooLong);
+  }
+
+  /** The call before it in line has booked or given up: ask, unless this one gave up meanwhile. */
+  private void takeTurn() {
+    synchronized (this) {
+      if (line == null || state != State.QUEUED) {
+        if (line != null) {
+          line.pass(); // cancelled or out of time while in line: the next one asks
+        }
+        return;
+      }
+      line.take();
+      to(State.ASKING);
+    }
+    ask();
+  }
+
+  /** Its max wait ended while it was in line: refused, never sent, nothing booked. */
+  private void queuedTooLong() {
+    if (!moved(State.QUEUED, State.DONE)) {
+      return;
+    }
+    waits.metrics().refused(booking.bucket.name(), booking.priority);
+    onFailure.accept(ThrottleRefusedException.queuedTooLong(booking.bucket.name(), booking.priority,
+        booking.maxWait));
+  }
+
+  /** Moves from {@code from} to {@code to}, if the booking is still in {@code from}. */
+  synchronized boolean moved(State from, State next) {
+    if (state != from) {
+      return false;
+    }
+    to(next);
+    return true;
+  }
+
+  synchronized boolean released() {
+    return state == State.DEFERRED || state == State.DONE;
   }
 
   /**
@@ -69,7 +176,7 @@ public final class AsyncBooking extends AsyncState {
    * Asks the bucket for a slot without blocking; its answer comes on the store's I/O thread. A slot a cut of the rate
    * moved ({@link Booking#takeRetimed}) is waited for as it is, with no round trip.
    */
-  @Override
+  /** Asks the bucket for a slot without blocking. */
   void ask() {
     if (!moved(State.ASKING, State.ASKING)) {
       return;
@@ -240,7 +347,6 @@ public final class AsyncBooking extends AsyncState {
   }
 
   /** The slot has come (on the timer thread): check it again, then book again or hand it over. */
-  @Override
   void due() {
     Slot slot = null;
     synchronized (this) {
