@@ -60,7 +60,7 @@ public final class Checks {
   }
 
   /** Not null; the message is built only when it is (a refused call's path runs these checks too). */
-  public static <T> T notNull(String field, T value) {
+  private static <T> T notNull(String field, T value) {
     if (value == null) {
       throw new NullPointerException(field + " cannot be null");
     }

@@ -22,7 +22,12 @@ import java.util.function.LongSupplier;
  * what was known until its answer comes (one round trip more at most). What this process cannot see within those
  * 100 ms (another process's refund, the rate climbing back, a token another flow lends once it stopped asking) can
  * only make a call refused here one that the script would have granted: a refusal never admits anything, so the
- * fleet's admissions stay within the bucket's bound, and a refused call consumed nothing either way. Threadsafe.
+ * fleet's admissions stay within the bucket's bound, and a refused call consumed nothing either way.
+ *
+ * <p>A refusal from memory yields the caller's thread once before it returns ({@link Thread#yield}; a virtual thread
+ * lets its carrier go): it costs a few microseconds, and callers that call again at once when refused would otherwise
+ * spin on these refusals and keep their own process's due calls (its timer, the threads it wakes) off the CPU, so that
+ * those woke past the late limit and booked again, their slots unused. Threadsafe.
  */
 final class RefusalMemory {
   /** How long a refusal is believed without asking again: a tenth of a second, a round trip a flow every 100 ms. */
@@ -34,6 +39,7 @@ final class RefusalMemory {
   private final LongSupplier newsVersion;
   private final LongAdder answered;
   private final boolean on;
+  private final Runnable pause;
   private final AtomicBoolean asking = new AtomicBoolean();
   private volatile Known known;
 
@@ -44,10 +50,16 @@ final class RefusalMemory {
    *                    are not this process's time, and every call asks the script
    */
   RefusalMemory(LongSupplier nanoClock, LongSupplier newsVersion, LongAdder answered, boolean on) {
+    this(nanoClock, newsVersion, answered, on, Thread::yield);
+  }
+
+  /** @param pause what a refusal from memory does before it returns: {@link Thread#yield}, or a test's count */
+  RefusalMemory(LongSupplier nanoClock, LongSupplier newsVersion, LongAdder answered, boolean on, Runnable pause) {
     this.nanoClock = nanoClock;
     this.newsVersion = newsVersion;
     this.answered = answered;
     this.on = on;
+    this.pause = pause;
   }
 
   /** The refusal of a call of {@code cost} that may wait {@code maxWaitNanos}, from memory; null: ask the script. */
@@ -65,6 +77,7 @@ final class RefusalMemory {
       return null; // stale: this call asks, and the others are refused from what is known until its answer
     }
     answered.increment();
+    pause.run(); // a caller that calls again at once lets the threads its process woke run first
     Acquisition r = k.refusal;
     return Acquisition.of(false, Duration.ofNanos(wait), r.remaining(), r.slotMicros(), now, r.stamp(), r.tokensOf());
   }

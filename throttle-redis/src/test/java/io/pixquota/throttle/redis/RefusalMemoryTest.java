@@ -95,4 +95,24 @@ class RefusalMemoryTest {
     assertThat(checkout.acquire(1, Duration.ofDays(1)).granted()).as("another flow asks the script").isTrue();
     assertThat(remembered()).isEqualTo(before);
   }
+
+  /**
+   * Each refusal answered from memory yields the caller's thread once (callers that retry at once must not keep the
+   * threads their process woke off the CPU); a call the script decides does not.
+   */
+  @Test
+  void aRefusalFromMemoryYieldsItsThreadOnceAndACallForTheScriptDoesNot() {
+    java.util.concurrent.atomic.AtomicInteger pauses = new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.atomic.LongAdder answered = new java.util.concurrent.atomic.LongAdder();
+    RefusalMemory memory = new RefusalMemory(time::nanoTime, () -> 0, answered, true, pauses::incrementAndGet);
+    long now = time.nanoTime();
+    assertThat(memory.refusal(1, Duration.ofSeconds(10).toNanos())).as("nothing known: the script decides").isNull();
+    memory.answered(1, Acquisition.of(false, Duration.ofSeconds(100), -1, 0, now));
+    for (int i = 0; i < 5; i++) {
+      assertThat(memory.refusal(1, Duration.ofSeconds(10).toNanos()).granted()).isFalse();
+    }
+    assertThat(memory.refusal(1, Duration.ofSeconds(200).toNanos())).as("a wait that reaches the slot").isNull();
+    assertThat(pauses.get()).as("one yield a refusal from memory").isEqualTo(5);
+    assertThat(answered.sum()).isEqualTo(5);
+  }
 }
