@@ -71,7 +71,7 @@ final class FallbackTokenBucket implements TokenBucket, MeterBinder {
         LocalTokenBucket.DEFAULT_CONFIGURATION_LEASE, RateAdaptation.defaults(), shares);
   }
 
-  /** One flow's calls: the shared bucket's for that flow, the same local share and the same state (issue 46). */
+  /** One flow's calls: the shared bucket's for that flow, the same local share and the same state. */
   private FallbackTokenBucket(FallbackTokenBucket of, TokenBucket sharedFlow, String flow) {
     this.shared = sharedFlow;
     this.local = of.local.forFlow(flow);

@@ -3,7 +3,7 @@ package io.pixquota.throttle;
 import java.util.Objects;
 
 /**
- * A request's flow of its own (issue 46): the service its quota's shares count it against, instead of the throttle's
+ * A request's flow of its own: the service its quota's shares count it against, instead of the throttle's
  * ({@link ThrottleBuilder#flow}). OkHttp: {@code new Request.Builder().tag(Flow.class, new Flow("reconciliation"))};
  * Spring's WebClient, RestClient and RestTemplate: the request attribute {@link #ATTRIBUTE} set to the flow's name;
  * the core: {@link ThrottleRequest#withFlow}. A name the shares do not name takes the share of "*".

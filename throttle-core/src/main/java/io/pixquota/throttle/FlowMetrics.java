@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The meters of shares within a quota (issue 46), by quota and flow: {@code bacen.throttle.flow.calls} (outcome
+ * The meters of shares within a quota, by quota and flow: {@code bacen.throttle.flow.calls} (outcome
  * {@code own}: the flow's own share gave the slot; {@code borrowed}: another flow's; {@code refused}) and
  * {@code bacen.throttle.flow.wait} (the wait of the calls granted). A flow is one the shares name, or "*" for the
  * rest: a request's own flow name never becomes a tag. Made when the throttle is built, not on a call's path.

@@ -148,7 +148,7 @@ public final class ThrottleBuilder {
   }
 
   /**
-   * The service this throttle's requests are for, where their quota has shares (issue 46): every replica of one
+   * The service this throttle's requests are for, where their quota has shares: every replica of one
    * service gives the same name (in Spring Boot, {@code spring.application.name}); a request's own
    * ({@link ThrottleRequest#withFlow}) comes first. A name the shares do not name, and null (the default), take the
    * share of the flow "*".

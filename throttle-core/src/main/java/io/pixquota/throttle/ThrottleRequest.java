@@ -20,7 +20,7 @@ import java.util.function.BooleanSupplier;
  * @param bucket      the bucket it books on instead of its quota's ({@link #withBucket}); null: its quota's
  * @param host        the host it goes to, lower case (a quota may match it); null: unknown, matches only quotas that
  *                    name no host
- * @param flow        the service it is for, when its quota has shares (issue 46); null: the throttle's
+ * @param flow        the service it is for, when its quota has shares; null: the throttle's
  *                    {@link ThrottleBuilder#flow flow}
  */
 public record ThrottleRequest(String method, String encodedPath, Priority priority, Duration maxWait,

@@ -40,7 +40,7 @@ public class PixQuotaQuotaProperties {
   /** How long the provider may keep working on a sent call (required with max-in-flight, or pixquota's). */
   private Duration providerTimeout;
   /**
-   * Shares within the quota (issue 46): each service's (flow's) weight, e.g. {@code checkout: 5}; a flow is
+   * Shares within the quota: each service's (flow's) weight, e.g. {@code checkout: 5}; a flow is
    * guaranteed the quota's rate times its weight over the weights' sum and borrows what the others leave. A
    * request's flow is its service's ({@code pixquota.flow}, else {@code spring.application.name}). Unset: none.
    */

@@ -10,7 +10,7 @@ import java.util.TreeSet;
 import java.util.regex.Pattern;
 
 /**
- * {@code token_bucket.lua}'s shares within a bucket (issue 46), in Java: the part of {@link BucketStep} that keeps one
+ * {@code token_bucket.lua}'s shares within a bucket, in Java: the part of {@link BucketStep} that keeps one
  * sub-bucket per flow ({@code s:<flow>} = "tokens burst rate asked") and each replica's plan ({@code l:<replica>}), and
  * decides a flow's call as {@link ShareStep} does when the whole live fleet of the bucket runs one plan. The script's
  * header says the rules; this class follows it operation for operation. One step's use; not threadsafe.

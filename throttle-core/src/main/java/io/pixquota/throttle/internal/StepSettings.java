@@ -33,7 +33,7 @@ public final class StepSettings {
   }
 
   /**
-   * The same with shares within the bucket (issue 46): each flow's weight, "*" among them (the flows not named).
+   * The same with shares within the bucket: each flow's weight, "*" among them (the flows not named).
    *
    * @param shares null for none; else flow names of 1 to 64 letters, digits, '.', '_' and '-' (and "*"), each with
    *               a finite weight above 0, for a configuration of one limit whose capacity gives each flow one call

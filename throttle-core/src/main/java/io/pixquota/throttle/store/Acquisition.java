@@ -57,7 +57,7 @@ public final class Acquisition {
   }
 
   /**
-   * {@link #of(boolean, Duration, double, long, long, Object)} from a bucket with shares (issue 46):
+   * {@link #of(boolean, Duration, double, long, long, Object)} from a bucket with shares:
    * {@code tokensOf} is the flow whose share gave the slot (the caller's own, or the flow it borrowed from).
    */
   public static Acquisition of(boolean granted, Duration waitTime, double remaining, long slotMicros,
@@ -113,7 +113,7 @@ public final class Acquisition {
   }
 
   /**
-   * With shares deciding (issue 46), the flow whose share gave the slot: the caller's own flow, or another one it
+   * With shares deciding, the flow whose share gave the slot: the caller's own flow, or another one it
    * borrowed from; null from a bucket without shares.
    */
   public String tokensOf() {

@@ -76,7 +76,7 @@ public final class LocalTokenBucket implements TokenBucket {
   }
 
   /**
-   * The same with shares within the bucket (issue 46): each flow's weight, "*" among them (the flows not named);
+   * The same with shares within the bucket: each flow's weight, "*" among them (the flows not named);
    * {@link #forFlow} gives the bucket of one flow's calls. Null: no shares.
    *
    * @throws IllegalArgumentException for shares the bucket cannot hold (several limits, a capacity under one call per

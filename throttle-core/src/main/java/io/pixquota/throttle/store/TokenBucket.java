@@ -71,7 +71,7 @@ public interface TokenBucket {
   }
 
   /**
-   * This bucket for the calls of one flow (a service of a fleet that shares the bucket's quota, issue 46): the same
+   * This bucket for the calls of one flow (a service of a fleet that shares the bucket's quota): the same
    * bucket, whose acquires, charges and refunds count against that flow's guaranteed share when the bucket has shares
    * ({@code docs/architecture.md}, "Shares within a quota"). A flow the shares do not name takes the share of the
    * flow "*". A bucket without shares, and the default, return the bucket itself; so does a null flow.

@@ -245,7 +245,7 @@ public final class TokenBucketConfig {
     }
 
     /**
-     * Shares within the bucket (issue 46): each flow (service) of the fleet and its weight, "*" among them (the
+     * Shares within the bucket: each flow (service) of the fleet and its weight, "*" among them (the
      * flows not named; 0: they only borrow). A flow is guaranteed the bucket's rate times its weight over the
      * weights' sum, and borrows what the others leave; {@link RedisTokenBucket#forFlow} gives a flow's bucket. Every
      * replica of the bucket must run the same shares for them to decide. Null (the default): none. Checked at

@@ -142,7 +142,7 @@ the common path also reads the plan's sub-buckets (s:) and every live replica's 
 plan's flows, within their bounds and adding up to no more than the limit holds, and every live replica runs the
 caller's plan, it takes the shares' step below at a factor of 1 (shares_common); else the full path.
 
-Shares (issue 46; Linux HTB's guaranteed rate and borrowing, docs/architecture.md): a bucket of one limit (B, r)
+Shares (Linux HTB's guaranteed rate and borrowing, docs/architecture.md): a bucket of one limit (B, r)
 is one sub-bucket per flow, flow f of weight w (of the weights' sum W) refilling at g = r w / W up to its burst
 b = 1 + (B - n) w / W (n flows: one call each, the rest by weight; the bursts add up to B, the rates to r). They
 decide only while every live replica of the bucket runs the same shares on one configuration of one limit (the
@@ -797,7 +797,7 @@ end
 local f_last = factor(last or now)
 local f_now = factor(now)
 
--- Shares (issue 46): the sub-buckets as stored, refilled to now ("s" when one cannot be read), and the replicas'
+-- Shares: the sub-buckets as stored, refilled to now ("s" when one cannot be read), and the replicas'
 -- plans (a plan whose replica is not live any more is dropped). The shares decide only when every live replica of
 -- the bucket runs this replica's plan on one configuration of one limit.
 local my_plan = (not closing and plan ~= '') and plan or nil
